@@ -1,0 +1,315 @@
+"""THE seam: unwrap -> cached jitted kernel (promotion inside) -> wrap -> record one node.
+
+Per call this does one pass over the arguments to build a hashable key and a list of jit
+arguments, one dict lookup, one jitted call and, when a gradient is needed, one Node. Nothing
+here traces per call: kernels and their vjps are compiled once per (op, static arguments) and
+jax.jit caches them per shapes/dtypes. Dtype promotion happens inside the traced kernel, where
+dtypes are static, so it costs nothing at run time.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from . import _dtype as D
+from ._tensor import Tensor
+from .autograd.grad_mode import state as _grad_state
+
+
+class _Marker:
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+ARR = _Marker("ARR")          # an array slot that takes part in promotion
+ARR_N = _Marker("ARR_N")      # an array slot outside promotion (indices, masks)
+SCALAR = _Marker("SCALAR")    # a Python number in a tensor parameter: a dynamic 0-d value
+_FLOAT = _Marker("FLOAT")     # tags static floats/bools so 1, 1.0 and True get distinct keys
+_BOOL = _Marker("BOOL")
+_SLICE = _Marker("SLICE")
+
+_NUMBER = (bool, int, float, complex)
+
+
+def _slot(a, tparam, vals, tens):
+    """Template for one argument; appends its dynamic parts to vals/tens."""
+    if isinstance(a, Tensor):
+        vals.append(a._value)
+        tens.append(a)
+        return ARR if tparam else ARR_N
+    t = type(a)
+    if t is int or t is float or t is bool or t is complex:
+        if tparam:
+            vals.append(a)
+            tens.append(None)
+            return SCALAR
+        if t is float:
+            return (_FLOAT, a)
+        return (_BOOL, a) if t is bool else a
+    if a is None or t is str:
+        return a
+    if t is list or t is tuple:
+        return tuple([_slot(e, tparam, vals, tens) for e in a])
+    if t is slice:
+        return (_SLICE, _slot(a.start, False, vals, tens), _slot(a.stop, False, vals, tens),
+                _slot(a.step, False, vals, tens))
+    if isinstance(a, (jax.Array, _np_ndarray)) and not isinstance(a, _np_generic):
+        vals.append(a)
+        tens.append(None)
+        return ARR if tparam else ARR_N
+    if isinstance(a, _np_generic):
+        return _slot(a.item(), tparam, vals, tens)
+    return a
+
+
+def _fill(t, it):
+    """Rebuilds an argument from its template, taking dynamic values from the iterator."""
+    if t is ARR or t is ARR_N or t is SCALAR:
+        return next(it)
+    if type(t) is tuple:
+        if t and (t[0] is _FLOAT or t[0] is _BOOL):
+            return t[1]
+        if t and t[0] is _SLICE:
+            return slice(_fill(t[1], it), _fill(t[2], it), _fill(t[3], it))
+        return tuple(_fill(e, it) for e in t)
+    return t
+
+
+def _markers(t, out):
+    """The slot markers of a template in order."""
+    if t is ARR or t is ARR_N or t is SCALAR:
+        out.append(t)
+    elif type(t) is tuple:
+        if t and (t[0] is _FLOAT or t[0] is _BOOL):
+            return out
+        for e in t:
+            _markers(e, out)
+    return out
+
+
+def _category(x):
+    dt = x.dtype
+    return D.from_np(dt).category
+
+
+def promote_values(vals, promotable, scalar_slots, mode):
+    """PyTorch's result dtype of the promotable values (inside a trace: dtypes are static)."""
+    dims, zeros, scats = [], [], []
+    for i in promotable:
+        v = vals[i]
+        if i in scalar_slots:
+            scats.append(D.scalar_category(v) if isinstance(v, _NUMBER) else _category(v))
+        elif jnp.ndim(v) == 0:
+            zeros.append(D.from_np(v.dtype))
+        else:
+            dims.append(D.from_np(v.dtype))
+    if not (dims or zeros or scats):
+        return None
+    out = D.result_type_from(dims, zeros, scats)
+    if mode == "float" and out.category < D.FLOAT:
+        out = D.get_default_dtype()
+    return out
+
+
+class Kernel:
+    """One op with its static arguments fixed: a jitted forward and cached jitted vjps."""
+
+    __slots__ = ("opdef", "key", "py", "fwd", "nondiff", "bwd", "_bwd_op")
+
+    def __init__(self, opdef, key):
+        self.opdef = opdef
+        self.key = key
+        targs, tkw = key
+        marks = []
+        for a in targs:
+            _markers(a, marks)
+        for _, v in tkw:
+            _markers(v, marks)
+        promotable = tuple(i for i, m in enumerate(marks) if m is not ARR_N)
+        scalar_slots = frozenset(i for i, m in enumerate(marks) if m is SCALAR)
+        self.nondiff = frozenset(i for i, m in enumerate(marks) if m is not ARR) | scalar_slots
+        fn, mode = opdef.fn, opdef.promote
+
+        def py(*vals):
+            if mode is not None:
+                dt = promote_values(vals, promotable, scalar_slots, mode)
+                if dt is not None:
+                    vals = list(vals)
+                    for i in promotable:
+                        vals[i] = jnp.asarray(vals[i], dt.np)
+            it = iter(vals)
+            args = [_fill(a, it) for a in targs]
+            kwargs = {k: _fill(v, it) for k, v in tkw}
+            return fn(*args, **kwargs)
+
+        self.py = py
+        self.fwd = jax.jit(py)
+        self.bwd = {}
+        self._bwd_op = {}
+
+    def vjp_fn(self, diff):
+        """(vals, cotangents) -> gradients of the slots in ``diff``; jitted, cached per diff."""
+        f = self.bwd.get(diff)
+        if f is None:
+            f = jax.jit(self.make_vjp(diff))
+            self.bwd[diff] = f
+        return f
+
+    def make_vjp(self, diff):
+        py = self.py
+
+        def vjp(vals, cts):
+            def f(*d):
+                full = list(vals)
+                for i, x in zip(diff, d):
+                    full[i] = x
+                out = py(*full)
+                outs = out if isinstance(out, (tuple, list)) else (out,)
+                return tuple(o if _inexact(o) else None for o in outs)
+
+            primal, pull = jax.vjp(f, *[vals[i] for i in diff])
+            cts = tuple(None if p is None else
+                        (jnp.zeros_like(p) if c is None else c.astype(p.dtype))
+                        for p, c in zip(primal, cts))
+            return pull(cts)
+
+        return vjp
+
+
+def _inexact(o):
+    return jnp.issubdtype(o.dtype, jnp.inexact)
+
+
+def get_kernel(opdef, key):
+    k = opdef.kernels.get(key)
+    if k is None:
+        k = Kernel(opdef, key)
+        opdef.kernels[key] = k
+    return k
+
+
+def dispatch(opdef, args, kwargs):
+    """Run one op on jtorch Tensors: the only place that reads grad mode and records nodes."""
+    vals, tens = [], []
+    tparam = opdef.tensor_pos
+    targs = tuple([_slot(a, i in tparam, vals, tens) for i, a in enumerate(args)])
+    if kwargs:
+        tn = opdef.tensors
+        tkw = tuple([(k, _slot(v, k in tn, vals, tens)) for k, v in kwargs.items()])
+    else:
+        tkw = ()
+    key = (targs, tkw)
+    try:
+        kernel = opdef.kernels[key]
+    except KeyError:
+        kernel = get_kernel(opdef, key)
+    except TypeError:
+        raise TypeError(f"{opdef.name}(): unsupported argument types "
+                        f"{[type(a).__name__ for a in args]}") from None
+    device = _check_devices(tens)
+    out = kernel.fwd(*vals)
+    node = None
+    if _grad_state.enabled and opdef.differentiable:
+        diff = tuple(i for i, t in enumerate(tens)
+                     if t is not None and t._rg and i not in kernel.nondiff)
+        if diff:
+            node = _record(kernel, vals, tens, diff, out)
+    return wrap(out, node, device, kernel, tens)
+
+
+def _check_devices(tens):
+    dev = None
+    for t in tens:
+        if t is not None:
+            d = t._device
+            if dev is None:
+                dev = d
+            elif d is not dev and d != dev:
+                dev = _device_conflict(dev, d, t, tens)
+    return dev
+
+
+def _device_conflict(a, b, t, tens):
+    # PyTorch lets 0-d CPU tensors meet tensors on any device
+    first = next(x for x in tens if x is not None)
+    if b.type == "cpu" and t.dim() == 0:
+        return a
+    if a.type == "cpu" and first.dim() == 0:
+        return b
+    raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                       f"devices, {a} and {b}!")
+
+
+def _record(kernel, vals, tens, diff, out):
+    from .autograd.graph import Node
+
+    return Node.create(kernel, vals, tens, diff, out)
+
+
+def wrap(out, node, device, kernel, tens):
+    """Wrap kernel outputs as Tensors; float outputs of a recorded node get it as grad_fn."""
+    opdef = kernel.opdef
+    if isinstance(out, (tuple, list)):
+        res = tuple(_wrap1(o, node, i, device) for i, o in enumerate(out))
+        if opdef.is_view:
+            for i, r in enumerate(res):
+                _make_view(r, tens, kernel, i)
+        return opdef.returns(*res) if opdef.returns else res
+    r = _wrap1(out, node, 0, device)
+    if opdef.is_view:
+        _make_view(r, tens, kernel, None)
+    return r
+
+
+def _wrap1(o, node, i, device):
+    t = Tensor._make(o, device)
+    if node is not None and node.out_float[i]:
+        t._node = node
+        t._out_idx = i
+        t._rg = True
+    return t
+
+
+def _make_view(r, tens, kernel, idx):
+    from ._views import attach_view
+
+    attach_view(r, tens[0], kernel, idx)
+
+
+def dispatch_out(opdef, args, kwargs, out):
+    """The ``out=`` form: compute, then write into ``out`` (resizing it as PyTorch does)."""
+    from ._views import assign_out
+
+    res = dispatch(opdef, args, kwargs)
+    if isinstance(out, (tuple, list)):
+        for o, r in zip(out, res):
+            assign_out(o, r)
+        return opdef.returns(*out) if opdef.returns else tuple(out)
+    assign_out(out, res)
+    return out
+
+
+def inplace_call(t, opdef, args, kwargs):
+    """``Tensor.<op>_``: compute out of place, then rebind ``t`` (writing through views)."""
+    from ._views import assign, check_inplace
+
+    check_inplace(t)
+    res = dispatch(opdef, (t, *args), kwargs)
+    node = res._node
+    if node is not None and node.saved:
+        # the node keeps t's pre-write array itself, so t's own write does not invalidate it
+        node.saved = [(s, v) for s, v in node.saved if s is not t]
+    assign(t, res)
+    return t
+
+
+import numpy as _np  # noqa: E402
+
+_np_ndarray = _np.ndarray
+_np_generic = _np.generic

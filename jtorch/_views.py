@@ -1,0 +1,269 @@
+"""Views over immutable arrays, and in-place writes.
+
+A view is a Tensor with ``_base`` (the tensor that owns the storage) and ``_chain``, the view
+steps from the base: ``((Kernel, output index or None), ...)``. Reading a view after its base
+changed re-derives it (``refresh``); writing to a view scatters the new values into the base
+through an index map computed by running the same chain over ``arange(base.numel())`` inside
+the jitted kernel (constant-folded by XLA), so one mechanism serves every view op and dtype.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from . import _dtype as D
+from ._ops._registry import OpDef
+from ._tensor import Tensor
+from .autograd.grad_mode import state as grad_state
+
+
+def _compose(chain, x):
+    for kernel, idx in chain:
+        x = kernel.py(x)
+        if idx is not None:
+            x = x[idx]
+    return x
+
+
+def _view_chain(input, chain):
+    return _compose(chain, input)
+
+
+def _view_write(base, value, chain):
+    idx = _compose(chain, jnp.arange(base.size).reshape(base.shape))
+    value = jnp.broadcast_to(jnp.asarray(value, base.dtype), idx.shape)
+    return base.ravel().at[idx.ravel()].set(value.ravel()).reshape(base.shape)
+
+
+VIEW_CHAIN = OpDef("as_strided", _view_chain, grad_name="AsStridedBackward0", saves=False)
+VIEW_WRITE = OpDef("copy_slices", _view_write, tensors=("base", "value"),
+                   grad_name="CopySlices", saves=False)
+
+
+def attach_view(r, src, kernel, idx):
+    """Make output ``r`` of view kernel ``kernel`` on ``src`` a view of src's storage."""
+    base = src._base if src._base is not None else src
+    r._base = base
+    r._chain = src._chain + ((kernel, idx),)
+    r._seen = base._vc
+    if src._detached:
+        r._detached = True
+    if src._overlap or kernel.opdef.name in ("expand", "broadcast_to", "expand_as"):
+        r._overlap = True
+
+
+def refresh(v):
+    """Re-derive view ``v`` from its base, which was written to since ``v`` was read."""
+    from ._dispatch import dispatch
+
+    base = v._base
+    record = base._rg and not v._detached
+    prev = grad_state.enabled
+    grad_state.enabled = record
+    try:
+        r = dispatch(VIEW_CHAIN, (base,), {"chain": v._chain})
+    finally:
+        grad_state.enabled = prev
+    if record:
+        v._node, v._out_idx, v._rg = r._node, 0, True
+    elif not v._detached and v._node is not None:
+        v._node, v._rg = None, False
+    v._v = r._v
+    v._seen = base._vc
+
+
+def detached_alias(t, share_version=False):
+    """``t.detach()`` / ``t.data``: shares t's storage, carries no autograd history."""
+    a = Tensor._make(t._value, t._device)
+    base = t._base if t._base is not None else t
+    a._base = base
+    a._chain = t._chain
+    a._seen = base._vc
+    a._detached = True
+    a._overlap = t._overlap
+    return a
+
+
+# ------------------------------------------------------------------------------ in-place
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
+               "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
+               "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+               "complex128": "ComplexDouble"}
+
+
+def scalar_type_name(d):
+    return _TYPE_NAMES[d.name]
+
+
+def check_inplace(t):
+    """PyTorch's refusals of in-place ops on leaves that require grad (and their views)."""
+    if not grad_state.enabled:
+        return
+    if t._node is None and t._rg and t._base is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    b = t._base
+    if b is not None and not t._detached and b._node is None and b._rg:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+
+
+def _cast_for(t, res):
+    rd, td = res.dtype, t.dtype
+    if rd is not td:
+        if not D.can_cast(rd, td):
+            raise RuntimeError(f"result type {scalar_type_name(rd)} can't be cast to the "
+                               f"desired output type {scalar_type_name(td)}")
+        res = res.to(td)
+    return res
+
+
+def assign(t, res, *, resize=False):
+    """Rebind tensor ``t`` to the values (and autograd history) of ``res``, in place."""
+    if t._overlap:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    if res._v.shape != t._v.shape and not resize:
+        raise RuntimeError(f"output with shape {list(t._v.shape)} doesn't match the broadcast "
+                           f"shape {list(res._v.shape)}")
+    res = _cast_for(t, res)
+    record = res._node is not None
+    base = t._base
+    if base is None:
+        t._v = res._value
+        t._vc += 1
+    else:
+        if not t._chain:
+            base._v = res._value
+        else:
+            from ._dispatch import dispatch
+
+            prev = grad_state.enabled
+            if t._detached:
+                grad_state.enabled = False
+            try:
+                nb = dispatch(VIEW_WRITE, (base, res), {"chain": t._chain})
+            finally:
+                grad_state.enabled = prev
+            base._v = nb._v
+            if nb._node is not None:
+                base._node, base._out_idx, base._rg = nb._node, 0, True
+        base._vc += 1
+        t._v = res._value
+        t._seen = base._vc
+    if record and not t._detached:
+        t._node, t._out_idx, t._rg = res._node, res._out_idx, True
+
+
+def assign_out(o, r):
+    """Write result ``r`` into ``out=`` tensor ``o``, resizing it as PyTorch does."""
+    if r._node is not None:
+        name = r._node.kernel.opdef.name.rsplit(".", 1)[-1]
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    if o._v.shape != r._v.shape:
+        if o._base is not None:
+            raise RuntimeError(f"output with shape {list(o._v.shape)} doesn't match the "
+                               f"broadcast shape {list(r._v.shape)}")
+        assign(o, r, resize=True)
+        return
+    assign(o, r)
+
+
+def deepcopy_tensor(t, memo):
+    import copy
+
+    if not t.is_leaf:
+        raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                           "the deepcopy protocol at the moment.  If you were attempting to "
+                           "deepcopy a module, this may be because of a torch.nn.utils.weight_"
+                           "norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+    new = Tensor._make(t._value, t._device)
+    if type(t) is not Tensor:
+        new.__class__ = type(t)
+    for k, v in t.__dict__.items():
+        if k not in ("_v", "_device", "_base", "_chain", "_seen", "_node", "_acc", "_hooks",
+                     "_grad", "_vc", "_detached", "_overlap", "_post_hooks"):
+            new.__dict__[k] = copy.deepcopy(v, memo)
+    if t._grad is not None:
+        new._grad = deepcopy_tensor(t._grad, memo)
+    memo[id(t)] = new
+    return new
+
+
+# ------------------------------------------------------------------------------ strides
+def contiguous_strides(shape):
+    s, acc = [], 1
+    for d in reversed(shape):
+        s.append(acc)
+        acc *= max(d, 1)
+    return tuple(reversed(s))
+
+
+def strides(t):
+    """(strides, storage offset) of ``t`` as PyTorch reports them."""
+    from ._dispatch import _fill
+
+    if t._base is None:
+        return contiguous_strides(t._v.shape), 0
+    b = t._base
+    shape, st, off = tuple(b._v.shape), contiguous_strides(b._v.shape), 0
+    x = b._v
+    for kernel, idx in t._chain:
+        out = kernel.py(x)
+        out = out if idx is None else out[idx]
+        rule = kernel.opdef.stride_rule
+        targs, tkw = kernel.key
+        it = iter([None] * 64)
+        args = [_fill(a, it) for a in targs]
+        kwargs = {k: _fill(v, it) for k, v in tkw}
+        if rule is None:
+            raise NotImplementedError(f"jtorch: stride() of a view made by "
+                                      f"{kernel.opdef.name} is not implemented")
+        st, off = rule(shape, st, off, tuple(out.shape), idx, *args[1:], **kwargs)
+        shape, x = tuple(out.shape), out
+    return tuple(st), off
+
+
+def is_contiguous(t):
+    if t._base is None:
+        return True
+    st, _ = strides(t)
+    expected = 1
+    for size, s in zip(reversed(t._v.shape), reversed(st)):
+        if size == 1:
+            continue
+        if s != expected:
+            return False
+        expected *= size
+    return True
+
+
+def view_strides(old_shape, old_strides, new_shape):
+    """PyTorch's computeStride: strides for viewing (old_shape, old_strides) as new_shape,
+    or None when that view is impossible without a copy."""
+    numel = int(np.prod(old_shape, dtype=np.int64))
+    if numel == 0:
+        return contiguous_strides(new_shape) if old_shape != tuple(new_shape) else old_strides
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base = old_strides[-1] if old_strides else 1
+    tensor_numel, view_numel = 1, 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[d]
+        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base = old_strides[d - 1]
+                tensor_numel, view_numel = 1, 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+

@@ -1,0 +1,26 @@
+"""Test setup: 4 host devices for device tests, seeds, real PyTorch for parity."""
+
+import os
+
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+import jtorch  # noqa: E402
+
+torch.set_num_threads(2)
+
+
+@pytest.fixture(autouse=True)
+def _seed_and_defaults():
+    np.random.seed(0)
+    torch.manual_seed(0)
+    jtorch.manual_seed(0)
+    torch.set_default_dtype(torch.float32)
+    jtorch.set_default_dtype(jtorch.float32)
+    yield
+    torch.set_default_dtype(torch.float32)
+    jtorch.set_default_dtype(jtorch.float32)

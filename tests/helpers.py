@@ -1,0 +1,248 @@
+"""Parity helpers: run the same code in PyTorch and jtorch and compare everything.
+
+``parity(fn, *args)`` calls ``fn(torch, *torch_args)`` and ``fn(jtorch, *jtorch_args)``, where
+NumPy arrays among ``args`` become tensors of each library (floating ones requiring grad), and
+compares output values and dtypes, then the gradients of every differentiable input after
+backward from a random cotangent. With ``jit=True`` (default) it also runs the jtorch forward and
+backward under ``jax.jit``, with every Tensor holding a tracer, and compares with eager.
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import torch
+
+import jtorch
+
+TOL = {np.float16: (1e-2, 1e-2), np.float32: (1e-5, 1e-5), np.float64: (1e-10, 1e-10),
+       np.complex64: (1e-5, 1e-5), np.complex128: (1e-10, 1e-10)}
+
+
+def rand(*shape, dtype=np.float32, low=-2.0, high=2.0, seed=None):
+    """Random NumPy input; integer dtypes draw from [low, high)."""
+    rng = np.random.default_rng(seed) if seed is not None else np.random
+    if np.dtype(dtype) == np.bool_:
+        return rng.random(shape) > 0.5
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(int(low), int(high), size=shape).astype(dtype)
+    if np.issubdtype(dtype, np.complexfloating):
+        return (rng.uniform(low, high, shape) + 1j * rng.uniform(low, high, shape)).astype(dtype)
+    return np.asarray(rng.uniform(low, high, shape)).astype(dtype)
+
+
+class NonContig:
+    """Marks an input to be passed as a non-contiguous (transposed) view in both libraries."""
+
+    def __init__(self, array):
+        self.array = np.ascontiguousarray(np.swapaxes(array, -1, -2))
+
+
+class NoGrad:
+    """Marks a floating input that must not require grad."""
+
+    def __init__(self, array):
+        self.array = array
+
+
+def _is_float(a):
+    return np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.complexfloating)
+
+
+def _convert(lib, a, grad):
+    if isinstance(a, NonContig):
+        t = lib.tensor(a.array)
+        if grad and _is_float(a.array):
+            t.requires_grad_(True)
+        return t.transpose(-1, -2), t
+    if isinstance(a, NoGrad):
+        t = lib.tensor(a.array)
+        return t, None
+    if isinstance(a, np.ndarray):
+        t = lib.tensor(a)
+        if grad and _is_float(a):
+            t.requires_grad_(True)
+            return t, t
+        return t, None
+    if isinstance(a, (list, tuple)) and any(isinstance(x, (np.ndarray, NonContig)) for x in a):
+        pairs = [_convert(lib, x, grad) for x in a]
+        return type(a)(p[0] for p in pairs), [p[1] for p in pairs]
+    return a, None
+
+
+def _leaves(x):
+    if isinstance(x, (list, tuple)):
+        out = []
+        for e in x:
+            out.extend(_leaves(e))
+        return out
+    return [x] if x is not None else []
+
+
+def _outputs(out):
+    if isinstance(out, (list, tuple)):
+        res = []
+        for o in out:
+            res.extend(_outputs(o))
+        return res
+    return [out]
+
+
+def _np(x):
+    if isinstance(x, torch.Tensor):
+        x = x.detach()
+        if x.dtype == torch.bfloat16:
+            x = x.float()
+        return x.numpy()
+    if isinstance(x, jtorch.Tensor):
+        x = x.detach()
+        if x.dtype == jtorch.bfloat16:
+            x = x.float()
+        return x.numpy()
+    return np.asarray(x)
+
+
+def assert_close(actual, expected, atol=None, rtol=None, check_dtype=True, msg=""):
+    """Compare a jtorch result with a torch result (tensors, tuples, numbers)."""
+    if isinstance(expected, (list, tuple)):
+        assert isinstance(actual, (list, tuple)), f"{msg}: expected a sequence, got {actual!r}"
+        assert len(actual) == len(expected), f"{msg}: length {len(actual)} != {len(expected)}"
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            assert_close(a, e, atol, rtol, check_dtype, f"{msg}[{i}]")
+        return
+    if isinstance(expected, torch.Tensor):
+        assert isinstance(actual, jtorch.Tensor), f"{msg}: expected a Tensor, got {actual!r}"
+        if check_dtype:
+            assert str(actual.dtype) == str(expected.dtype), \
+                f"{msg}: dtype {actual.dtype} != {expected.dtype}"
+        assert tuple(actual.shape) == tuple(expected.shape), \
+            f"{msg}: shape {tuple(actual.shape)} != {tuple(expected.shape)}"
+    e, a = _np(expected), _np(actual)
+    if a.dtype.kind in "fc" or e.dtype.kind in "fc":
+        base = e.dtype.type if e.dtype.kind in "fc" else np.float32
+        dat, drt = TOL.get(base, (1e-5, 1e-5))
+        np.testing.assert_allclose(a, e, atol=dat if atol is None else atol,
+                                   rtol=drt if rtol is None else rtol, equal_nan=True,
+                                   err_msg=msg)
+    else:
+        np.testing.assert_array_equal(a, e, err_msg=msg)
+
+
+def parity(fn, *args, grad=True, atol=None, rtol=None, jit=True, check_dtype=True,
+           grad_atol=None, grad_rtol=None, cotangent_seed=0):
+    """Run ``fn(lib, *args)`` with torch and jtorch; compare outputs and input gradients."""
+    t_args = [_convert(torch, a, grad) for a in args]
+    j_args = [_convert(jtorch, a, grad) for a in args]
+    t_out = fn(torch, *[a for a, _ in t_args])
+    j_out = fn(jtorch, *[a for a, _ in j_args])
+    assert_close(j_out, t_out, atol, rtol, check_dtype, "output")
+    t_leaves = _leaves([lv for _, lv in t_args])
+    j_leaves = _leaves([lv for _, lv in j_args])
+    outs_t = [o for o in _outputs(t_out) if isinstance(o, torch.Tensor) and o.requires_grad]
+    outs_j = [o for o in _outputs(j_out) if isinstance(o, jtorch.Tensor) and o.requires_grad]
+    assert len(outs_t) == len(outs_j), \
+        f"{len(outs_j)} jtorch outputs require grad, torch has {len(outs_t)}"
+    if grad and outs_t:
+        rng = np.random.default_rng(cotangent_seed)
+        cts = [rng.uniform(-1, 1, tuple(o.shape)) for o in outs_t]
+        torch.autograd.backward(outs_t, [torch.tensor(c, dtype=o.dtype)
+                                         for c, o in zip(cts, outs_t)])
+        jtorch.autograd.backward(outs_j, [jtorch.tensor(c, dtype=o.dtype)
+                                          for c, o in zip(cts, outs_j)])
+        for i, (tl, jl) in enumerate(zip(t_leaves, j_leaves)):
+            if tl.grad is None:
+                assert jl.grad is None or not np.any(_np(jl.grad)), f"grad[{i}] should be None"
+                continue
+            assert jl.grad is not None, f"grad[{i}] is None in jtorch"
+            assert_close(jl.grad, tl.grad, grad_atol or atol, grad_rtol or rtol, check_dtype,
+                         f"grad[{i}]")
+    if jit:
+        check_jit(fn, args, j_out, j_leaves, grad and bool(outs_t), cotangent_seed)
+    return j_out
+
+
+def check_jit(fn, args, eager_out, eager_leaves, grad, cotangent_seed=0):
+    """Run ``fn(jtorch, ...)`` forward and backward under jax.jit and compare with eager."""
+    arrays = []
+
+    def collect(a):
+        if isinstance(a, (NonContig, NoGrad)):
+            arrays.append(a.array)
+        elif isinstance(a, np.ndarray):
+            arrays.append(a)
+        elif isinstance(a, (list, tuple)):
+            for x in a:
+                collect(x)
+
+    for a in args:
+        collect(a)
+
+    def traced(*arrs):
+        it = iter(arrs)
+
+        def rebuild(a):
+            if isinstance(a, NonContig):
+                t = jtorch.Tensor._make(next(it))
+                if grad and _is_float(a.array):
+                    t.requires_grad_(True)
+                return t.transpose(-1, -2), t
+            if isinstance(a, NoGrad):
+                return jtorch.Tensor._make(next(it)), None
+            if isinstance(a, np.ndarray):
+                t = jtorch.Tensor._make(next(it))
+                if grad and _is_float(a):
+                    t.requires_grad_(True)
+                    return t, t
+                return t, None
+            if isinstance(a, (list, tuple)) and any(isinstance(x, (np.ndarray, NonContig))
+                                                    for x in a):
+                pairs = [rebuild(x) for x in a]
+                return type(a)(p[0] for p in pairs), [p[1] for p in pairs]
+            return a, None
+
+        built = [rebuild(a) for a in args]
+        out = fn(jtorch, *[b for b, _ in built])
+        outs = [o for o in _outputs(out) if isinstance(o, jtorch.Tensor)]
+        grads = []
+        if grad:
+            diff = [o for o in outs if o.requires_grad]
+            rng = np.random.default_rng(cotangent_seed)
+            cts = [jtorch.tensor(rng.uniform(-1, 1, tuple(o.shape)), dtype=o.dtype)
+                   for o in diff]
+            if diff:
+                jtorch.autograd.backward(diff, cts)
+            grads = [lv.grad._value if lv is not None and lv.grad is not None else None
+                     for lv in _leaves([lv for _, lv in built])]
+        return [o._value for o in outs], grads
+
+    outs, grads = jax.jit(traced)(*arrays)
+    eager = [o for o in _outputs(eager_out) if isinstance(o, jtorch.Tensor)]
+    for i, (a, e) in enumerate(zip(outs, eager)):
+        np.testing.assert_allclose(_np_arr(a), _np(e), rtol=1e-4, atol=1e-5, equal_nan=True,
+                                   err_msg=f"jit output[{i}]")
+    if grad:
+        for i, (g, lv) in enumerate(zip(grads, eager_leaves)):
+            if g is not None and lv.grad is not None:
+                np.testing.assert_allclose(_np_arr(g), _np(lv.grad), rtol=1e-4, atol=1e-5,
+                                           err_msg=f"jit grad[{i}]")
+
+
+def _np_arr(a):
+    a = np.asarray(a)
+    return a.astype(np.float32) if a.dtype.name == "bfloat16" else a
+
+
+def raises_like(torch_fn, jt_fn, exc_type=None):
+    """Both calls raise the same exception type with the same message."""
+    import pytest
+
+    with pytest.raises(BaseException) as te:
+        torch_fn()
+    with pytest.raises(BaseException) as je:
+        jt_fn()
+    t_exc, j_exc = te.value, je.value
+    expected_type = exc_type or type(t_exc)
+    assert isinstance(j_exc, expected_type), f"{type(j_exc).__name__}: {j_exc} (torch: " \
+                                             f"{type(t_exc).__name__}: {t_exc})"
+    t_msg = str(t_exc).split("\n")[0]
+    assert str(j_exc).split("\n")[0] == t_msg, f"message {str(j_exc)!r} != torch {t_msg!r}"
