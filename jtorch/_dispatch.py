@@ -194,17 +194,40 @@ def get_kernel(opdef, key):
     return k
 
 
+# When a set, the names of the ops dispatched are added to it (the test suite uses this to
+# report which ops its parity tests exercised: scripts/gen_ops_md.py).
+RECORD = None
+
+
 def dispatch(opdef, args, kwargs):
     """Run one op on jtorch Tensors: the only place that reads grad mode and records nodes."""
-    vals, tens = [], []
+    if RECORD is not None:
+        RECORD.add(opdef.name)
+    vals, tens, targs = [], [], []
     tparam = opdef.tensor_pos
-    targs = tuple([_slot(a, i in tparam, vals, tens) for i, a in enumerate(args)])
+    device = None
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):  # the common case, inlined
+            b = a._base
+            vals.append(a._v if b is None or a._seen == b._vc else a._value)
+            tens.append(a)
+            targs.append(ARR if i in tparam else ARR_N)
+            d = a._device
+            if device is None:
+                device = d
+            elif d is not device and d != device:
+                device = _device_conflict(device, d, a, tens)
+        else:
+            targs.append(_slot(a, i in tparam, vals, tens))
     if kwargs:
         tn = opdef.tensors
         tkw = tuple([(k, _slot(v, k in tn, vals, tens)) for k, v in kwargs.items()])
+        key = (tuple(targs), tkw)
+        device = _check_devices(tens)
     else:
-        tkw = ()
-    key = (targs, tkw)
+        key = (tuple(targs), ())
+        if len(tens) != len(args):
+            device = _check_devices(tens)
     try:
         kernel = opdef.kernels[key]
     except KeyError:
@@ -212,15 +235,17 @@ def dispatch(opdef, args, kwargs):
     except TypeError:
         raise TypeError(f"{opdef.name}(): unsupported argument types "
                         f"{[type(a).__name__ for a in args]}") from None
-    device = _check_devices(tens)
     out = kernel.fwd(*vals)
-    node = None
     if _grad_state.enabled and opdef.differentiable:
-        diff = tuple(i for i, t in enumerate(tens)
-                     if t is not None and t._rg and i not in kernel.nondiff)
+        nd = kernel.nondiff
+        diff = tuple([i for i, t in enumerate(tens)
+                      if t is not None and t._rg and i not in nd])
         if diff:
-            node = _record(kernel, vals, tens, diff, out)
-    return wrap(out, node, device, kernel, tens)
+            return wrap(out, _record(kernel, vals, tens, diff, out), device, kernel, tens)
+    if not opdef.is_view and type(out) is not tuple and type(out) is not list:
+        t = Tensor._make(out, device)
+        return t
+    return wrap(out, None, device, kernel, tens)
 
 
 def _check_devices(tens):
@@ -247,9 +272,7 @@ def _device_conflict(a, b, t, tens):
 
 
 def _record(kernel, vals, tens, diff, out):
-    from .autograd.graph import Node
-
-    return Node.create(kernel, vals, tens, diff, out)
+    return _Node.create(kernel, vals, tens, diff, out)
 
 
 def wrap(out, node, device, kernel, tens):
@@ -310,6 +333,8 @@ def inplace_call(t, opdef, args, kwargs):
 
 
 import numpy as _np  # noqa: E402
+
+from .autograd.graph import Node as _Node  # noqa: E402
 
 _np_ndarray = _np.ndarray
 _np_generic = _np.generic

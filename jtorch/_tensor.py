@@ -7,6 +7,7 @@ view steps from it; ``_value`` re-derives a view from its base after the base wa
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import jax
@@ -154,7 +155,7 @@ class Tensor:
     ndimension = dim
 
     def numel(self):
-        return int(np.prod(self._v.shape, dtype=np.int64))
+        return math.prod(self._v.shape)
 
     nelement = numel
 

@@ -24,3 +24,14 @@ def _seed_and_defaults():
     yield
     torch.set_default_dtype(torch.float32)
     jtorch.set_default_dtype(jtorch.float32)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """With JTORCH_RECORD_OPS=file, write the op names parity tests exercised (one a line)."""
+    path = os.environ.get("JTORCH_RECORD_OPS")
+    if path:
+        from helpers import PARITY_OPS
+
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        with open(f"{path}.{worker}", "w") as f:
+            f.write("\n".join(sorted(PARITY_OPS)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import _dtype as D
+from .._tensor import Tensor
 from . import functional, graph  # noqa: E402
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
@@ -17,8 +18,6 @@ from .graph import Node, run_backward
 
 
 def _tensors(x):
-    from .._tensor import Tensor
-
     if x is None:
         return None
     return (x,) if isinstance(x, Tensor) else tuple(x)
@@ -26,7 +25,6 @@ def _tensors(x):
 
 def _make_grads(outputs, grads, create_graph):
     from .._creation import ones_like
-    from .._tensor import Tensor
 
     grads = [None] * len(outputs) if grads is None else list(grads)
     if len(grads) != len(outputs):
@@ -42,7 +40,7 @@ def _make_grads(outputs, grads, create_graph):
                 if o.dtype.category != D.FLOAT:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {o.dtype}")
-            g = ones_like(o)
+            g = _seed(o) if not create_graph else ones_like(o)
         elif not isinstance(g, Tensor):
             from .._creation import tensor
 
@@ -52,6 +50,20 @@ def _make_grads(outputs, grads, create_graph):
                                f"and output[{i}] has a shape of {o.shape}.")
         out.append(g if create_graph else g._value)
     return out
+
+
+_SEEDS: dict = {}
+
+
+def _seed(o):
+    """The all-ones gradient of a scalar root; arrays are immutable, so one per dtype/device."""
+    from .._creation import ones_like
+
+    key = (o.dtype, o._device, tuple(o.shape))
+    g = _SEEDS.get(key)
+    if g is None:
+        g = _SEEDS[key] = ones_like(o)
+    return g
 
 
 def _check_roots(outputs):

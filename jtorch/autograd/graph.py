@@ -7,9 +7,11 @@ through the dispatcher as an op of its own, so higher derivatives come for free.
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
+from .._tensor import Tensor
 from .grad_mode import state as grad_state
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
@@ -122,7 +124,12 @@ class Node:
 
 
 def _arr(c):
-    return c._value if hasattr(c, "_value") else c
+
+    return c._value if isinstance(c, Tensor) else c
+
+
+# eager jnp ops take JAX's slow un-jitted path; gradient sums use one cached jitted add
+add_arrays = jax.jit(jnp.add)
 
 
 def _node_class(name, base=None):
@@ -168,7 +175,6 @@ class AccumulateGrad:
         return f"<AccumulateGrad object at {hex(id(self))}>"
 
     def accumulate(self, g, create_graph):
-        from .._tensor import Tensor
 
         t = self.variable
         g = g if isinstance(g, Tensor) else Tensor._make(g, t._device)
@@ -187,10 +193,15 @@ class AccumulateGrad:
             t._grad = g
         elif create_graph or t._grad._rg:
             t._grad = t._grad + g
-        else:
-            from .._views import assign
+        else:  # in place, so .grad keeps its identity as in PyTorch
+            gt = t._grad
+            if gt._base is None:
+                gt._v = add_arrays(gt._v, g._value)
+                gt._vc += 1
+            else:
+                from .._views import assign
 
-            assign(t._grad, Tensor._make(t._grad._value + g._value, t._device))
+                assign(gt, Tensor._make(add_arrays(gt._value, g._value), t._device))
         if t._post_hooks:
             for h in list(t._post_hooks.values()):
                 h(t)
@@ -213,7 +224,6 @@ def _modified_error(t, v):
 def _apply_with_graph(node, cts):
     """Run a node's vjp as an op through the dispatcher, so the result is differentiable."""
     from .._dispatch import dispatch
-    from .._tensor import Tensor
 
     k = node.kernel
     opdef = _backward_opdef(k, node.diff)
@@ -228,7 +238,6 @@ def _apply_with_graph(node, cts):
 
 
 def _tensor_at_edge(v, edge):
-    from .._tensor import Tensor
 
     t = Tensor._make(v)
     t._rg = True
@@ -264,7 +273,6 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
     Accumulates into leaves' .grad (only ``inputs``' when given), or, with ``capture``,
     returns the gradients arriving at ``inputs`` and accumulates nothing.
     """
-    from .._tensor import Tensor
 
     buffers = {}
     root_nodes = []
@@ -337,7 +345,6 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
 
 
 def _as_tensor(g):
-    from .._tensor import Tensor
 
     if g is None or isinstance(g, Tensor):
         return g
@@ -355,7 +362,7 @@ def _add_to(buffers, node, idx, g, create_graph):
     elif create_graph:
         buf[idx] = _as_tensor(cur) + _as_tensor(g)
     else:
-        buf[idx] = _arr(cur) + _arr(g)
+        buf[idx] = add_arrays(_arr(cur), _arr(g))
 
 
 def _run_tensor_hooks(node, buf):
