@@ -14,6 +14,8 @@ from . import (  # noqa: E402
     _convert,  # noqa: E402,F401
     _dtype,  # noqa: E402
     _ops,  # noqa: E402,F401
+    _tensor_str,  # noqa: E402,F401
+    _typeinfo,  # noqa: E402,F401
     autograd,
     cuda,
 )
@@ -61,6 +63,7 @@ from ._random import (  # noqa: E402
     seed,
     set_rng_state,
 )
+from . import random  # noqa: E402 - the jtorch.random submodule (fork_rng, seeding)
 from ._tensor import Size, Tensor  # noqa: E402
 from .autograd import (  # noqa: E402
     enable_grad,
@@ -88,9 +91,16 @@ def _export(namespaces):
                 if "." not in k:
                     g.setdefault(k, v)
             continue
-        mod = g.get(ns.split(".")[0])
+        head, *rest = ns.split(".")
+        mod = g.get(head)
         if mod is None:
-            mod = g[ns.split(".")[0]] = types.ModuleType(f"jtorch.{ns.split('.')[0]}")
+            mod = g[head] = types.ModuleType(f"jtorch.{head}")
+        for i, part in enumerate(rest):  # "nn.functional": walk (and make) the submodules
+            sub = getattr(mod, part, None)
+            if sub is None:
+                sub = types.ModuleType(f"jtorch.{'.'.join([head, *rest[:i + 1]])}")
+                setattr(mod, part, sub)
+            mod = sub
         for k, v in fns.items():
             setattr(mod, k.rsplit(".", 1)[-1], v)
 

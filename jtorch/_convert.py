@@ -1,68 +1,137 @@
-"""Tensor.to / .type: dtype casts (an op, so gradients flow back through the cast) and
-device copies (a Python node whose backward copies the gradient back)."""
+"""Tensor.to / .type / .cuda: dtype casts (an op, so gradients flow back through the cast) and
+device copies (a Python node whose backward copies the gradient back).
+
+Float -> integer casts follow PyTorch on x86 CPUs, not JAX's saturating casts: truncation
+toward zero; values outside int32 (int64 for an int64 target) and NaN become the most negative
+value; 8- and 16-bit targets wrap from int32 (``-1.0 -> uint8`` is 255). Out-of-range casts are
+undefined behaviour in C++, so PyTorch on other CPUs or GPUs may differ.
+"""
 
 from __future__ import annotations
 
+import warnings
+
 import jax
+import jax.numpy as jnp
+import numpy as np
 
 from . import _dtype as D
+from ._device import canonical, to_jax
 from ._device import device as Device
-from ._device import to_jax
 from ._ops._registry import op
 from ._tensor import Tensor
 
 
+def _float_to_int(x, np_dt):
+    wide = np.dtype(np.int64 if np_dt == np.int64 else np.int32)
+    bits = wide.itemsize * 8
+    with np.errstate(over="ignore"):  # float16: the bounds round to -inf/inf, still right
+        lo = np.asarray(-(2.0 ** (bits - 1)), x.dtype)
+        hi = np.asarray(2.0 ** (bits - 1), x.dtype)
+    bad = ~(x >= lo) | (x >= hi)  # NaN fails x >= lo
+    y = jnp.where(bad, jnp.iinfo(wide).min, x.astype(wide))
+    return y.astype(np_dt)  # integer narrowing wraps
+
+
 @op("_to_dtype", method=False, out=False, grad_name="ToCopyBackward0", saves=False)
 def _to_dtype(input, dtype):
+    src = D.from_np(input.dtype)
+    if src.category == D.COMPLEX and dtype.category < D.COMPLEX:
+        if dtype.category == D.BOOL:
+            return input != 0
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=2)
+        input = jnp.real(input)
+        src = src.to_real()
+    if src.category == D.FLOAT and dtype.category == D.INT:
+        return _float_to_int(input, dtype.np)
     return input.astype(dtype.np)
 
 
+_SIGS = (" * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+         "bool copy = False, *, torch.memory_format memory_format = None)\n"
+         " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+         "torch.memory_format memory_format = None)\n"
+         " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+         "torch.memory_format memory_format = None)\n")
+
+
+def _tname(x):
+    if isinstance(x, Tensor):
+        return "Tensor"
+    if isinstance(x, D.dtype):
+        return "torch.dtype"
+    if isinstance(x, Device):
+        return "torch.device"
+    return type(x).__name__
+
+
+def _bad_to(args, kwargs):
+    got = [_tname(a) for a in args] + [f"{k}={_tname(v)}" for k, v in kwargs.items()]
+    return TypeError(f"to() received an invalid combination of arguments - got "
+                     f"({', '.join(got)}), but expected one of:\n{_SIGS}")
+
+
+def _is_dtype(x):
+    return isinstance(x, D.dtype) or any(x is p for p in (float, int, bool, complex))
+
+
+def _is_device(x):
+    return isinstance(x, (str, Device)) or type(x) is int
+
+
 def _parse(args, kwargs):
-    dtype = kwargs.pop("dtype", None)
-    device = kwargs.pop("device", None)
-    copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
-    for a in args:
-        if isinstance(a, Tensor):
-            dtype, device = a.dtype, a.device
-        elif isinstance(a, D.dtype) or a in (float, int, bool, complex):
-            dtype = D.to_dtype(a)
-        elif isinstance(a, (str, Device, int)):
-            device = Device(a) if not isinstance(a, int) else Device("cuda", a)
-        elif isinstance(a, bool):
-            copy = copy or False
-        elif a is not None:
-            raise TypeError(f"to() received an invalid combination of arguments - got "
-                            f"({type(a).__name__})")
-    if device is not None and not isinstance(device, Device):
+    """PyTorch's three signatures of Tensor.to: (device, dtype, non_blocking, copy),
+    (dtype, non_blocking, copy) and (tensor, non_blocking, copy); memory_format keyword."""
+    if len(args) > 4:
+        raise TypeError(f"to() takes from 0 to 4 positional arguments but {len(args)} were "
+                        "given")
+    allowed = {"non_blocking", "copy", "memory_format"}
+    first = args[0] if args else None
+    if isinstance(first, Tensor):
+        form, names = "tensor", ("tensor", "non_blocking", "copy")
+    elif args and _is_dtype(first):
+        form, names = "dtype", ("dtype", "non_blocking", "copy")
+    else:
+        form, names = "device", ("device", "dtype", "non_blocking", "copy")
+        allowed |= {"device", "dtype"}
+    if len(args) > len(names) or set(kwargs) - allowed:
+        raise _bad_to(args, kwargs)
+    vals = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k in vals:
+            raise _bad_to(args, kwargs)
+        vals[k] = v
+    dtype, device = vals.get("dtype"), vals.get("device")
+    ok = (all(type(vals.get(k, False)) is bool for k in ("non_blocking", "copy"))
+          and (dtype is None or _is_dtype(dtype))
+          and (device is None or _is_device(device))
+          and (vals.get("memory_format") is None
+               or type(vals["memory_format"]).__name__ == "memory_format"))
+    if not ok:
+        raise _bad_to(args, kwargs)
+    if form == "tensor":
+        dtype, device = first.dtype, first.device
+    if dtype is not None:
+        dtype = D.to_dtype(dtype)
+    if device is not None:
         device = Device(device)
-    return dtype, device, copy
+    return dtype, device, vals.get("copy", False)
 
 
 def to(t, *args, **kwargs):
-    """Tensor.to(dtype | device | other tensor, non_blocking=False, copy=False)."""
-    dtype, device, copy = _parse(args, dict(kwargs))
+    """Tensor.to(dtype | device | other tensor, non_blocking=False, copy=False): ``t`` itself
+    when nothing changes and ``copy`` is False."""
+    dtype, device, copy = _parse(args, kwargs)
+    target = None if device is None else canonical(device)  # raises before any work
     out = t
     if dtype is not None and dtype is not t.dtype:
         out = _to_dtype(out, dtype)
-    if device is not None and not _same_device(device, t._device):
-        out = to_device(out, device)
+    if target is not None and target != t.device:
+        out = to_device(out, target)
     if out is t and copy:
-        from ._ops.shape import clone
-
-        out = clone(t)
+        out = _to_dtype(t, t.dtype)
     return out
-
-
-def _same_device(want, have):
-    if want.type != have.type:
-        return False
-    if want.type == "cpu":
-        return (want.index or 0) == (have.index or 0)
-    return want.index is None or want.index == (have.index or 0)
 
 
 def to_device(t, device):
@@ -70,11 +139,7 @@ def to_device(t, device):
     from .autograd.function import _record_python
     from .autograd.grad_mode import state
 
-    jdev = to_jax(device)
-    norm = Device(device.type, jdev.id) if device.type != "cpu" else device
-    if device.type == "cpu" and jdev.id == 0:
-        norm = Device("cpu")
-    out = Tensor._make(jax.device_put(t._value, jdev), norm)
+    out = Tensor._make(jax.device_put(t._value, to_jax(device)), device)
     if state.enabled and t._rg:
         src = t._device
 
@@ -85,21 +150,44 @@ def to_device(t, device):
     return out
 
 
-_LEGACY = {"torch.FloatTensor": D.float32, "torch.DoubleTensor": D.float64,
-           "torch.HalfTensor": D.float16, "torch.BFloat16Tensor": D.bfloat16,
-           "torch.LongTensor": D.int64, "torch.IntTensor": D.int32,
-           "torch.ShortTensor": D.int16, "torch.CharTensor": D.int8,
-           "torch.ByteTensor": D.uint8, "torch.BoolTensor": D.bool_}
+def cuda(t, device=None, non_blocking=False, memory_format=None):
+    """Tensor.cuda: ``device`` is None (the current CUDA device), an index or a CUDA device."""
+    if device is None:
+        device = Device("cuda")
+    elif type(device) is int:
+        if device < 0:
+            raise RuntimeError("Device index must not be negative")
+        device = Device(device)
+        if device.type != "cuda":
+            raise AssertionError("Torch not compiled with CUDA enabled")
+    else:
+        device = Device(device)
+        if device.type != "cuda":
+            raise RuntimeError("Invalid device, must be cuda device")
+    return to(t, device, non_blocking=non_blocking)
 
 
-def type_(t, dtype=None):
-    """Tensor.type(): without an argument, PyTorch's type string; else a cast."""
+_LEGACY = {D.ALL[i].scalar_name + "Tensor": D.ALL[i] for i in range(len(D.ALL))}
+
+
+def type_(t, dtype=None, non_blocking=False):
+    """Tensor.type(): without an argument PyTorch's type string ('torch.FloatTensor'); with
+    a dtype or such a string, the cast tensor (``t`` itself when the type is unchanged)."""
     from ._tensor_str import type_name
 
     if dtype is None:
         return type_name(t)
-    if isinstance(dtype, str):
-        if dtype not in _LEGACY:
-            raise ValueError(f"invalid type: '{dtype}'")
-        dtype = _LEGACY[dtype]
-    return to(t, D.to_dtype(dtype))
+    if isinstance(dtype, D.dtype):
+        return to(t, dtype, non_blocking)
+    if isinstance(dtype, type):
+        mod = dtype.__module__
+        name = dtype.__name__ if mod == "builtins" else f"{mod}.{dtype.__name__}"
+        dtype = name.replace("jtorch.", "torch.", 1)
+    if not isinstance(dtype, str):
+        raise TypeError("dtype must be a type, str, or dtype object")
+    cuda_type = dtype.startswith("torch.cuda.")
+    key = dtype[len("torch.cuda."):] if cuda_type else dtype[len("torch."):]
+    if not dtype.startswith("torch.") or key not in _LEGACY:
+        raise ValueError(f"invalid type: '{dtype}'")
+    out = to(t, _LEGACY[key], non_blocking)
+    return cuda(out) if cuda_type else (out.cpu() if t.device.type == "cuda" else out)

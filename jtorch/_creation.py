@@ -1,12 +1,23 @@
-"""Factory functions: tensor, as_tensor, from_numpy, zeros, ones, full, empty, arange...
+"""Factory functions: tensor, as_tensor, zeros, ones, full, empty, eye, arange, linspace... and
+the in-place fillers ``fill_``/``zero_``.
 
-Every path states its dtype explicitly (JAX's 64-bit mode is on), so nothing silently
-becomes float64: Python floats make the default dtype, Python ints int64, as in PyTorch.
+Every path states its dtype explicitly (JAX's 64-bit mode is on), so nothing silently becomes
+float64: Python floats make the default dtype, Python ints int64, as in PyTorch. Every factory
+takes PyTorch's keywords (``out=``, ``dtype=``, ``layout=`` (strided only), ``device=``,
+``requires_grad=``, ``pin_memory=`` (a no-op)).
+
+Differences from PyTorch:
+    - ``empty``/``empty_like``/``empty_strided`` return zeros; ``empty_strided`` returns a
+      contiguous tensor (its ``stride()`` is the contiguous one, not the requested one).
+    - ``tensor``/``as_tensor``/``from_numpy`` copy: a JAX array never shares NumPy's memory.
 """
 
 from __future__ import annotations
 
+import math
+import operator
 import warnings
+from collections.abc import Sequence
 
 import jax
 import jax.numpy as jnp
@@ -15,9 +26,15 @@ import numpy as np
 from . import _dtype as D
 from ._device import default_device, to_jax
 from ._device import device as Device
+from ._ops._registry import TENSOR_METHODS, export, op
+from ._random import _concrete
 from ._tensor import Tensor
 
+_PY_SCALARS = (bool, int, float, complex)
+_BIG = 1 << 16  # above this many elements, fill on the device instead of on the host
 
+
+# ------------------------------------------------------------------------------ placement
 def _dev(device):
     if device is None:
         return default_device()
@@ -25,178 +42,538 @@ def _dev(device):
 
 
 def place(arr, device=None, requires_grad=False):
-    """Wrap a jax/NumPy array as a leaf Tensor on ``device``."""
+    """Wrap a jax/NumPy array as a leaf Tensor on ``device`` (a name, index or device)."""
     dev = _dev(device)
     if dev.type != "cpu" or dev.index:
-        arr = jax.device_put(arr, to_jax(dev))
         from ._device import from_jax
 
-        dev = from_jax(to_jax(dev))
-    elif not isinstance(arr, jax.Array):
-        arr = jnp.asarray(arr)
+        jdev = to_jax(dev)
+        arr = (jax.device_put(arr, jdev) if isinstance(arr, jax.core.Tracer)
+               else _concrete(jax.device_put, arr, jdev))
+        dev = from_jax(jdev)
+    elif not isinstance(arr, jax.Array):  # host data stays a constant, even inside a trace
+        arr = _concrete(jnp.asarray, arr)
+    if requires_grad and D.from_np(arr.dtype).category < D.FLOAT:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
     t = Tensor._make(arr, dev)
     if requires_grad:
-        t.requires_grad_(True)
+        t._rg = True
     return t
 
 
-def _infer_dtype(data):
-    """PyTorch's dtype for nested Python data: the highest category found."""
-    cat, dt = -1, None
-    stack = [data]
-    while stack:
-        x = stack.pop()
+def check_layout(layout):
+    name = getattr(layout, "name", layout)
+    if layout is not None and name != "strided":
+        raise NotImplementedError(f"jtorch does not implement layout=torch.{name} yet "
+                                  "(only torch.strided)")
+
+
+def out_dtype(dtype, out, default):
+    """The result dtype of a factory: ``dtype``, else out's, else ``default``."""
+    if out is not None:
+        if dtype is not None and D.to_dtype(dtype) is not out.dtype:
+            raise RuntimeError(f"dtype {D.to_dtype(dtype).scalar_name} does not match dtype "
+                               f"of out parameter ({out.dtype.scalar_name})")
+        return out.dtype
+    return D.to_dtype(dtype) if dtype is not None else default
+
+
+def finish(arr, device, requires_grad, out, layout=None):
+    """Place a factory's array (or write it into ``out``)."""
+    check_layout(layout)
+    if out is None:
+        return place(arr, device, requires_grad)
+    from ._views import assign_out
+
+    assign_out(out, place(arr, out.device))
+    return out
+
+
+# ------------------------------------------------------------------------------ tensor()
+def _is_seq(x):
+    if isinstance(x, (list, tuple, range)):
+        return True
+    if isinstance(x, np.ndarray):
+        return x.ndim > 0
+    return isinstance(x, Sequence) and not isinstance(x, (str, bytes, Tensor))
+
+
+def _scalar_dtype(x):
+    t = type(x)
+    if t is float:
+        return D.get_default_dtype()
+    if t is int:
+        return D.int64
+    if t is bool:
+        return D.bool_
+    if t is complex:
+        return D.default_complex()
+    if isinstance(x, Tensor):
+        return x.dtype
+    if isinstance(x, (np.ndarray, np.generic, jax.Array)):
+        return D.from_np(x.dtype)
+    for pt in _PY_SCALARS:
+        if isinstance(x, pt):
+            return _scalar_dtype(pt(x))
+    if isinstance(x, (str, bytes)):
+        raise ValueError(f"too many dimensions '{type(x).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+
+
+def _infer(x, found):
+    """PyTorch's dtype for nested data (promotion over every element; empty -> default);
+    adds "tensor" to ``found`` when a Tensor or JAX array occurs."""
+    if isinstance(x, np.ndarray) and x.ndim:
+        return D.from_np(x.dtype)
+    if not _is_seq(x):
+        if isinstance(x, (Tensor, jax.Array)):
+            found.add("tensor")
+        return _scalar_dtype(x)
+    if len(x) == 0:
+        return D.get_default_dtype()
+    types = set(map(type, x))
+    if types <= {bool, int, float, complex}:  # fast path: plain Python numbers
+        cat = max(D.scalar_category(t()) for t in types)
+        return D.default_for_category(cat)
+    dt = None
+    for e in x:
+        d = _infer(e, found)
+        dt = d if dt is None or dt is d else D.promote_types(dt, d)
+    return dt
+
+
+def _sizes(x):
+    sizes = []
+    while _is_seq(x):
+        if isinstance(x, np.ndarray):
+            return sizes + list(x.shape)
+        sizes.append(len(x))
+        if not sizes[-1]:
+            break
+        x = x[0]
+    return sizes
+
+
+def _flatten(x, sizes, dim, out):
+    """Collect the leaves of nested data, checking its shape with PyTorch's errors."""
+    if dim == len(sizes):
+        if _is_seq(x):
+            raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
         if isinstance(x, Tensor):
-            d = x.dtype
-            c = d.category
-            if c > cat or (c == cat and dt is not None and d.itemsize > dt.itemsize):
-                cat, dt = c, d
-        elif isinstance(x, (list, tuple)):
-            stack.extend(x)
-        elif isinstance(x, np.ndarray) or isinstance(x, np.generic):
-            d = D.from_np(x.dtype)
-            if d.category > cat:
-                cat, dt = d.category, d
-        else:
-            c = D.scalar_category(x)
-            if c > cat:
-                cat, dt = c, None
-    if dt is not None:
-        return dt
-    return D.default_for_category(max(cat, 0)) if cat >= 0 else D.get_default_dtype()
+            if x.numel() != 1:
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            x = x._value.reshape(())
+        out.append(x)
+        return
+    if not _is_seq(x):
+        raise TypeError("not a sequence")
+    n = len(x)
+    if n != sizes[dim]:
+        raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {n})")
+    for e in x:
+        _flatten(e, sizes, dim + 1, out)
 
 
-def _to_numpy_data(data):
+def _bounds(dt):
+    """The Python-number range PyTorch converts to integer dtype ``dt`` without an error."""
+    if dt is D.uint8:
+        return -255, 255
+    info = np.iinfo(dt.np)
+    return int(info.min), int(info.max)
+
+
+def convert_scalars(nat, dt):
+    """NumPy array ``nat`` of Python numbers -> dtype ``dt``, with PyTorch's overflow errors."""
+    kind = nat.dtype.kind
+    if kind == "O" or (kind == "u" and nat.dtype.itemsize == 8):
+        raise ValueError("Overflow when unpacking long long")
+    if kind == "c" and dt.category < D.COMPLEX:
+        raise TypeError("must be real number, not complex")
+    if dt.category == D.INT and dt is not D.int64 or (dt is D.int64 and kind == "f"):
+        lo, hi = _bounds(dt)
+        bad = nat.size and (not np.all(np.isfinite(nat)) or nat.min() < lo or nat.max() > hi)
+        if bad:
+            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+    with np.errstate(over="ignore", invalid="ignore"):
+        return nat.astype(dt.np)
+
+
+def _np_array(data):
+    try:
+        return np.array(data)
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+
+
+def _from_data(data, dt):
+    """Nested Python/NumPy data (no top-level Tensor/ndarray) -> array of dtype ``dt``."""
+    found = set()
+    inferred = _infer(data, found)
+    dt = dt or inferred
+    sizes = _sizes(data)
+    if 0 in sizes:
+        return np.zeros(sizes, dt.np)
+    if not found:  # no tensors inside: let NumPy build it, checking the shape PyTorch sees
+        try:
+            nat = _np_array(data)
+        except ValueError as e:
+            if "Overflow" in str(e):
+                raise
+            nat = None
+        if nat is not None and list(nat.shape) == sizes and nat.dtype.kind in "biufcO":
+            if inferred.category <= D.INT and nat.dtype.kind in "fO":  # ints beyond int64
+                raise ValueError("Overflow when unpacking long long")
+            return convert_scalars(nat, dt)
+    leaves = []
+    _flatten(data, sizes, 0, leaves)
+    if any(isinstance(v, jax.core.Tracer) for v in leaves):
+        return jnp.stack([jnp.asarray(v).astype(dt.np) for v in leaves]).reshape(sizes)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.array([np.asarray(v).astype(dt.np) for v in leaves], dt.np).reshape(sizes)
+
+
+def to_array(data, dtype=None):
+    """Any data ``torch.tensor`` accepts -> a NumPy or JAX array of PyTorch's dtype."""
+    dt = D.to_dtype(dtype) if dtype is not None else None
     if isinstance(data, Tensor):
-        return np.asarray(data._value)
-    if isinstance(data, (list, tuple)):
-        return [_to_numpy_data(x) for x in data]
-    return data
+        return data._value.astype((dt or data.dtype).np)
+    if isinstance(data, (np.ndarray, np.generic, jax.Array)):
+        d = dt or D.from_np(data.dtype)
+        return data.astype(d.np) if isinstance(data, jax.Array) else np.asarray(data, d.np)
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if isinstance(data, _PY_SCALARS):
+        return convert_scalars(_np_array(data), dt or _scalar_dtype(data))
+    if _is_seq(data):
+        return _from_data(data, dt)
+    if hasattr(data, "__array__"):
+        arr = np.asarray(data)
+        return arr.astype((dt or D.from_np(arr.dtype)).np)
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
+@export()
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """Constructs a tensor with no autograd history by copying ``data``."""
+    """Constructs a tensor with no autograd history by copying ``data`` (nested lists, tuples,
+    NumPy arrays and scalars, 0-d tensors, Python numbers), inferring PyTorch's dtype."""
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-        dt = D.to_dtype(dtype) if dtype is not None else data.dtype
-        return place(data._value.astype(dt.np), device or data.device, requires_grad)
-    if isinstance(data, jax.Array):
-        dt = D.to_dtype(dtype) if dtype is not None else D.from_np(data.dtype)
-        return place(data.astype(dt.np), device, requires_grad)
-    if isinstance(data, np.ndarray):
-        dt = D.to_dtype(dtype) if dtype is not None else D.from_np(data.dtype)
-    else:
-        dt = D.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
-        data = _to_numpy_data(data)
-    try:
-        arr = np.asarray(data, dtype=dt.np)
-    except ValueError as e:
-        raise ValueError(f"expected sequence of equal lengths ({e})") from None
-    return place(arr, device, requires_grad)
+        if device is None:
+            device = data.device
+    return place(to_array(data, dtype), device, requires_grad)
 
 
+@export()
 def as_tensor(data, dtype=None, device=None):
-    """Like ``tensor`` but returns ``data`` itself when it already matches."""
+    """Converts ``data`` to a tensor, returning ``data`` itself when it already is one with the
+    requested dtype and device (jtorch copies NumPy arrays: no shared memory)."""
     if isinstance(data, Tensor):
-        return data.to(device=device, dtype=dtype) if (dtype or device) else data
-    return tensor(data, dtype=dtype, device=device)
+        if dtype is None and device is None:
+            return data
+        return data.to(device=device, dtype=dtype)
+    return place(to_array(data, dtype), device)
 
 
+@export()
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    t = as_tensor(obj, dtype=dtype, device=device)
-    return t.requires_grad_(True) if requires_grad else t
+    """Converts ``obj`` to a tensor; a tensor is returned as is unless a copy, another dtype
+    or another device is asked for."""
+    if isinstance(obj, Tensor):
+        t = obj if dtype is None and device is None else obj.to(device=device, dtype=dtype)
+        if copy and t is obj:
+            t = place(jnp.array(obj._value, copy=True), obj.device)
+        return t.requires_grad_(True) if requires_grad else t
+    return place(to_array(obj, dtype), device, requires_grad)
 
 
+@export()
 def from_numpy(ndarray):
     """A tensor with the array's dtype (a copy: JAX arrays cannot share NumPy memory)."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    return place(np.asarray(ndarray, dtype=D.from_np(ndarray.dtype).np))
+    try:
+        dt = D.from_np(ndarray.dtype)
+    except TypeError:
+        raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype.type.__module__}."
+                        f"{ndarray.dtype.type.__name__}. The only supported types are: "
+                        "float64, float32, float16, complex64, complex128, int64, int32, "
+                        "int16, int8, uint8, and bool.") from None
+    return place(np.asarray(ndarray, dt.np))
 
 
-def _size(size):
-    if len(size) == 1 and isinstance(size[0], (list, tuple)):
-        size = tuple(size[0])
+# ------------------------------------------------------------------------------ sizes
+def parse_size(args, name, size=None, zeros_msg=False):
+    """``*size`` as varargs, one tuple/list/torch.Size, or ``size=``: a tuple of ints."""
+    if size is not None:
+        args = (size,)
+    if not args:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    seq = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
     out = []
-    for s in size:
-        s = int(s)
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{[int(x) for x in size]}")
-        out.append(s)
+    for i, s in enumerate(seq):
+        try:
+            out.append(operator.index(s))
+        except TypeError:
+            if len(args) == 1 and seq is args:
+                raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, "
+                                f"not {type(s).__name__}") from None
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"") from None
+    check_sizes(out, zeros_msg and name)
     return tuple(out)
 
 
-def _filled(size, value, dtype, device, requires_grad):
-    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
-    return place(np.full(_size(size), value, dtype=dt.np), device, requires_grad)
+def check_sizes(size, name=None):
+    for s in size:
+        if s < 0:
+            if name:
+                raise RuntimeError(f"{name}: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(size)}")
 
 
+def _tuple_size(size, name):
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    return parse_size((tuple(size),), name)
+
+
+def _full_array(shape, value, dt, device):
+    """An array of ``shape`` filled with ``value`` (built on the device when large)."""
+    if isinstance(value, jax.core.Tracer):
+        return jnp.full(shape, value, dt.np)
+    if isinstance(value, jax.Array) or math.prod(shape) > _BIG:
+        dev = _dev(device)
+        if dev.type == "cpu" and not dev.index:
+            return _concrete(jnp.full, shape, value, dt.np)
+        with jax.default_device(to_jax(dev)):
+            return _concrete(jnp.full, shape, value, dt.np)
+    return np.full(shape, value, dt.np)
+
+
+def _filled(args, size, value, name, out, dtype, layout, device, requires_grad):
+    shape = parse_size(args, name, size, zeros_msg=name == "zeros")
+    dt = out_dtype(dtype, out, D.get_default_dtype())
+    return finish(_full_array(shape, value, dt, device), device, requires_grad, out, layout)
+
+
+@export()
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
-    """A tensor filled with 0."""
-    return _out(_filled(size, 0, dtype, device, requires_grad), out)
+          pin_memory=False, memory_format=None, **kw):
+    """A tensor filled with 0 (default dtype unless ``dtype``)."""
+    return _filled(size, kw.pop("size", None), 0, "zeros", out, dtype, layout, device,
+                   requires_grad)
 
 
+@export()
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-         pin_memory=False, memory_format=None):
+         pin_memory=False, memory_format=None, **kw):
     """A tensor filled with 1."""
-    return _out(_filled(size, 1, dtype, device, requires_grad), out)
+    return _filled(size, kw.pop("size", None), 1, "ones", out, dtype, layout, device,
+                   requires_grad)
 
 
+@export()
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
+          pin_memory=False, memory_format=None, **kw):
     """An 'uninitialised' tensor (jtorch fills it with zeros)."""
-    return _out(_filled(size, 0, dtype, device, requires_grad), out)
+    return _filled(size, kw.pop("size", None), 0, "empty", out, dtype, layout, device,
+                   requires_grad)
 
 
+def _fill_value(value, name="full"):
+    """(value, PyTorch's inferred dtype) of a fill value: a number or a 0-d tensor."""
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, not "
+                            "Tensor")
+        v = value._value
+        return v, D.default_for_category(value.dtype.category)
+    if isinstance(value, np.generic):
+        value = value.item()
+    return value, D.default_for_category(D.scalar_category(value))
+
+
+def _fill_array(shape, value, dt, device):
+    if isinstance(value, jax.Array):
+        return _full_array(shape, value, dt, device)
+    return _full_array(shape, convert_scalars(np.array(value), dt), dt, device)
+
+
+@export()
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
-    """A tensor filled with ``fill_value``; its dtype is inferred from the value."""
-    if dtype is None:
-        if isinstance(fill_value, Tensor):
-            dtype = fill_value.dtype
-            fill_value = fill_value.item()
-        else:
-            dtype = D.default_for_category(D.scalar_category(fill_value))
-    return _out(_filled(_size(tuple(size) if not isinstance(size, int) else (size,)),
-                        fill_value, dtype, device, requires_grad), out)
+    """A tensor filled with ``fill_value``; its dtype is inferred from the value (bool -> bool,
+    int -> int64, float -> the default dtype, complex -> the default complex dtype)."""
+    shape = _tuple_size(size, "full")
+    value, inferred = _fill_value(fill_value)
+    dt = out_dtype(dtype, out, inferred)
+    return finish(_fill_array(shape, value, dt, device), device, requires_grad, out, layout)
 
 
-def _like(fn, t, dtype, device, requires_grad, *args):
-    return fn(*args, t.shape, dtype=dtype or t.dtype, device=device or t.device,
-              requires_grad=requires_grad) if args else fn(
-        t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+@export()
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """An 'uninitialised' (zero) tensor; jtorch returns it contiguous, whatever ``stride``."""
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality "
+                           f"of strides ({len(stride)})")
+    return empty(tuple(size), dtype=dtype, layout=layout, device=device,
+                 requires_grad=requires_grad)
 
 
+@export()
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """A 0-d tensor holding ``s``, of the default dtype unless ``dtype``."""
+    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    if isinstance(s, Tensor):
+        s = s.item()
+    if isinstance(s, complex) and dt.category < D.COMPLEX:
+        raise RuntimeError(f"value cannot be converted to type {_cpp_name(dt)} without overflow")
+    return finish(convert_scalars(np.array(s), dt), device, requires_grad, None, layout)
+
+
+def _cpp_name(dt):
+    """The C++ type name PyTorch's scalar-conversion errors print for ``dt``."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16"}.get(dt.name, dt.name)
+
+
+# ------------------------------------------------------------------------------ *_like
+def _like(input, dtype, device):
+    return (D.to_dtype(dtype) if dtype is not None else input.dtype,
+            device if device is not None else input.device)
+
+
+def _like_filled(input, value, dtype, layout, device, requires_grad):
+    dt, dev = _like(input, dtype, device)
+    return finish(_fill_array(tuple(input.shape), value, dt, dev), dev, requires_grad, None,
+                  layout)
+
+
+@export()
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    return _like(zeros, input, dtype, device, requires_grad)
+    """A tensor of zeros with ``input``'s shape, dtype and device."""
+    return _like_filled(input, 0, dtype, layout, device, requires_grad)
 
 
+@export()
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return _like(ones, input, dtype, device, requires_grad)
+    """A tensor of ones with ``input``'s shape, dtype and device."""
+    return _like_filled(input, 1, dtype, layout, device, requires_grad)
 
 
+@export()
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    return _like(empty, input, dtype, device, requires_grad)
+    """An 'uninitialised' (zero) tensor with ``input``'s shape, dtype and device."""
+    return _like_filled(input, 0, dtype, layout, device, requires_grad)
 
 
+@export()
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return full(input.shape, fill_value, dtype=dtype or input.dtype,
-                device=device or input.device, requires_grad=requires_grad)
+    """A tensor filled with ``fill_value`` with ``input``'s shape, dtype and device."""
+    return _like_filled(input, _fill_value(fill_value, "full_like")[0], dtype, layout, device,
+                        requires_grad)
 
 
-def _out(t, out):
-    if out is None:
-        return t
-    from ._views import assign_out
+# ------------------------------------------------------------------------------ Tensor.new_*
+def _new(self, dtype, device):
+    return (dtype if dtype is not None else self.dtype,
+            device if device is not None else self.device)
 
-    assign_out(out, t)
-    return out
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+    """Tensor.new_tensor: ``tensor(data)`` with this tensor's dtype and device by default."""
+    dtype, device = _new(self, dtype, device)
+    return tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _new_filled(name, value):
+    def method(self, *size, dtype=None, layout=None, device=None, requires_grad=False,
+               pin_memory=False, **kw):
+        dtype, device = _new(self, dtype, device)
+        return _filled(size, kw.pop("size", None), value, name, None, dtype, layout, device,
+                       requires_grad)
+
+    method.__name__ = name
+    method.__doc__ = f"Tensor.{name}: filled with {value}, this tensor's dtype and device."
+    return method
+
+
+def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    """Tensor.new_full: ``full(size, fill_value)`` with this tensor's dtype and device."""
+    shape = _tuple_size(size, "new_full")
+    dtype, device = _new(self, dtype, device)
+    value = _fill_value(fill_value, "new_full")[0]
+    return finish(_fill_array(shape, value, dtype, device), device, requires_grad, None,
+                  layout)
+
+
+TENSOR_METHODS.update(new_tensor=new_tensor, new_full=new_full,
+                      new_zeros=_new_filled("new_zeros", 0), new_ones=_new_filled("new_ones", 1),
+                      new_empty=_new_filled("new_empty", 0))
+
+
+# ------------------------------------------------------------------------------ fill_, zero_
+def _fill_check(input, value):
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.dim()} dimensions.")
+    if isinstance(value, complex) and input.dtype.category < D.COMPLEX:
+        raise RuntimeError(f"value cannot be converted to type {_cpp_name(input.dtype)} "
+                           "without overflow")
+
+
+def _fill_body(input, value):
+    return jnp.full_like(input, value.astype(input.dtype))
+
+
+# one op per PyTorch grad_fn name: torch.fill / Tensor.fill_ with a number or a 0-d tensor
+_FILL = {g: op(f"_{name}", method=False, out=False, tensors=("input", "value"), saves=False,
+               grad_name=g, check=_fill_check)(_fill_body)._opdef
+         for name, g in (("fill_scalar", "FillBackward0"), ("fill_tensor", "FillBackward1"),
+                         ("fill_scalar_", "FillBackward2"), ("fill_tensor_", "FillBackward3"),
+                         ("zero_", "ZeroBackward0"))}
+
+
+@export()
+def fill(input, value):
+    """A tensor of ``input``'s shape and dtype filled with ``value`` (a number or a 0-d tensor,
+    which then receives the gradient)."""
+    from ._dispatch import dispatch
+
+    return dispatch(_FILL["FillBackward1" if isinstance(value, Tensor) else "FillBackward0"],
+                    (input, value), {})
+
+
+@export("fill_", method=True)
+def fill_(input, value):
+    """Fills ``input`` with ``value`` (a number or a 0-d tensor) in place."""
+    from ._dispatch import inplace_call
+
+    g = "FillBackward3" if isinstance(value, Tensor) else "FillBackward2"
+    return inplace_call(input, _FILL[g], (value,), {})
+
+
+@export("zero_", method=True)
+def zero_(input):
+    """Fills ``input`` with zeros in place."""
+    from ._dispatch import inplace_call
+
+    return inplace_call(input, _FILL["ZeroBackward0"], (0,), {})
+
+
+from . import _creation_math  # noqa: E402,F401 - eye, arange, linspace, complex, polar...

@@ -1,8 +1,9 @@
 """jtorch.device: PyTorch's device names mapped onto JAX devices.
 
-``cpu[:i]`` is JAX's i-th CPU device (PyTorch ignores a CPU index; with
-``XLA_FLAGS=--xla_force_host_platform_device_count=N`` JAX has N of them), ``cuda[:i]`` the
-i-th GPU and ``tpu[:i]`` the i-th TPU.
+``cuda[:i]`` is JAX's i-th GPU. Two jtorch extensions: ``tpu[:i]`` is the i-th TPU, and
+``cpu:i`` is JAX's i-th host device (PyTorch accepts and ignores a CPU index; with
+``XLA_FLAGS=--xla_force_host_platform_device_count=N`` JAX has N host devices, and jtorch
+places tensors on them). Plain ``cpu`` is host device 0.
 """
 
 from __future__ import annotations
@@ -12,20 +13,32 @@ import functools
 import jax
 
 _PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
-_TYPES = ("cpu", "cuda", "tpu", "mps", "xla", "meta")
+
+# c10's DeviceType numbering (it shows in hash(device)); "tpu" is jtorch's own
+_TYPE_IDS = {"cpu": 0, "cuda": 1, "mkldnn": 2, "opengl": 3, "opencl": 4, "ideep": 5, "hip": 6,
+             "fpga": 7, "maia": 8, "xla": 9, "vulkan": 10, "xpu": 12, "mps": 13, "meta": 14,
+             "hpu": 15, "ve": 16, "lazy": 17, "ipu": 18, "mtia": 19, "privateuseone": 20,
+             "tpu": 64}
+
+_TYPE_ERROR = ("Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
+               "fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type "
+               "at start of device string: ")
+
+_NO_ACCELERATOR = "Cannot access accelerator device when none is available."
 
 
 class device:
-    """A device, as ``jtorch.device("cuda:0")`` or ``jtorch.device("cuda", 0)``."""
+    """A device: ``jtorch.device("cuda:0")``, ``jtorch.device("cuda", 0)``,
+    ``jtorch.device(type="cpu")``; an int means the accelerator's device of that index."""
 
     __slots__ = ("type", "index")
 
-    def __new__(cls, type_or_str, index=None):
-        if isinstance(type_or_str, device):
-            return type_or_str
-        if isinstance(type_or_str, int):
-            type_or_str, index = "cuda", type_or_str
-        return _make(str(type_or_str), index)
+    def __new__(cls, *args, **kwargs):
+        if len(args) == 1 and not kwargs and isinstance(args[0], device):
+            return args[0]
+        if "device" in kwargs and not args and len(kwargs) == 1:
+            return device(kwargs["device"])
+        return _parse_args(args, kwargs)
 
     def __repr__(self):
         if self.index is None:
@@ -36,37 +49,89 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
 
     def __hash__(self):
-        return hash((self.type, self.index))
+        idx = -1 if self.index is None else self.index
+        return (_TYPE_IDS[self.type] << 16) | (idx & 0xFF)
 
     def __reduce__(self):
-        return (device, (str(self),))
+        return (device, (self.type,) if self.index is None else (self.type, self.index))
+
+
+def _invalid_args(args):
+    got = ", ".join(type(a).__name__ for a in args)
+    marks = ", ".join(f"!{type(a).__name__}!" for a in args)
+    return TypeError(
+        f"device() received an invalid combination of arguments - got ({got}), but expected "
+        f"one of:\n * (torch.device device)\n      didn't match because some of the arguments "
+        f"have invalid types: ({marks})\n * (str type, int index = -1)\n")
+
+
+def _parse_args(args, kwargs):
+    if len(args) > 2 or set(kwargs) - {"type", "index"}:
+        raise _invalid_args(args)
+    spec = args[0] if args else kwargs.get("type")
+    index = args[1] if len(args) > 1 else kwargs.get("index")
+    if type(spec) is int and index is None and "type" not in kwargs:
+        return accelerator(spec)
+    if not isinstance(spec, str):
+        if index is None:
+            raise _invalid_args(args or (spec,))
+        raise TypeError(f"device(): argument 'type' (position 1) must be str, not "
+                        f"{_type_name(spec)}")
+    if index is not None and type(index) is not int:
+        raise TypeError(f"device(): argument 'index' (position 2) must be int, not "
+                        f"{type(index).__name__}")
+    return _make(spec, index)
+
+
+def _type_name(x):
+    return "torch.device" if isinstance(x, device) else type(x).__name__
+
+
+def _split(spec):
+    """c10's device-string grammar: name ``[A-Za-z_]+``, then optionally ``:`` and an index
+    of digits without a leading zero."""
+    if not spec:
+        raise RuntimeError("Device string must not be empty")
+    name, sep, idx = spec.partition(":")
+    ok = (bool(name) and all(c.isascii() and (c.isalpha() or c == "_") for c in name)
+          and (not sep or (idx.isascii() and idx.isdigit() and (idx == "0" or idx[0] != "0"))))
+    if not ok:
+        raise RuntimeError(f"Invalid device string: '{spec}'")
+    if sep and int(idx) > 2**31 - 1:
+        raise RuntimeError(f"Could not parse device index '{idx}' in device string '{spec}'")
+    return name, (int(idx) if sep else None)
 
 
 @functools.cache
-def _make(spec, index):
-    name, _, idx = spec.partition(":")
-    if name not in _TYPES:
-        raise RuntimeError(
-            "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
-            f"maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start "
-            f"of device string: {spec}")
-    if idx:
+def _make(spec, index=None):
+    name, idx = _split(spec)
+    if name not in _TYPE_IDS:
+        raise RuntimeError(_TYPE_ERROR + name)
+    if idx is not None:
         if index is not None:
             raise RuntimeError(f"type (string) must not include an index because index was "
                                f"passed explicitly: {spec}")
-        if not idx.isdigit():
-            raise RuntimeError(f"Invalid device string: '{spec}'")
-        index = int(idx)
+        index = idx
     if index is not None and index < 0:
         raise RuntimeError("Device index must not be negative")
     d = object.__new__(device)
     d.type, d.index = name, index
     return d
+
+
+def accelerator(index):
+    """``device(i)``: the i-th device of the machine's accelerator (GPU, else TPU)."""
+    if index < 0:
+        raise RuntimeError("Device index must not be negative")
+    for kind in ("cuda", "tpu"):
+        if jax_devices(kind):
+            return _make(kind, index)
+    raise RuntimeError(_NO_ACCELERATOR)
 
 
 def jax_devices(kind: str):
@@ -79,19 +144,35 @@ def jax_devices(kind: str):
         return []
 
 
-@functools.cache
 def to_jax(dev: device):
-    """The jax.Device a jtorch device names (raising PyTorch's errors when there is none)."""
+    """The jax.Device a jtorch device names (raising PyTorch's errors when there is none);
+    ``cuda`` without an index is the current CUDA device."""
+    if dev.type == "cuda" and dev.index is None:
+        from .cuda import _current
+
+        dev = _make("cuda", _current[0])
+    return _to_jax(dev)
+
+
+@functools.cache
+def _to_jax(dev: device):
     devs = jax_devices(dev.type)
     if not devs:
         if dev.type == "cuda":
             raise AssertionError("Torch not compiled with CUDA enabled")
-        raise RuntimeError(f"jtorch: no JAX device for '{dev}' on this machine")
+        if dev.type == "xpu":
+            raise AssertionError("Torch not compiled with XPU enabled")
+        if dev.type in ("meta", "lazy"):
+            raise NotImplementedError(f"jtorch does not implement the '{dev.type}' device yet")
+        if dev.type == "tpu":
+            raise RuntimeError("jtorch: no TPU device on this machine")
+        raise RuntimeError(f"PyTorch is not linked with support for {dev.type} devices")
     i = 0 if dev.index is None else dev.index
     if i >= len(devs):
-        raise RuntimeError(
-            "CUDA error: invalid device ordinal" if dev.type == "cuda"
-            else f"jtorch: device '{dev}' does not exist ({len(devs)} {dev.type} devices)")
+        if dev.type == "cuda":
+            raise RuntimeError("CUDA error: invalid device ordinal")
+        raise RuntimeError(f"jtorch: device '{dev}' does not exist (this machine has "
+                           f"{len(devs)} {dev.type} devices)")
     return devs[i]
 
 
@@ -99,12 +180,18 @@ _KIND = {"cpu": "cpu", "gpu": "cuda", "tpu": "tpu"}
 
 
 def from_jax(jdev) -> device:
-    """The jtorch device of a jax.Device. CPU device 0 is plain ``cpu`` as in PyTorch."""
+    """The jtorch device of a jax.Device. Host device 0 is plain ``cpu`` as in PyTorch."""
     kind = _KIND.get(jdev.platform, jdev.platform)
     if kind == "cpu":
-        return _make("cpu", None) if jdev.id == 0 else _make("cpu", jdev.id)
+        return _make("cpu") if jdev.id == 0 else _make("cpu", jdev.id)
     return _make(kind, jdev.id)
 
 
+def canonical(dev: device) -> device:
+    """The device a tensor placed on ``dev`` reports: ``cpu:0`` is ``cpu``, ``cuda`` is
+    ``cuda:<index>``."""
+    return from_jax(to_jax(dev))
+
+
 def default_device() -> device:
-    return _make("cpu", None)
+    return _make("cpu")

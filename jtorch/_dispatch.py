@@ -149,7 +149,9 @@ class Kernel:
             return fn(*args, **kwargs)
 
         self.py = py
-        self.fwd = jax.jit(py)
+        # keep_unused: a tensor whose values the body ignores (fill_, *_like, uniform_) still
+        # decides the device the kernel runs on; pruned, its output lands on device 0
+        self.fwd = jax.jit(py, keep_unused=True)
         self.bwd = {}
         self._bwd_op = {}
 
@@ -174,9 +176,11 @@ class Kernel:
                 return tuple(o if _inexact(o) else None for o in outs)
 
             primal, pull = jax.vjp(f, *[vals[i] for i in diff])
+            # cts holds one entry per float output only (Node.apply drops integer outputs)
+            it = iter(cts)
             cts = tuple(None if p is None else
                         (jnp.zeros_like(p) if c is None else c.astype(p.dtype))
-                        for p, c in zip(primal, cts))
+                        for p in primal for c in ((None,) if p is None else (next(it),)))
             return pull(cts)
 
         return vjp
@@ -203,6 +207,8 @@ def dispatch(opdef, args, kwargs):
     """Run one op on jtorch Tensors: the only place that reads grad mode and records nodes."""
     if RECORD is not None:
         RECORD.add(opdef.name)
+    if opdef.check is not None:
+        opdef.check(*args, **kwargs)
     vals, tens, targs = [], [], []
     tparam = opdef.tensor_pos
     device = None
@@ -216,18 +222,18 @@ def dispatch(opdef, args, kwargs):
             if device is None:
                 device = d
             elif d is not device and d != device:
-                device = _device_conflict(device, d, a, tens)
+                device = _device_conflict(device, d, a, tens, vals)
         else:
             targs.append(_slot(a, i in tparam, vals, tens))
     if kwargs:
         tn = opdef.tensors
         tkw = tuple([(k, _slot(v, k in tn, vals, tens)) for k, v in kwargs.items()])
         key = (tuple(targs), tkw)
-        device = _check_devices(tens)
+        device = _check_devices(tens, vals)
     else:
         key = (tuple(targs), ())
-        if len(tens) != len(args):
-            device = _check_devices(tens)
+        if device is None or len(tens) != len(args):   # tensors nested in tuples/lists
+            device = _check_devices(tens, vals)
     try:
         kernel = opdef.kernels[key]
     except KeyError:
@@ -248,7 +254,7 @@ def dispatch(opdef, args, kwargs):
     return wrap(out, None, device, kernel, tens)
 
 
-def _check_devices(tens):
+def _check_devices(tens, vals):
     dev = None
     for t in tens:
         if t is not None:
@@ -256,19 +262,29 @@ def _check_devices(tens):
             if dev is None:
                 dev = d
             elif d is not dev and d != dev:
-                dev = _device_conflict(dev, d, t, tens)
+                dev = _device_conflict(dev, d, t, tens, vals)
     return dev
 
 
-def _device_conflict(a, b, t, tens):
-    # PyTorch lets 0-d CPU tensors meet tensors on any device
-    first = next(x for x in tens if x is not None)
-    if b.type == "cpu" and t.dim() == 0:
-        return a
-    if a.type == "cpu" and first.dim() == 0:
-        return b
-    raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
-                       f"devices, {a} and {b}!")
+def _device_conflict(a, b, t, tens, vals):
+    """PyTorch's TensorIterator rule: the common device is the first one that is not the CPU
+    (jtorch's extra host devices cpu:1, cpu:2... count as not the CPU); CPU tensors may join
+    it only when 0-d, and are then copied there (through a differentiable copy, so their
+    gradient comes back to the CPU). Returns the common device or raises PyTorch's error."""
+    common = next((x._device for x in tens
+                   if x is not None and (x._device.type != "cpu" or x._device.index)), a)
+    for i, x in enumerate(tens):
+        if x is None or x._device == common:
+            continue
+        d = x._device
+        if d.type != "cpu" or d.index or x.ndim != 0:
+            raise RuntimeError("Expected all tensors to be on the same device, but found at "
+                               f"least two devices, {common} and {d}!")
+        from ._convert import to_device
+
+        tens[i] = moved = to_device(x, common)
+        vals[i] = moved._v
+    return common
 
 
 def _record(kernel, vals, tens, diff, out):
@@ -283,10 +299,14 @@ def wrap(out, node, device, kernel, tens):
         if opdef.is_view:
             for i, r in enumerate(res):
                 _make_view(r, tens, kernel, i)
+        if node is not None and node.saved_out is not None:
+            node.save_outputs(res)  # saves="output": PyTorch's formula reads the outputs
         return opdef.returns(*res) if opdef.returns else res
     r = _wrap1(out, node, 0, device)
     if opdef.is_view:
         _make_view(r, tens, kernel, None)
+    if node is not None and node.saved_out is not None:
+        node.save_outputs((r,))
     return r
 
 
@@ -329,6 +349,8 @@ def inplace_call(t, opdef, args, kwargs):
         # the node keeps t's pre-write array itself, so t's own write does not invalidate it
         node.saved = [(s, v) for s, v in node.saved if s is not t]
     assign(t, res)
+    if node is not None and node.saved_out is not None:
+        node.save_outputs((t,))  # t itself is now the saved output (exp_, relu_...)
     return t
 
 

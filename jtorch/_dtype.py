@@ -10,16 +10,19 @@ BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
 
 
 class dtype:
-    """A PyTorch dtype. ``jtorch.float32`` etc. are the only instances."""
+    """A PyTorch dtype. ``jtorch.float32`` etc. are the only instances (compare with ``is``
+    or ``==``)."""
 
-    __slots__ = ("name", "np", "category", "itemsize", "is_signed", "_aliases")
+    __slots__ = ("name", "np", "category", "itemsize", "is_signed", "scalar_name", "abbr")
 
-    def __init__(self, name, np_dtype, category, is_signed=True):
+    def __init__(self, name, np_dtype, category, scalar_name, abbr, is_signed=True):
         self.name = name
         self.np = np.dtype(np_dtype)
         self.category = category
         self.itemsize = self.np.itemsize
         self.is_signed = is_signed
+        self.scalar_name = scalar_name  # c10's ScalarType name, used in PyTorch's messages
+        self.abbr = abbr
 
     @property
     def is_floating_point(self):
@@ -30,10 +33,20 @@ class dtype:
         return self.category == COMPLEX
 
     def to_real(self):
+        """The real dtype of a complex dtype (complex64 -> float32); others unchanged."""
         return {"complex64": float32, "complex128": float64}.get(self.name, self)
 
     def to_complex(self):
-        return {"float64": complex128}.get(self.name, complex64)
+        """The complex dtype with this real dtype (float32 -> complex64).
+
+        PyTorch maps float16 to complex32, which jtorch does not have (JAX has no complex32):
+        jtorch gives complex64 there.
+        """
+        if self.category < FLOAT:
+            raise RuntimeError(f"Unknown Complex ScalarType for {self.scalar_name}")
+        if self.category == COMPLEX:
+            return self
+        return complex128 if self is float64 else complex64
 
     def __repr__(self):
         return f"torch.{self.name}"
@@ -46,18 +59,18 @@ def _lookup(name):
     return _BY_NAME[name]
 
 
-float16 = dtype("float16", jnp.float16, FLOAT)
-bfloat16 = dtype("bfloat16", jnp.bfloat16, FLOAT)
-float32 = dtype("float32", jnp.float32, FLOAT)
-float64 = dtype("float64", jnp.float64, FLOAT)
-complex64 = dtype("complex64", jnp.complex64, COMPLEX)
-complex128 = dtype("complex128", jnp.complex128, COMPLEX)
-int8 = dtype("int8", jnp.int8, INT)
-int16 = dtype("int16", jnp.int16, INT)
-int32 = dtype("int32", jnp.int32, INT)
-int64 = dtype("int64", jnp.int64, INT)
-uint8 = dtype("uint8", jnp.uint8, INT, is_signed=False)
-bool_ = dtype("bool", jnp.bool_, BOOL, is_signed=False)
+float16 = dtype("float16", jnp.float16, FLOAT, "Half", "f16")
+bfloat16 = dtype("bfloat16", jnp.bfloat16, FLOAT, "BFloat16", "bf16")
+float32 = dtype("float32", jnp.float32, FLOAT, "Float", "f32")
+float64 = dtype("float64", jnp.float64, FLOAT, "Double", "f64")
+complex64 = dtype("complex64", jnp.complex64, COMPLEX, "ComplexFloat", "c64")
+complex128 = dtype("complex128", jnp.complex128, COMPLEX, "ComplexDouble", "c128")
+int8 = dtype("int8", jnp.int8, INT, "Char", "i8")
+int16 = dtype("int16", jnp.int16, INT, "Short", "i16")
+int32 = dtype("int32", jnp.int32, INT, "Int", "i32")
+int64 = dtype("int64", jnp.int64, INT, "Long", "i64")
+uint8 = dtype("uint8", jnp.uint8, INT, "Byte", "u8", is_signed=False)
+bool_ = dtype("bool", jnp.bool_, BOOL, "Bool", "b8", is_signed=False)
 
 ALL = (float16, bfloat16, float32, float64, complex64, complex128,
        int8, int16, int32, int64, uint8, bool_)
@@ -71,6 +84,7 @@ ALIASES = {
 }
 
 _default_float = [float32]
+_default_complex = [complex64]
 
 
 def get_default_dtype():
@@ -78,11 +92,35 @@ def get_default_dtype():
     return _default_float[0]
 
 
+def default_complex():
+    """The dtype Python complex numbers become: complex128 when the default dtype is float64,
+    else complex64 (PyTorch's complex32 for a float16 default does not exist in jtorch)."""
+    return _default_complex[0]
+
+
 def set_default_dtype(d):
-    """Sets the default floating point dtype; only float16/bfloat16/float32/float64 allowed."""
-    if not isinstance(d, dtype) or d.category != FLOAT:
-        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    """Sets the default floating point dtype (float16, bfloat16, float32 or float64); the
+    default complex dtype follows (complex128 for float64, else complex64)."""
+    if not isinstance(d, dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
+    if d.category != FLOAT:
+        raise TypeError("only floating-point types are supported as the default type")
+    if d is not _default_float[0]:
+        _drop_compiled_kernels()
     _default_float[0] = d
+    _default_complex[0] = complex128 if d is float64 else complex64
+
+
+def _drop_compiled_kernels():
+    """Kernels promote Python numbers to the default dtype while being traced, and jax.jit's
+    cache does not know the default dtype: changing it drops every compiled kernel (a rare
+    event; they recompile on next use). Recorded nodes keep their own kernels."""
+    from ._ops._registry import OPS
+
+    for opdef in OPS.values():
+        opdef.kernels.clear()
+        opdef.bwd_kernels.clear()
 
 
 def from_np(np_dtype) -> dtype:
@@ -93,23 +131,22 @@ def from_np(np_dtype) -> dtype:
         raise TypeError(f"jtorch has no dtype for numpy/jax dtype {np_dtype}") from None
 
 
+_PY_TYPES = {float: float64, int: int64, bool: bool_, complex: complex128}
+
+
 def to_dtype(d) -> dtype:
-    """Accepts a jtorch dtype, a NumPy dtype or a Python type (float, int, bool, complex)."""
+    """A dtype argument: a jtorch dtype, a NumPy dtype or a Python type. As in PyTorch, the
+    Python types ``float``/``complex`` mean float64/complex128 (not the default dtype)."""
     if isinstance(d, dtype):
         return d
-    if d is float:
-        return get_default_dtype()
-    if d is int:
-        return int64
-    if d is bool:
-        return bool_
-    if d is complex:
-        return get_default_dtype().to_complex()
+    if isinstance(d, type) and d in _PY_TYPES:
+        return _PY_TYPES[d]
     return from_np(d)
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:
-    """torch.promote_types: the smallest dtype to which both can be cast without losing category."""
+    """torch.promote_types: the smallest dtype to which both can be cast without losing
+    category (bool < integers < floating < complex)."""
     if a is b:
         return a
     if a.category != b.category:
@@ -128,10 +165,9 @@ def promote_types(a: dtype, b: dtype) -> dtype:
 
 
 def can_cast(from_: dtype, to: dtype) -> bool:
-    """torch.can_cast: casting allowed unless it lowers the category (float -> int, etc.)."""
-    if from_.category == BOOL:
-        return True
-    return to.category >= from_.category
+    """torch.can_cast: allowed unless it lowers the category (complex -> real, floating ->
+    integral, non-bool -> bool)."""
+    return from_.category == BOOL or to.category >= from_.category
 
 
 def scalar_category(x) -> int:
@@ -152,37 +188,39 @@ def default_for_category(cat: int) -> dtype:
         return int64
     if cat == FLOAT:
         return get_default_dtype()
-    return get_default_dtype().to_complex()
+    return default_complex()
+
+
+def _promote_all(dtypes):
+    out = None
+    for d in dtypes:
+        out = d if out is None else promote_types(out, d)
+    return out
+
+
+def _combine(higher, lower):
+    """c10's combine_categories: a lower tier counts only when its category is higher."""
+    if higher is None:
+        return lower
+    if lower is None or higher.category == COMPLEX:
+        return higher
+    if lower.category == COMPLEX:
+        # a floating higher tier keeps its precision
+        return higher.to_complex() if higher.category == FLOAT else lower
+    if higher.category == FLOAT:
+        return higher
+    if higher.category == BOOL or lower.category == FLOAT:
+        return promote_types(higher, lower)
+    return higher
 
 
 def result_type_from(dims_dtypes, zero_dim_dtypes, scalar_cats) -> dtype:
     """PyTorch's three-tier promotion: dimensioned tensors > 0-d tensors > Python scalars.
 
-    A lower tier only matters when it has a higher category than every higher tier; then it
-    contributes its own dtype (0-d tensors) or the default dtype of its category (scalars).
+    Each tier is promoted on its own (a Python float counts as the default dtype, a complex
+    as the default complex dtype, an int as int64); then, as c10's result_type,
+    ``combine(dims, combine(zero_dim, scalars))``.
     """
-    out = None
-    for d in dims_dtypes:
-        out = d if out is None else promote_types(out, d)
-    zd = None
-    for d in zero_dim_dtypes:
-        zd = d if zd is None else promote_types(zd, d)
-    if zd is not None:
-        if out is None:
-            out = zd
-        elif zd.category > out.category:
-            out = promote_types(out, zd) if zd.category == COMPLEX else zd
-            if zd.category == COMPLEX and out.category == COMPLEX:
-                out = promote_types(out, zd)
-    if scalar_cats:
-        sc = max(scalar_cats)
-        if out is None:
-            out = default_for_category(sc)
-        elif sc > out.category:
-            if sc == COMPLEX and out.category == FLOAT:
-                out = out.to_complex() if out.itemsize <= 8 else complex128
-                if out is complex64 and get_default_dtype() is float64:
-                    out = complex128
-            else:
-                out = default_for_category(sc)
-    return out
+    wrapped = _promote_all(default_for_category(c) for c in scalar_cats)
+    return _combine(_promote_all(dims_dtypes),
+                    _combine(_promote_all(zero_dim_dtypes), wrapped))

@@ -15,7 +15,6 @@ import numpy as np
 
 from . import _dtype as D
 from ._device import default_device, from_jax, to_jax
-from ._device import device as _device_cls
 
 _CPU = None
 
@@ -62,6 +61,8 @@ class Tensor:
     _post_hooks = None   # post-accumulate-grad hooks
     _retains = False
     _is_param = False
+    _dw = 0              # writes made through .data aliases: not counted in _version
+    _data_alias = False  # made by .data (or a view of one): PyTorch gives it its own version
 
     __array_priority__ = 1000
 
@@ -89,7 +90,8 @@ class Tensor:
 
     @property
     def _version(self):
-        return self._vc if self._base is None else self._base._vc
+        b = self if self._base is None else self._base
+        return b._vc if self._data_alias else b._vc - b._dw
 
     @property
     def data(self):
@@ -106,10 +108,13 @@ class Tensor:
         if self._base is not None:  # becomes its own storage, as PyTorch's set_data
             self._base, self._chain = None, ()
         self._vc += 1
+        self._dw += 1  # views re-read the storage, but PyTorch's version stays the same
 
     def _edge(self):
         """The graph edge gradients for this tensor flow into: (grad_fn, output index), or a
         leaf's AccumulateGrad."""
+        if self._base is not None and self._seen != self._base._vc:
+            self._value  # noqa: B018 - re-derive a stale view: its history follows its base's
         if self._node is not None:
             return (self._node, self._out_idx)
         acc = self._acc
@@ -186,6 +191,30 @@ class Tensor:
 
         return is_contiguous(self)
 
+    @property
+    def T(self):  # noqa: N802 - PyTorch's names
+        from ._ops.shape import numpy_T
+
+        return numpy_T(self)
+
+    @property
+    def mT(self):  # noqa: N802
+        from ._ops.shape import matrix_T
+
+        return matrix_T(self)
+
+    @property
+    def H(self):  # noqa: N802
+        from ._ops.shape import hermitian_H
+
+        return hermitian_H(self)
+
+    @property
+    def mH(self):  # noqa: N802
+        from ._ops.shape import matrix_H
+
+        return matrix_H(self)
+
     def is_floating_point(self):
         return self.dtype.category == D.FLOAT
 
@@ -240,6 +269,8 @@ class Tensor:
         self._rg = flag
 
     def requires_grad_(self, requires_grad=True):
+        if requires_grad and self._node is None and self.dtype.category < D.FLOAT:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -249,6 +280,8 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._base is not None and self._seen != self._base._vc:
+            self._value  # noqa: B018 - a stale view's grad_fn follows its base's writes
         return self._node
 
     @property
@@ -270,10 +303,10 @@ class Tensor:
             if not isinstance(g, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
                                 f"of type {type(g).__name__}")
-            if g.dtype != self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
-            if tuple(g.shape) != tuple(self.shape):
-                raise RuntimeError("assigned grad has data of a different size")
+            if g.dtype != self.dtype or tuple(g.shape) != tuple(self.shape):
+                from .autograd.graph import grad_assign_error
+
+                raise grad_assign_error(self, g)
         self._grad = g
 
     @property
@@ -378,7 +411,7 @@ class Tensor:
     def __repr__(self, *, tensor_contents=None):
         from ._tensor_str import tensor_repr
 
-        return tensor_repr(self)
+        return tensor_repr(self, tensor_contents)
 
     __str__ = __repr__
 
@@ -417,13 +450,14 @@ class Tensor:
         return self.to("cpu")
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
-        return self.to(_device_cls("cuda", device) if isinstance(device, int) or device is None
-                       else device)
+        from ._convert import cuda
+
+        return cuda(self, device, non_blocking)
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         from ._convert import type_
 
-        return type_(self, dtype)
+        return type_(self, dtype, non_blocking)
 
     def type_as(self, other):
         return self.to(other.dtype)

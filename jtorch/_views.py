@@ -9,6 +9,8 @@ the jitted kernel (constant-folded by XLA), so one mechanism serves every view o
 
 from __future__ import annotations
 
+import re
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -49,8 +51,16 @@ def attach_view(r, src, kernel, idx):
     r._seen = base._vc
     if src._detached:
         r._detached = True
+        r._data_alias = src._data_alias
     if src._overlap or kernel.opdef.name in ("expand", "broadcast_to", "expand_as"):
-        r._overlap = True
+        r._overlap = _zero_stride(r)
+
+
+def _zero_stride(t):
+    """PyTorch refuses in-place writes to a tensor with a stride-0 dim of size > 1 (its
+    has_internal_overlap); expanding to the same size, or selecting one row, stays writable."""
+    st, _ = strides(t)
+    return any(s == 0 and n > 1 for s, n in zip(st, t._v.shape))
 
 
 def refresh(v):
@@ -82,6 +92,8 @@ def detached_alias(t, share_version=False):
     a._seen = base._vc
     a._detached = True
     a._overlap = t._overlap
+    if not share_version:
+        a._data_alias = True
     return a
 
 
@@ -100,13 +112,22 @@ def check_inplace(t):
     """PyTorch's refusals of in-place ops on leaves that require grad (and their views)."""
     if not grad_state.enabled:
         return
-    if t._node is None and t._rg and t._base is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
     b = t._base
-    if b is not None and not t._detached and b._node is None and b._rg:
+    if b is not None and not t._detached and t._node is not None and \
+            any(i is not None for _, i in t._chain):
+        # a view out of split/chunk/unbind (or a view of one) that requires grad
+        name = re.sub(r"Backward\d*$", "", t._node.name())
+        raise RuntimeError(f"Output {t._out_idx} of {name} is a view and is being modified "
+                           "inplace. This view is the output of a function that returns "
+                           "multiple views. Such functions do not allow the output views to be "
+                           "modified inplace. You should replace the inplace operation by an "
+                           "out-of-place one.")
+    if b is not None and not t._detached and b._node is None and t._rg:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
+    if t._node is None and t._rg:   # also x.detach().requires_grad_(), a leaf alias
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
 
 
 def _cast_for(t, res):
@@ -150,6 +171,8 @@ def assign(t, res, *, resize=False):
             base._v = nb._v
             if nb._node is not None:
                 base._node, base._out_idx, base._rg = nb._node, 0, True
+        if t._data_alias:
+            base._dw += 1  # a write through .data does not bump the owner's version
         base._vc += 1
         t._v = res._value
         t._seen = base._vc
@@ -228,7 +251,7 @@ def strides(t):
 
 
 def is_contiguous(t):
-    if t._base is None:
+    if t._base is None or 0 in t._v.shape:
         return True
     st, _ = strides(t)
     expected = 1

@@ -1,15 +1,27 @@
-"""jtorch.cuda: the CUDA device queries, answered by JAX's GPU backend."""
+"""jtorch.cuda: the CUDA queries, answered by JAX's GPU backend.
+
+Without a GPU these behave as PyTorch's CPU-only build: ``is_available()`` is False,
+``device_count()`` 0, the memory counters 0, ``empty_cache`` and the seeding functions do
+nothing, and what needs a device raises ``AssertionError: Torch not compiled with CUDA
+enabled``. (CPU-only PyTorch's ``set_device(i)`` and ``reset_peak_memory_stats`` fail with an
+AttributeError about a missing ``torch._C`` binding; jtorch raises that AssertionError there.)
+"""
 
 from __future__ import annotations
 
+import collections
+
 import jax
 
-from ._device import device, jax_devices, to_jax
+from ._device import _make, jax_devices, to_jax
+from ._device import device as _Device
 
 _current = [0]
+_NO_CUDA = "Torch not compiled with CUDA enabled"
 
 
 def is_available() -> bool:
+    """Whether JAX sees a GPU."""
     return bool(jax_devices("cuda"))
 
 
@@ -17,70 +29,179 @@ def device_count() -> int:
     return len(jax_devices("cuda"))
 
 
-def _check():
+def is_initialized() -> bool:
+    return is_available()
+
+
+def _lazy_init():
     if not is_available():
-        raise AssertionError("Torch not compiled with CUDA enabled")
+        raise AssertionError(_NO_CUDA)
+
+
+init = _lazy_init
+
+
+def _index(dev, optional=False):
+    """torch.cuda's _get_device_index: an int, a cuda device or its string."""
+    if isinstance(dev, int):
+        return dev
+    if dev is None:
+        if optional:
+            return current_device()
+        raise ValueError("Expected a torch.device with a specified index or an integer, but "
+                         "got:None")
+    if isinstance(dev, device):  # the context manager below
+        return dev.idx
+    dev = _Device(dev)
+    if dev.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {dev}")
+    if dev.index is None:
+        if optional:
+            return current_device()
+        raise ValueError(f"Expected a torch.device with a specified index or an integer, but "
+                         f"got:{dev}")
+    return dev.index
 
 
 def current_device() -> int:
-    _check()
+    _lazy_init()
     return _current[0]
 
 
 def set_device(dev) -> None:
-    idx = dev if isinstance(dev, int) else device(dev).index or 0
+    """Sets the current CUDA device; a no-op for a negative index."""
+    idx = _index(dev)
     if idx < 0:
         return
-    _check()
+    _lazy_init()
     if idx >= device_count():
         raise RuntimeError("CUDA error: invalid device ordinal")
     _current[0] = idx
 
 
+class device:
+    """Context manager that makes ``dev`` the current CUDA device (a no-op for -1/None)."""
+
+    def __init__(self, device):
+        self.idx = -1 if device is None else _index(device, optional=True)
+        self.prev = -1
+
+    def __enter__(self):
+        if self.idx == -1:
+            return
+        if not is_available():
+            raise RuntimeError("PyTorch was compiled without CUDA support")
+        self.prev = _current[0]
+        set_device(self.idx)
+
+    def __exit__(self, *exc):
+        if self.prev != -1:
+            _current[0] = self.prev
+        return False
+
+
 def _jdev(dev):
-    if dev is None:
-        return to_jax(device("cuda", current_device()))
-    return to_jax(device("cuda", dev) if isinstance(dev, int) else device(dev))
+    _lazy_init()
+    idx = _index(dev, optional=True)
+    if not 0 <= idx < device_count():
+        raise AssertionError("Invalid device id")
+    return to_jax(_make("cuda", idx))
 
 
-def get_device_name(dev=None) -> str:
-    return _jdev(dev).device_kind
+def get_device_name(device=None) -> str:
+    return _jdev(device).device_kind
 
 
-def synchronize(dev=None) -> None:
-    """Waits for all work on the device: JAX has no streams to wait on, so this blocks on
+def get_device_capability(device=None) -> tuple:
+    cc = getattr(_jdev(device), "compute_capability", "0.0")
+    major, _, minor = str(cc).partition(".")
+    return int(major), int(minor or 0)
+
+
+def synchronize(device=None) -> None:
+    """Waits for the device's pending work: JAX has no streams to wait on, so this blocks on
     every live array of that device."""
-    d = _jdev(dev)
+    d = _jdev(device)
     for a in jax.live_arrays():
         if d in a.devices():
             a.block_until_ready()
 
 
-def _stats(dev):
-    return _jdev(dev).memory_stats() or {}
+def memory_stats(device=None) -> collections.OrderedDict:
+    """JAX's allocator statistics of the device (empty without CUDA, as in PyTorch)."""
+    if not is_available():
+        return collections.OrderedDict()
+    return collections.OrderedDict(sorted((_jdev(device).memory_stats() or {}).items()))
 
 
-def memory_allocated(dev=None) -> int:
-    return int(_stats(dev).get("bytes_in_use", 0))
+def _stat(device, key):
+    return int(memory_stats(device).get(key, 0))
 
 
-def max_memory_allocated(dev=None) -> int:
-    return int(_stats(dev).get("peak_bytes_in_use", 0))
+def memory_allocated(device=None) -> int:
+    return _stat(device, "bytes_in_use")
 
 
-def memory_reserved(dev=None) -> int:
-    return int(_stats(dev).get("bytes_reserved", _stats(dev).get("bytes_limit", 0)))
+def max_memory_allocated(device=None) -> int:
+    return _stat(device, "peak_bytes_in_use")
+
+
+def memory_reserved(device=None) -> int:
+    return _stat(device, "bytes_reserved") or _stat(device, "bytes_in_use")
+
+
+def max_memory_reserved(device=None) -> int:
+    return _stat(device, "peak_bytes_reserved") or _stat(device, "peak_bytes_in_use")
+
+
+def reset_peak_memory_stats(device=None) -> None:
+    """JAX cannot reset its peak counters: this only checks that CUDA is there."""
+    _lazy_init()
 
 
 def empty_cache() -> None:
-    """Releases cached memory: JAX frees buffers when arrays die, so this only clears JAX's
-    compilation caches' references; it is a no-op when CUDA is absent, as in PyTorch."""
+    """Releases cached memory. JAX frees a buffer when its last array dies, so there is
+    nothing to release; a no-op, as in PyTorch without CUDA."""
+
+
+def mem_get_info(device=None) -> tuple:
+    stats = _jdev(device).memory_stats() or {}
+    total = int(stats.get("bytes_limit", 0))
+    return total - int(stats.get("bytes_in_use", 0)), total
+
+
+def is_bf16_supported(including_emulation=True) -> bool:
+    return is_available()
+
+
+def get_arch_list() -> list:
+    return []
 
 
 def manual_seed(seed) -> None:
-    from ._random import manual_seed as _ms
+    """Seeds the generator GPU tensors draw from (jtorch has one generator for all devices);
+    a no-op without CUDA, as in PyTorch."""
+    if is_available():
+        from ._random import manual_seed as _ms
 
-    _ms(seed)
+        _ms(seed)
 
 
 manual_seed_all = manual_seed
+
+
+def seed() -> None:
+    if is_available():
+        from ._random import seed as _seed
+
+        _seed()
+
+
+seed_all = seed
+
+
+def initial_seed() -> int:
+    _lazy_init()
+    from ._random import initial_seed as _is
+
+    return _is()

@@ -38,15 +38,18 @@ class OpDef:
         returns: field names of the namedtuple PyTorch returns (``("values", "indices")``).
         differentiable: False for ops whose outputs never carry gradients (comparisons...).
         nondiff: parameter names whose tensors never receive gradients (index, mask...).
+        check: ``check(*args, **kwargs)`` run eagerly before dispatch, for errors PyTorch raises
+            on the VALUE of a Python-number argument (``int_tensor ** -1``, ``int_tensor // 0``);
+            numbers are dynamic inside the kernel, so the body cannot see them.
     """
 
     __slots__ = ("name", "fn", "tensors", "tensor_pos", "promote", "is_view", "saves",
                  "grad_name", "returns", "differentiable", "nondiff", "nondiff_pos",
-                 "kernels", "bwd_kernels", "params", "stride_rule", "__weakref__")
+                 "kernels", "bwd_kernels", "params", "stride_rule", "check", "__weakref__")
 
     def __init__(self, name, fn, *, tensors=("input",), promote=None, is_view=False,
                  saves=True, grad_name=None, returns=None, differentiable=True, nondiff=(),
-                 stride_rule=None):
+                 stride_rule=None, check=None):
         self.name = name
         self.fn = fn
         self.params = list(inspect.signature(fn).parameters)
@@ -58,11 +61,12 @@ class OpDef:
         short = name.rsplit(".", 1)[-1]
         camel = "".join(w.capitalize() for w in short.split("_"))
         self.grad_name = grad_name or camel + "Backward0"
-        self.returns = _return_type(short, returns) if returns else None
+        self.returns = _return_type(name.replace(".", "_"), returns) if returns else None
         self.differentiable = differentiable
         self.nondiff = frozenset(nondiff)
         self.nondiff_pos = frozenset(i for i, p in enumerate(self.params) if p in self.nondiff)
         self.stride_rule = stride_rule
+        self.check = check
         self.kernels = {}
         self.bwd_kernels = {}
 
@@ -155,15 +159,40 @@ _REFLECTED = {"__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__
               "__rrshift__", "__rdiv__"}
 
 
+_INPLACE = {"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
+            "__ipow__", "__imatmul__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
+            "__irshift__", "__idiv__"}
+
+
+def _operand_types():
+    """What a binary dunder accepts; for anything else it returns NotImplemented, as PyTorch's
+    do, so ``t == None`` is False and ``t + "a"`` is Python's TypeError."""
+    import numbers
+
+    import jax
+    import numpy as np
+
+    from .._tensor import Tensor
+
+    return (Tensor, numbers.Number, np.ndarray, jax.Array)
+
+
 def _dunder(opdef, name, dispatch, inplace_call):
+    ok = _operand_types()
     if name in _REFLECTED:
         def f(self, other):
+            if not isinstance(other, ok):
+                return NotImplemented
             return dispatch(opdef, (other, self), {})
-    elif name.startswith("__i"):
+    elif name in _INPLACE:
         def f(self, other):
+            if not isinstance(other, ok):
+                return NotImplemented
             return inplace_call(self, opdef, (other,), {})
     else:
         def f(self, *args):
+            if args and not isinstance(args[0], ok):
+                return NotImplemented
             return dispatch(opdef, (self, *args), {})
     f.__name__ = name
     return f

@@ -1,19 +1,628 @@
-"""Indexing (basic slicing is a view; tensor indices gather) and __setitem__."""
+"""Indexing: ``Tensor.__getitem__`` / ``__setitem__``, ``index_put``, ``nonzero``, ``argwhere``,
+``masked_select``.
+
+An index is read left to right as PyTorch does. Ints, slices, ``None``, ``...`` and Python bools
+form the *basic* part, applied as ONE view op (so ``stride()``/``storage_offset()`` and writes
+through the result behave as in PyTorch). Tensor, list and NumPy-array indices (*advanced*) then
+index that view as one gathering op (``IndexBackward0``), so advanced dims are placed by NumPy's
+rule applied after the ints were consumed (PyTorch's rule, which differs from NumPy's when ints
+sit between advanced indices). Boolean masks become the integer indices of their ``True``
+entries; that needs their values, so it runs eagerly (under tracing it raises jtorch's
+concretization error, except ``x[mask] = value``, which becomes a ``where``). Index bounds are
+checked eagerly from the concrete index values; under tracing they are not checked (JAX clamps
+gathers and drops out-of-range scatters).
+"""
 
 from __future__ import annotations
 
-from ._registry import op
+import operator
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ._index_util import (
+    check_scalar,
+    concrete,
+    first_oob,
+    is_traced,
+    need_concrete,
+    scalar_name,
+    scatter_set,
+)
+from ._registry import TENSOR_METHODS, OpDef, export
+from ._util import check_broadcast
+
+_BAD_TYPE = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+             "are valid indices (got {})")
+_BAD_DTYPE = "tensors used as indices must be long, int, byte or bool tensors"
+_SEQ_WARNING = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will "
+                "be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 "
+                "this will be interpreted as tensor index, x[torch.tensor(seq)], which will "
+                "result either in an error or a different result")
 
 
-@op("_getitem_basic", method=False, out=False, is_view=True, saves=False,
-    grad_name="SelectBackward0")
-def _getitem_basic(input, index):
+# ------------------------------------------------------------------------------ parsing
+def _as_tuple(index):
+    """PyTorch's treatSequenceAsTuple: short sequences holding slices, None, ..., tensors or
+    sequences are read as a tuple of indices (with a deprecation warning)."""
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list) and len(index) < 32 and any(
+            e is None or e is Ellipsis or isinstance(e, (slice, list, tuple, Tensor, np.ndarray))
+            for e in index):
+        warnings.warn(_SEQ_WARNING, UserWarning, stacklevel=4)
+        return tuple(index)
+    return (index,)
+
+
+def _norm_slice(s):
+    def ix(v):
+        if v is None:
+            return None
+        try:
+            return operator.index(v)
+        except TypeError:
+            raise TypeError("slice indices must be integers or None or have an __index__ "
+                            "method") from None
+
+    start, stop, step = ix(s.start), ix(s.stop), ix(s.step)
+    if step is not None:
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+        if step < 0:
+            raise ValueError("step must be greater than zero")
+    return slice(start, stop, step)
+
+
+def _array_item(v, dtype_name, dyn_ints):
+    """An index given as an array (jax or NumPy) of dtype ``dtype_name``; 0-d integer arrays act
+    as ints (``dyn_ints``: kept as arrays, never read)."""
+    if dtype_name == "uint8":
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                      "torch.bool instead.", UserWarning, stacklevel=4)
+        dtype_name = "bool"
+    if dtype_name == "bool":
+        if v.ndim == 0:
+            return ("bool", bool(need_concrete(v, "indexing with a 0-d boolean tensor")))
+        return ("m", v)
+    if dtype_name not in ("int64", "int32"):
+        raise IndexError(_BAD_DTYPE)
+    if v.ndim == 0:
+        c = None if dyn_ints else concrete(v)
+        return ("dyn", v) if c is None else ("int", int(c))
+    return ("t", v)
+
+
+def _item(it, dyn_ints):
+    if it is None:
+        return ("none", None)
+    if it is Ellipsis:
+        return ("ell", None)
+    if isinstance(it, (bool, np.bool_)):
+        return ("bool", bool(it))
+    if isinstance(it, (int, np.integer)):
+        return ("int", int(it))
+    if isinstance(it, slice):
+        return ("slice", _norm_slice(it))
+    if isinstance(it, Tensor):
+        return _array_item(it._value, it.dtype.name, dyn_ints)
+    if isinstance(it, (np.ndarray, jax.Array)):
+        return _array_item(it, np.dtype(it.dtype).name, dyn_ints)
+    if isinstance(it, (list, tuple)):
+        a = np.asarray(it)
+        if a.size == 0:
+            a = a.astype(np.int64)
+        if a.dtype.kind in "iu" and a.dtype != np.int32:
+            a = a.astype(np.int64)
+        return _array_item(a, a.dtype.name, dyn_ints)
+    if isinstance(it, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if isinstance(it, float):
+        raise IndexError(_BAD_TYPE.format("float"))
+    if hasattr(it, "__index__"):
+        return ("int", operator.index(it))
+    raise IndexError(_BAD_TYPE.format(type(it).__name__))
+
+
+class _Parsed:
+    """basic: static tuple for the view op (None: no view); kind: its grad_fn name;
+    adv: [(dim in the view, kind, value)]; yshape: shape of the view."""
+
+    __slots__ = ("basic", "kind", "adv", "yshape")
+
+
+def _parse(t, index, set_mode=False, dyn_ints=False):
+    shape = tuple(t.shape)
+    ndim = len(shape)
+    if ndim == 0 and not isinstance(index, tuple):
+        if isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_)):
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        if isinstance(index, slice) and not set_mode:
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    bare_slice = isinstance(index, slice) and not set_mode
+    items = [_item(it, dyn_ints) for it in _as_tuple(index)]
+    spec = sum(1 if k in ("int", "slice", "t", "dyn") else (v.ndim if k == "m" else 0)
+               for k, v in items)
+    if spec > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    basic, adv, yshape = [], [], []
+    d, kind = 0, None
+    for k, v in items:
+        if k == "int":
+            size = shape[d]
+            if not -size <= v < size:
+                raise IndexError(f"index {v} is out of bounds for dimension {d} with size {size}")
+            basic.append(v)
+            d += 1
+            kind = "SelectBackward0"
+        elif k == "slice":
+            size = shape[d]
+            start, stop, step = v.indices(size)
+            yshape.append(len(range(start, stop, step)))
+            if bare_slice or not (start == 0 and stop == size and step == 1):
+                basic.append(v)
+                kind = "SliceBackward0"
+            else:
+                basic.append(slice(None))
+            d += 1
+        elif k == "none":
+            basic.append(None)
+            yshape.append(1)
+            kind = "UnsqueezeBackward0"
+        elif k == "ell":
+            n = ndim - spec
+            basic.extend([slice(None)] * n)
+            yshape.extend(shape[d:d + n])
+            d += n
+        elif k == "bool":
+            basic.append(None)
+            adv.append((len(yshape), "t", np.zeros(int(v), np.int64)))
+            yshape.append(1)
+            kind = "UnsqueezeBackward0"
+        elif k == "m":
+            adv.append((len(yshape), "m", v))
+            basic.extend([slice(None)] * v.ndim)
+            yshape.extend(shape[d:d + v.ndim])
+            d += v.ndim
+        else:  # "t", "dyn"
+            adv.append((len(yshape), k, v))
+            basic.append(slice(None))
+            yshape.append(shape[d])
+            d += 1
+    yshape.extend(shape[d:])
+    for yd, k, v in adv:
+        if k == "m":
+            for j, s in enumerate(v.shape):
+                if s != yshape[yd + j]:
+                    raise IndexError(f"The shape of the mask {list(v.shape)} at index {j} does "
+                                     f"not match the shape of the indexed tensor {yshape} at "
+                                     f"index {yd + j}")
+    while basic and basic[-1] == slice(None):
+        basic.pop()
+    p = _Parsed()
+    p.basic = tuple(basic) if kind is not None else None
+    p.kind, p.adv, p.yshape = kind, adv, tuple(yshape)
+    return p
+
+
+def _adv_indices(p, what):
+    """Per dim of the view: None or an index array (masks become their nonzero indices);
+    checks bounds when the values are concrete."""
+    out = [None] * len(p.yshape)
+    rank = 0
+    for yd, k, v in p.adv:
+        if k == "m":
+            m = need_concrete(v, what)
+            for j, nz in enumerate(np.nonzero(m)):
+                out[yd + j] = nz
+            rank += v.ndim
+            continue
+        if k == "t":
+            c = concrete(v)
+            if c is not None:
+                bad = first_oob(c, p.yshape[yd], True)
+                if bad is not None:
+                    raise IndexError(f"index {bad} is out of bounds for dimension {rank} with "
+                                     f"size {p.yshape[yd]}")
+            rank += 1
+        out[yd] = v
+    while out and out[-1] is None:
+        out.pop()
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------------ bodies
+def _basic_body(input, index):
     return input[index]
 
 
+def _basic_strides(shape, st, off, out_shape, idx, index):
+    """PyTorch's strides for the basic index, applied step by step as PyTorch does."""
+    sizes, strides = list(shape), list(st)
+    d = 0
+    for it in index:
+        if it is None:
+            strides.insert(d, sizes[d] * strides[d] if d < len(sizes) else 1)
+            sizes.insert(d, 1)
+            d += 1
+        elif isinstance(it, int):
+            off += (it % sizes[d]) * strides[d]
+            del sizes[d], strides[d]
+        else:
+            start, stop, step = it.indices(sizes[d])
+            off += start * strides[d]
+            sizes[d] = len(range(start, stop, step))
+            strides[d] *= step
+            d += 1
+    return tuple(strides), off
+
+
+_VIEWS = {name: OpDef("getitem", _basic_body, is_view=True, saves=False, grad_name=name,
+                      stride_rule=_basic_strides)
+          for name in ("SelectBackward0", "SliceBackward0", "UnsqueezeBackward0",
+                       "AliasBackward0")}
+
+
+def _check_index_shapes(arrays):
+    try:
+        return np.broadcast_shapes(*[a.shape for a in arrays])
+    except ValueError:
+        shapes = ", ".join(str(list(a.shape)) for a in arrays)
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
+                         f"with shapes {shapes}") from None
+
+
+def _wrap_neg(i, size):
+    return jnp.where(i < 0, i + size, i)
+
+
+def _index_body(input, indices):
+    """Advanced indexing of the basic view; 0-d index arrays (tensors seen while tracing) act
+    as ints, as in PyTorch."""
+    indices = list(indices) + [None] * (input.ndim - len(indices))
+    for d in reversed(range(len(indices))):
+        i = indices[d]
+        if i is not None and i.ndim == 0:
+            input = lax.dynamic_index_in_dim(input, _wrap_neg(i, input.shape[d]), d,
+                                             keepdims=False)
+            del indices[d]
+    arrays = [i for i in indices if i is not None]
+    if not arrays:
+        return input
+    _check_index_shapes(arrays)
+    return input[tuple(slice(None) if i is None else i for i in indices)]
+
+
+_INDEX = OpDef("index", _index_body, saves=False, grad_name="IndexBackward0")
+
+
+def _strip_ones(shape):
+    shape = tuple(shape)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def _fit_value(values, rshape):
+    vs = _strip_ones(values.shape)
+    ok = len(vs) <= len(rshape) and all(a == b or a == 1 for a, b in
+                                        zip(vs[::-1], rshape[::-1]))
+    if not ok:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vs)} cannot be "
+                           f"broadcast to indexing result of shape {list(rshape)}")
+    return jnp.broadcast_to(values.reshape(vs), rshape)
+
+
+def _put_dtype(input, values, cast):
+    if cast:
+        return values.astype(input.dtype)
+    if values.dtype != input.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{scalar_name(input)} for the destination and {scalar_name(values)} "
+                           "for the source.")
+    return values
+
+
+def _full_index(shape, indices):
+    """All-array index for ``indices`` (PyTorch placement: 0-d arrays act as ints) and the
+    indexed result's shape."""
+    n = len(shape)
+    sel = {d for d, i in enumerate(indices) if i is not None and i.ndim == 0}
+    adv = [d for d, i in enumerate(indices) if i is not None and i.ndim > 0]
+    b = tuple(_check_index_shapes([indices[d] for d in adv])) if adv else ()
+    keep = [d for d in range(n) if d not in sel]
+    rest = [d for d in keep if indices[d] is None]
+    pos = [keep.index(d) for d in adv]
+    adjacent = pos == list(range(pos[0], pos[-1] + 1)) if pos else True
+    before = [d for d in rest if adjacent and pos and keep.index(d) < pos[0]]
+    after = [d for d in rest if d not in before]
+    rshape = tuple(shape[d] for d in before) + b + tuple(shape[d] for d in after)
+    nr = len(rshape)
+    out = []
+    for d in range(n):
+        i = indices[d]
+        if d in sel:
+            out.append(_wrap_neg(i, shape[d]))
+        elif i is not None:
+            bshape = (1,) * len(before) + b + (1,) * len(after)
+            out.append(jnp.broadcast_to(i, b).reshape(bshape))
+        else:
+            ax = before.index(d) if d in before else len(before) + len(b) + after.index(d)
+            s = [1] * nr
+            s[ax] = shape[d]
+            out.append(jnp.arange(shape[d]).reshape(s))
+    return tuple(out), rshape
+
+
+def _index_put_body(input, values, indices, accumulate=False, cast=False):
+    values = _put_dtype(input, values, cast)
+    indices = list(indices) + [None] * (input.ndim - len(indices))
+    if any(i is not None and i.ndim == 0 for i in indices):
+        idx, rshape = _full_index(input.shape, indices)
+    else:
+        arrays = [i for i in indices if i is not None]
+        _check_index_shapes(arrays)
+        idx = tuple(slice(None) if i is None else i for i in indices)
+        rshape = jnp.zeros(input.shape, jnp.bool_)[idx].shape
+    v = _fit_value(values, rshape)
+    if accumulate:
+        return input.at[idx].add(v)
+    return scatter_set(input, v, idx)
+
+
+def _mask_put_body(input, values, mask, dim, vshape, accumulate=False, cast=False):
+    """``input[..., mask, ...] = values`` as a where: the values do not depend on how many
+    entries the mask selects (``vshape``: the values' shape aligned with input's dims)."""
+    values = _put_dtype(input, values, cast).reshape(vshape)
+    m = mask.reshape((1,) * dim + mask.shape + (1,) * (input.ndim - dim - mask.ndim))
+    new = input + values if accumulate else values
+    return jnp.where(m, new, input)
+
+
+_INDEX_PUT = OpDef("index_put", _index_put_body, tensors=("input", "values"), saves=False,
+                   grad_name="IndexPutBackward0")
+_MASK_PUT = OpDef("index_put", _mask_put_body, tensors=("input", "values"), saves=False,
+                  grad_name="IndexPutBackward0")
+
+
+def _expand_body(value, shape, dtype):
+    """A value for ``copy_`` into a view of ``shape``: PyTorch drops leading 1s, then expands."""
+    vs = _strip_ones(value.shape)
+    if len(vs) > len(shape):
+        raise RuntimeError(f"expand(torch.{scalar_name(value)}Tensor{{{list(vs)}}}, size="
+                           f"{list(shape)}): the number of sizes provided ({len(shape)}) must be "
+                           f"greater or equal to the number of dimensions in the tensor "
+                           f"({len(vs)})")
+    off = len(shape) - len(vs)
+    for i, s in enumerate(vs):
+        if s != 1 and s != shape[off + i]:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[off + i]}) must match "
+                               f"the existing size ({s}) at non-singleton dimension {off + i}.  "
+                               f"Target sizes: {list(shape)}.  Tensor sizes: {list(vs)}")
+    return jnp.broadcast_to(value.reshape(vs), shape).astype(dtype.np)
+
+
+_EXPAND = OpDef("expand", _expand_body, tensors=("value",), saves=False,
+                grad_name="ExpandBackward0")
+
+
+def _copy_body(input, value):
+    """``t[...] = value``: all of ``t`` is overwritten (its gradient is zero)."""
+    return _expand_body(value, input.shape, D.from_np(input.dtype))
+
+
+_COPY = OpDef("copy", _copy_body, tensors=("input", "value"), saves=False,
+              grad_name="CopyBackwards")
+_FILL = OpDef("fill", _copy_body, tensors=("input", "value"), saves=False,
+              grad_name="FillBackward3")
+
+
+# ------------------------------------------------------------------------------ public
+def _dispatch(opdef, args, kwargs=None):
+    from .._dispatch import dispatch
+
+    return dispatch(opdef, args, kwargs or {})
+
+
+def _view(t, p):
+    v = _dispatch(_VIEWS[p.kind], (t, p.basic))
+    if v._overlap and _non_overlapping(v.shape, v.stride()):
+        v._overlap = False  # e.g. one row of an expanded tensor can be written to
+    return v
+
+
+def _non_overlapping(shape, strides):
+    dims = sorted((st, sz) for sz, st in zip(shape, strides) if sz > 1)
+    span = 1
+    for st, sz in dims:
+        if st < span:
+            return False
+        span = st * sz
+    return True
+
+
 def getitem(t, index):
-    return _getitem_basic(t, index)
+    """``Tensor.__getitem__``."""
+    p = _parse(t, index)
+    y = t if p.basic is None else _view(t, p)
+    if not p.adv:
+        if p.basic is None:
+            return _dispatch(_VIEWS["AliasBackward0"], (t, ()))
+        return y
+    idx = _adv_indices(p, "boolean-mask indexing (its output shape depends on the mask's "
+                          "values)")
+    return _dispatch(_INDEX, (y, idx))
+
+
+def _value_arg(t, value):
+    if isinstance(value, Tensor):
+        return value, False
+    if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        check_scalar(value, t.dtype)
+        return (value.item() if isinstance(value, np.generic) else value), True
+    raise TypeError(f"can't assign a {_type_path(value)} to a torch.{t.dtype.scalar_name}Tensor")
+
+
+def _type_path(v):
+    m = type(v).__module__
+    return type(v).__name__ if m == "builtins" else f"{m}.{type(v).__name__}"
+
+
+def _mask_vshape(p, value):
+    """The values' shape for the where form of a single-mask put, or None when the values
+    depend on the number of selected entries."""
+    if len(p.adv) != 1 or p.adv[0][1] != "m" or p.adv[0][2].ndim == 0:
+        return None
+    yd, _, m = p.adv[0]
+    k = m.ndim
+    vs = _strip_ones(value.shape) if isinstance(value, Tensor) else ()
+    nt = len(p.yshape) - yd - k
+    if len(vs) > nt:
+        if vs[len(vs) - nt - 1] != 1:
+            return None
+        vs = vs[:len(vs) - nt - 1] + (1,) * k + vs[len(vs) - nt:]
+    if len(vs) > len(p.yshape):
+        return None
+    full = (1,) * (len(p.yshape) - len(vs)) + vs
+    if any(a != 1 and a != b for a, b in zip(full, p.yshape)):
+        return None
+    return full
+
+
+def _put(y, p, value, accumulate, cast):
+    vshape = _mask_vshape(p, value)
+    kw = {"accumulate": accumulate, "cast": cast}
+    if vshape is not None:
+        yd, _, m = p.adv[0]
+        return _dispatch(_MASK_PUT, (y, value, m, yd, vshape), kw)
+    idx = _adv_indices(p, "index_put/__setitem__ with a boolean mask whose selected count "
+                          "changes the values' shape")
+    return _dispatch(_INDEX_PUT, (y, value, idx), kw)
 
 
 def setitem(t, index, value):
-    raise NotImplementedError("jtorch: Tensor.__setitem__ not implemented yet")
+    """``Tensor.__setitem__``: computes the new values out of place, then writes them into
+    ``t`` (through its base when ``t`` or the indexed part is a view)."""
+    from .._views import assign, check_inplace
+
+    p = _parse(t, index, set_mode=True)
+    value, cast = _value_arg(t, value)
+    if p.basic is None and not p.adv:
+        check_inplace(t)
+        assign(t, _dispatch(_FILL if cast else _COPY, (t, value)))
+        return
+    y = t if p.basic is None else _view(t, p)
+    check_inplace(y)
+    if not p.adv:
+        assign(y, _dispatch(_EXPAND, (value, tuple(y.shape), y.dtype)))
+        return
+    if _mask_vshape(p, value) is not None and (cast or value.ndim == 0):
+        cast = True  # PyTorch writes a 0-d value through a mask with masked_fill_ (casting)
+    assign(y, _put(y, p, value, False, cast))
+
+
+def _index_put_impl(input, indices, values, accumulate):
+    p = _parse_put_indices(input, indices)
+    if not p.adv:
+        return input.clone() if not accumulate else input + values
+    return _put(input, p, values, accumulate, False)
+
+
+def _parse_put_indices(input, indices):
+    """index_put's indices: tensors (0-d ones act as ints, as in indexing, but never make a
+    view)."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError("index_put(): argument 'indices' must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    for n, i in enumerate(indices):
+        if not isinstance(i, Tensor):
+            raise TypeError(f"expected Tensor as element {n} in argument 1, but got "
+                            f"{type(i).__name__}")
+    p = _parse(input, tuple(indices), set_mode=True, dyn_ints=True)
+    if p.basic is not None:
+        raise NotImplementedError("jtorch does not implement torch.index_put with 0-d boolean "
+                                  "indices yet")
+    return p
+
+
+@export("index_put", method=True)
+def index_put(input, indices, values, accumulate=False):
+    """Out-of-place ``input[indices] = values`` (``+=`` with ``accumulate``)."""
+    return _index_put_impl(input, indices, values, accumulate)
+
+
+def index_put_(input, indices, values, accumulate=False):
+    from .._views import assign, check_inplace
+
+    check_inplace(input)
+    assign(input, _index_put_impl(input, indices, values, accumulate))
+    return input
+
+
+TENSOR_METHODS["index_put_"] = index_put_
+
+
+# ------------------------------------------------------------------ data-dependent selection
+def _place(arr, like):
+    from .._creation import place
+
+    return place(arr, like.device)
+
+
+@export("nonzero", method=True)
+def nonzero(input, *, out=None, as_tuple=False):
+    """Indices of the non-zero elements (eager only: the output size depends on values)."""
+    a = need_concrete(input, "torch.nonzero (its output shape depends on the values)")
+    nz = np.nonzero(a.reshape(1) if a.ndim == 0 else a)
+    if as_tuple:
+        return tuple(_place(i.astype(np.int64), input) for i in nz)
+    res = np.stack(nz, axis=1).astype(np.int64) if a.ndim else np.zeros((len(nz[0]), 0),
+                                                                         np.int64)
+    res = _place(res, input)
+    if out is not None:
+        from .._views import assign_out
+
+        assign_out(out, res)
+        return out
+    return res
+
+
+@export("argwhere", method=True)
+def argwhere(input):
+    """``torch.argwhere``: ``nonzero(input)``."""
+    return nonzero(input)
+
+
+def _masked_select_body(input, idx, shape):
+    return jnp.broadcast_to(input, shape)[idx]
+
+
+_MASKED_SELECT = OpDef("masked_select", _masked_select_body, saves=False)
+
+
+@export("masked_select", method=True)
+def masked_select(input, mask, *, out=None):
+    """The elements of ``input`` where the (broadcast) ``mask`` is True, as a 1-D tensor."""
+    if not isinstance(mask, Tensor) or mask.dtype.name != "bool":
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    check_broadcast(tuple(mask.shape), tuple(input.shape))
+    shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape)))
+    m = need_concrete(mask, "torch.masked_select (its output shape depends on the mask)")
+    idx = np.nonzero(np.broadcast_to(m, shape))
+    res = _dispatch(_MASKED_SELECT, (input, idx, shape))
+    if out is not None:
+        from .._views import assign_out
+
+        assign_out(out, res)
+        return out
+    return res
+
+
+__all__ = ["getitem", "setitem", "index_put", "nonzero", "argwhere", "masked_select",
+           "is_traced"]

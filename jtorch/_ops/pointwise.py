@@ -1,64 +1,334 @@
-"""Pointwise ops: arithmetic, transcendental, comparison, logical, bitwise."""
+"""Pointwise arithmetic: add, sub, mul, div and its rounding modes, remainder, fmod, pow,
+neg, abs, reciprocal, square, lerp, addcmul, addcdiv.
+
+Transcendental and rounding functions live in pointwise_math.py, comparisons, clamp and
+where in compare.py, logical and bitwise ops in bitwise.py; shared helpers in _elementwise.py.
+"""
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 
-from ._registry import op
+from .. import _dtype as D
+from .._tensor import Tensor
+from . import _elementwise as E
+from ._registry import TENSOR_METHODS, export, op
 
 _BIN = {"tensors": ("input", "other"), "promote": "common"}
 
 
-def _broadcast_check(a, b):
-    from ._util import check_broadcast
-
-    check_broadcast(a.shape, b.shape)
+def _alpha(x, alpha, name="alpha"):
+    """``alpha * x`` with PyTorch's checks on the (static) alpha for the result dtype."""
+    c = E.category(x)
+    if isinstance(alpha, bool):
+        if c != D.BOOL:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, float) and c < D.FLOAT:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    elif isinstance(alpha, complex) and c < D.COMPLEX:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
+    if alpha == 1:
+        return x
+    return (x * alpha).astype(x.dtype)
 
 
 @op("add", inplace=True, dunder=("__add__", "__radd__", "__iadd__"), saves=False, **_BIN)
 def add(input, other, *, alpha=1):
-    _broadcast_check(input, other)
-    return input + other * alpha if alpha != 1 else input + other
+    E.broadcast_check(input, other)
+    return input + _alpha(other, alpha)
+
+
+def _is_bool_operand(x):
+    return type(x) is bool or (isinstance(x, Tensor) and x.dtype is D.bool_)
+
+
+def _check_sub(input, other, *, alpha=1):
+    a, b = _is_bool_operand(input), _is_bool_operand(other)
+    if a and b:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if a or b:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
 
 
 @op(("sub", "subtract"), inplace=True, dunder=("__sub__", "__rsub__", "__isub__"), saves=False,
-    **_BIN)
+    check=_check_sub, **_BIN)
 def sub(input, other, *, alpha=1):
-    _broadcast_check(input, other)
-    return input - other * alpha if alpha != 1 else input - other
+    E.broadcast_check(input, other)
+    return input - _alpha(other, alpha)
+
+
+@op("rsub", method=False, saves=False, check=_check_sub, grad_name="RsubBackward1", **_BIN)
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input``."""
+    E.broadcast_check(input, other)
+    return other - _alpha(input, alpha)
 
 
 @op(("mul", "multiply"), inplace=True, dunder=("__mul__", "__rmul__", "__imul__"),
     saves="others", **_BIN)
 def mul(input, other):
-    _broadcast_check(input, other)
+    E.broadcast_check(input, other)
     return input * other
 
 
-@op(("div", "divide"), inplace=True, dunder=("__truediv__", "__rtruediv__", "__itruediv__"),
-    tensors=("input", "other"), promote="common")
+# ------------------------------------------------------------------ division
+def _trunc_div(a, b):
+    if E.is_integral(a):
+        return jax.lax.div(*jnp.broadcast_arrays(a, b))
+    return jnp.trunc(a / b)
+
+
+def _floor_div(a, b):
+    """PyTorch's floor division: Python's semantics for integers; for floats the rounding of
+    c10::div_floor_floating (exact quotient, -0.0 sign, x/0 gives inf)."""
+    if E.is_integral(a):
+        return jnp.floor_divide(a, b)
+    mod = jnp.fmod(a, b)
+    div = (a - mod) / b
+    div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+    fl = jnp.floor(div)
+    fl = jnp.where(div - fl > 0.5, fl + 1, fl)
+    q = a / b
+    fl = jnp.where(div == 0, jnp.copysign(jnp.zeros_like(div), q), fl)
+    return jnp.where(b == 0, q, fl)
+
+
+_DIV_KERNEL = {"trunc": "div_trunc_cpu", "floor": "div_floor_cpu"}
+
+
+@op(("div", "divide", "true_divide"), inplace=True,
+    dunder=("__truediv__", "__rtruediv__", "__itruediv__", "__div__", "__rdiv__", "__idiv__"),
+    check=E.check_div, grad_name="DivBackward0", **_BIN)
 def div(input, other, *, rounding_mode=None):
-    _broadcast_check(input, other)
+    E.broadcast_check(input, other)
     if rounding_mode is None:
-        if not jnp.issubdtype(input.dtype, jnp.inexact):
-            from .._dtype import get_default_dtype
-
-            input = input.astype(get_default_dtype().np)
-            other = other.astype(input.dtype)
+        input, other = E.to_float(input, other)
         return input / other
-    raise NotImplementedError("jtorch: div(rounding_mode=...) not implemented yet")
+    if rounding_mode not in _DIV_KERNEL:
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    E.refuse(_DIV_KERNEL[rounding_mode], input, bool_=True)
+    f = _trunc_div if rounding_mode == "trunc" else _floor_div
+    # piecewise constant: PyTorch's gradient is 0 everywhere
+    return jax.lax.stop_gradient(f(input, other))
 
 
-@op("neg", inplace=True, dunder=("__neg__",), saves=False)
+@op("floor_divide", inplace=True, dunder=("__floordiv__", "__rfloordiv__", "__ifloordiv__"),
+    check=E.check_int_divisor, **_BIN)
+def floor_divide(input, other):
+    """Differences from PyTorch: the gradient is 0 (PyTorch raises at backward)."""
+    E.broadcast_check(input, other)
+    E.refuse("div_floor_cpu", input, bool_=True)
+    return jax.lax.stop_gradient(_floor_div(input, other))
+
+
+@op("remainder", inplace=True, dunder=("__mod__", "__rmod__", "__imod__"),
+    check=E.check_int_divisor, **_BIN)
+def remainder(input, other):
+    """Python's sign convention: the result has the sign of the divisor."""
+    E.broadcast_check(input, other)
+    E.refuse("remainder_cpu", input, bool_=True)
+    return jnp.remainder(input, other)
+
+
+@op("fmod", inplace=True, check=E.check_int_divisor, **_BIN)
+def fmod(input, other):
+    """C's fmod: the result has the sign of the dividend."""
+    E.broadcast_check(input, other)
+    E.refuse("fmod_cpu", input, bool_=True)
+    return jnp.fmod(input, other)
+
+
+# ------------------------------------------------------------------ powers
+def _pow_raw(x, y):
+    return jnp.power(x, y)
+
+
+@E.kink_grad(lambda x, y, out: jnp.where(y == 0, 0, y * _pow_raw(x, y - 1)),
+             lambda x, y, out: jnp.where((x == 0) & (y >= 0), 0, out * jnp.log(x)))
+def _float_pow(x, y):
+    """PyTorch's pow derivative: d/dx is 0 where y == 0; d/dy is 0 where x == 0 and y >= 0
+    (so 0 ** y gives 0, and 0 ** -1 gives -inf, where JAX gives NaN)."""
+    return jnp.power(x, y)
+
+
+def _int_pow(b, e):
+    """Integer pow; a negative exponent gives 0 except for bases 1 and -1 (PyTorch)."""
+    if not jnp.issubdtype(e.dtype, jnp.signedinteger):
+        return jnp.power(b, e)
+    neg = e < 0
+    p = jnp.power(b, jnp.where(neg, 0, e))
+    inv = jnp.where(b == 1, 1, jnp.where(b == -1, jnp.where(e % 2 == 0, 1, -1), 0))
+    return jnp.where(neg, inv.astype(b.dtype), p)
+
+
+def _pow(x, y):
+    if E.is_integral(x):
+        return _int_pow(x, y)
+    if jnp.issubdtype(x.dtype, jnp.complexfloating):
+        return jnp.power(x, y)
+    return _float_pow(x, y)
+
+
+@op("pow", inplace=True, dunder=("__pow__", "__rpow__", "__ipow__"),
+    tensors=("input", "exponent"), promote="common", check=E.check_int_pow)
+def pow(input, exponent):
+    E.broadcast_check(input, exponent)
+    E.refuse("pow", input, bool_=True)
+    return _pow(input, exponent)
+
+
+@op("float_power", inplace=True, tensors=("input", "exponent"), grad_name="PowBackward0")
+def float_power(input, exponent):
+    """``pow`` computed in float64 (complex128 when an operand is complex).
+
+    Differences from PyTorch: ``float_power_`` on a non-float64 tensor casts the result back
+    instead of raising."""
+    E.broadcast_check(input, exponent)
+    cplx = any(jnp.issubdtype(jnp.result_type(v), jnp.complexfloating)
+               for v in (input, exponent))
+    dt = jnp.complex128 if cplx else jnp.float64
+    return _pow(jnp.asarray(input).astype(dt), jnp.asarray(exponent).astype(dt))
+
+
+@op("square", inplace=True, grad_name="PowBackward0")
+def square(input):
+    if E.is_bool(input):
+        input = input.astype(jnp.int64)
+    return input * input
+
+
+@op(("neg", "negative"), inplace=True, dunder=("__neg__",), saves=False)
 def neg(input):
+    if E.is_bool(input):
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
     return -input
 
 
-@op("exp", inplace=True, promote="float", tensors=("input",))
-def exp(input):
-    return jnp.exp(input)
+@export("positive", method=True)
+def positive(input):
+    """Returns ``input`` itself (not a copy), as PyTorch does."""
+    if input.dtype is D.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
 
 
-@op("relu", inplace=True, namespace=",nn.functional")
-def relu(input):
-    return jnp.maximum(input, 0)
+TENSOR_METHODS["__pos__"] = positive
+
+
+@E.kink_grad(lambda x, out: jnp.where(jnp.isnan(x), 0, jnp.sign(x)))
+def _abs(x):
+    return jnp.abs(x)
+
+
+@op(("abs", "absolute"), inplace=True, dunder=("__abs__",))
+def abs(input):
+    """The derivative is sign(x): 0 at 0 (and at NaN), as in PyTorch."""
+    E.refuse("abs_cpu", input, bool_=True)
+    return _abs(input) if jnp.issubdtype(input.dtype, jnp.floating) else jnp.abs(input)
+
+
+@op("reciprocal", inplace=True, promote="float")
+def reciprocal(input):
+    return 1 / input
+
+
+# ------------------------------------------------------------------ fused arithmetic
+def _lerp_check(input, other, what):
+    if jnp.result_type(other) != input.dtype:
+        raise RuntimeError(f"expected dtype {E.cpp_name(input)} for `{what}` but got dtype "
+                           f"{E.cpp_name(other)}")
+
+
+@op("lerp", inplace=True, tensors=("input", "end", "weight"))
+def lerp(input, end, weight):
+    """``input + weight * (end - input)``, with PyTorch's two-sided formula for accuracy."""
+    _lerp_check(input, end, "end")
+    if jnp.ndim(weight) > 0:  # a 0-d weight is cast, as PyTorch's scalar weight
+        _lerp_check(input, weight, "weight")
+    E.refuse("lerp_kernel_tensor" if jnp.ndim(weight) else "lerp_kernel_scalar", input,
+             integral=True)
+    E.broadcast_check(input, end, weight)
+    w = jnp.asarray(weight).astype(input.dtype)
+    diff = end - input
+    return jnp.where(jnp.abs(w) < 0.5, input + w * diff, end - diff * (1 - w))
+
+
+@op("addcmul", inplace=True, tensors=("input", "tensor1", "tensor2"), promote="common")
+def addcmul(input, tensor1, tensor2, *, value=1):
+    E.broadcast_check(input, tensor1, tensor2)
+    E.refuse("addcmul_cpu_out", input, bool_=True)
+    if E.is_integral(input):
+        value = int(value)
+    return input + value * tensor1 * tensor2
+
+
+_ADDCDIV_INT = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+    "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+    "for all dtypes.")
+
+
+@op("addcdiv", inplace=True, tensors=("input", "tensor1", "tensor2"))
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    if E.is_integral(tensor1) and E.is_integral(tensor2):
+        raise RuntimeError(_ADDCDIV_INT)
+    E.broadcast_check(input, tensor1, tensor2)
+    dt = E.common_dtype(input, tensor1, tensor2).np
+    input, tensor1, tensor2 = (jnp.asarray(v).astype(dt) for v in (input, tensor1, tensor2))
+    return input + value * tensor1 / tensor2
+
+
+# ------------------------------------------------------------------ complex basics
+@op("conj_physical", inplace=True, saves=False)
+def conj_physical(input):
+    return jnp.conj(input)
+
+
+@export("conj", method=True)
+def conj(input):
+    """The complex conjugate; a real tensor is returned itself.
+
+    Differences from PyTorch: for complex tensors this is a copy, not a lazy conjugate view."""
+    return conj_physical(input) if input.dtype.category == D.COMPLEX else input
+
+
+@op("_real", method=False, out=False, saves=False, grad_name="RealBackward0")
+def _real(input):
+    return jnp.real(input)
+
+
+@op("_imag", method=False, out=False, saves=False, grad_name="ImagBackward0")
+def _imag(input):
+    return jnp.imag(input)
+
+
+@export("real")
+def real(input):
+    """The real part; a real tensor is returned itself.
+
+    Differences from PyTorch: for complex tensors a copy, not a view."""
+    return _real(input) if input.dtype.category == D.COMPLEX else input
+
+
+@export("imag")
+def imag(input):
+    """The imaginary part of a complex tensor (a copy, not a view as in PyTorch)."""
+    if input.dtype.category != D.COMPLEX:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return _imag(input)
+
+
+TENSOR_METHODS["real"] = property(real)
+TENSOR_METHODS["imag"] = property(imag)

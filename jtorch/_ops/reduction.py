@@ -1,37 +1,441 @@
-"""Reductions: sum, mean, prod, std/var, min/max, norms, cumulative ops, softmax..."""
+"""Reductions: sum/mean/prod, std/var, min/max and their index forms, all/any, logsumexp and
+the softmax family.
+
+Gradient conventions that differ from JAX's own live in two helpers: :func:`even_ties` (PyTorch
+spreads the gradient of ``max()``/``min()``/``median()`` evenly over tied elements, NaNs tying
+with NaN) and :func:`safe_sqrt` (PyTorch's ``std``/``norm`` give a zero gradient where the result
+is zero, not NaN).
+"""
 
 from __future__ import annotations
 
+import builtins
+import functools
+import warnings
+
+import jax
 import jax.numpy as jnp
+from jax import lax
 
-from ._registry import op
+from .. import _dtype as D
+from ._registry import NAMESPACES, TENSOR_METHODS, op
+from ._util import check_broadcast, wrap_dim
+
+_TYPE_NAMES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+               "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+               "float64": "Double", "complex64": "ComplexFloat",
+               "complex128": "ComplexDouble", "bool": "Bool"}
 
 
-def _dims(dim, ndim):
-    from ._util import wrap_dim
+# ---------------------------------------------------------------------------- shared helpers
+def type_name(x):
+    """PyTorch's ScalarType name of an array's dtype (``Long``, ``Float``...) for messages."""
+    return _TYPE_NAMES[jnp.dtype(x.dtype).name]
 
+
+def inexact(x):
+    return jnp.issubdtype(x.dtype, jnp.inexact)
+
+
+def reduce_dims(dim, ndim, *, empty_all=True):
+    """Wrapped reduction axes for ``dim`` (None, int or tuple). None, and an empty tuple when
+    ``empty_all``, mean every dim; a 0-d input has no axes to reduce."""
     if dim is None:
-        return None
+        return tuple(range(ndim))
     if isinstance(dim, int):
-        return (wrap_dim(dim, ndim),)
-    return tuple(wrap_dim(d, ndim) for d in dim) or None
+        dim = (dim,)
+    elif not dim:
+        return tuple(range(ndim)) if empty_all else ()
+    out = []
+    for d in dim:
+        w = wrap_dim(d, ndim)
+        if w in out:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        out.append(w)
+    return tuple(out) if ndim else ()
+
+
+def numel_of(shape, axes):
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    return n
+
+
+def cast(x, dtype):
+    return x if dtype is None else x.astype(dtype.np)
+
+
+def float_of(x):
+    """Integers and bools become the default float dtype (PyTorch's int -> float ops)."""
+    return x if inexact(x) else x.astype(D.get_default_dtype().np)
+
+
+def reduced_shape(shape, axes, keepdim):
+    if keepdim:
+        return tuple(1 if i in axes else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def even_ties(x, v, axes, keepdim):
+    """``v`` (a max/min/median of ``x`` over ``axes``) whose gradient is spread evenly over the
+    elements equal to it (NaN counts as equal to NaN): PyTorch's evenly_distribute_backward.
+    JAX's own max rule splits ties too but gives NaN gradients when the result is NaN."""
+    if not inexact(x):
+        return v
+    return _even(x, lax.stop_gradient(v), axes, keepdim)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(2, 3))
+def _even(x, v, axes, keepdim):
+    return v
+
+
+@_even.defjvp
+def _even_jvp(axes, keepdim, primals, tangents):
+    x, v = primals
+    vk = v if keepdim else jnp.expand_dims(v, axes)
+    mask = jnp.where(jnp.isnan(vk), jnp.isnan(x), x == vk)
+    count = jnp.sum(mask, axis=axes, keepdims=keepdim)
+    return v, jnp.sum(jnp.where(mask, tangents[0], 0), axis=axes, keepdims=keepdim) / count
+
+
+def safe_sqrt(v):
+    """sqrt whose gradient is 0 (not inf * 0 = NaN) where ``v`` is 0, as PyTorch's std/norm."""
+    zero = v == 0
+    return jnp.where(zero, 0, jnp.sqrt(jnp.where(zero, 1, v))).astype(v.dtype)
 
 
 def _acc_dtype(x, dtype):
     if dtype is not None:
         return dtype.np
-    if jnp.issubdtype(x.dtype, jnp.integer) or x.dtype == jnp.bool_:
+    if not inexact(x):
         return jnp.int64
     return x.dtype
 
 
+# ---------------------------------------------------------------------------- sums and means
 @op("sum", saves=False)
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    return jnp.sum(input, axis=_dims(dim, input.ndim), keepdims=keepdim,
-                   dtype=_acc_dtype(input, dtype))
+    x = cast(input, dtype)
+    return jnp.sum(x, axis=reduce_dims(dim, x.ndim), keepdims=keepdim, dtype=_acc_dtype(x, dtype))
+
+
+@op("nansum")
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    x = cast(input, dtype)
+    if jnp.issubdtype(x.dtype, jnp.complexfloating):
+        raise RuntimeError("nansum does not support complex inputs")
+    if inexact(x):
+        x = jnp.where(jnp.isnan(x), 0, x)
+    return jnp.sum(x, axis=reduce_dims(dim, x.ndim), keepdims=keepdim, dtype=_acc_dtype(x, dtype))
+
+
+def _check_mean_dtype(x, dtype):
+    if dtype is not None and not jnp.issubdtype(dtype.np, jnp.inexact):
+        raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be either "
+                           f"a floating point or complex dtype. Got: {_TYPE_NAMES[dtype.name]}")
+    if dtype is None and not inexact(x):
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {type_name(x)}")
 
 
 @op("mean", saves=False)
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    return jnp.mean(input, axis=_dims(dim, input.ndim), keepdims=keepdim,
-                    dtype=None if dtype is None else dtype.np)
+    _check_mean_dtype(input, dtype)
+    x = cast(input, dtype)
+    return jnp.mean(x, axis=reduce_dims(dim, x.ndim), keepdims=keepdim)
+
+
+@op("nanmean", grad_name="DivBackward0")
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    if not inexact(input):
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {type_name(input)}")
+    x = cast(input, dtype)
+    axes = reduce_dims(dim, x.ndim)
+    keep = ~jnp.isnan(x)
+    total = jnp.sum(jnp.where(keep, x, 0), axis=axes, keepdims=keepdim)
+    return (total / jnp.sum(keep, axis=axes, keepdims=keepdim)).astype(x.dtype)
+
+
+@op("prod")
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+    x = cast(input, dtype)
+    return jnp.prod(x, axis=reduce_dims(dim, x.ndim), keepdims=keepdim,
+                    dtype=_acc_dtype(x, dtype))
+
+
+# ---------------------------------------------------------------------------- std and var
+def _var_mean(name, x, dim, unbiased, keepdim, correction):
+    """(var, mean) with PyTorch's argument forms: ``std(x, unbiased)`` and ``std(x, dim,
+    unbiased, keepdim)`` or ``correction=``; degrees of freedom below zero count as zero."""
+    if isinstance(dim, bool):  # std(input, unbiased)
+        dim, unbiased = None, dim
+    if not inexact(x):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    axes = reduce_dims(dim, x.ndim)
+    n = numel_of(x.shape, axes)
+    m = jnp.mean(x, axis=axes, keepdims=True)
+    dev = x - m
+    sq = dev.real * dev.real + dev.imag * dev.imag if jnp.iscomplexobj(x) else dev * dev
+    dof = builtins.max(0, n - correction)
+    if dof <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=2)
+    var = (jnp.sum(sq, axis=axes, keepdims=keepdim) / dof).astype(sq.dtype)
+    return var, (m if keepdim else jnp.squeeze(m, axes))
+
+
+@op("var")
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_mean("var", input, dim, unbiased, keepdim, correction)[0]
+
+
+@op("std")
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return safe_sqrt(_var_mean("std", input, dim, unbiased, keepdim, correction)[0])
+
+
+@op("var_mean", method=False)
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_mean("var_mean", input, dim, unbiased, keepdim, correction)
+
+
+@op("std_mean", method=False)
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    v, m = _var_mean("std_mean", input, dim, unbiased, keepdim, correction)
+    return safe_sqrt(v), m
+
+
+# ---------------------------------------------------------------------------- min and max
+def check_nonempty_dim(name, x, d, sep="():"):
+    if x.ndim and x.shape[d] == 0:
+        raise IndexError(f"{name}{sep} Expected reduction dim {d} to have non-zero size.")
+
+
+def _no_dim_empty(name, x):
+    if x.size == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument.")
+
+
+def select_along(x, idx, d, keepdim):
+    """(x's values at ``idx`` along dim ``d``, idx) as int64; the gradient goes to the index."""
+    idx = lax.stop_gradient(idx).astype(jnp.int64)
+    if x.ndim == 0:
+        return x, idx.reshape(())
+    vals = jnp.take_along_axis(x, idx, axis=d)
+    if not keepdim:
+        vals, idx = jnp.squeeze(vals, d), jnp.squeeze(idx, d)
+    return vals, idx
+
+
+def _minmax(name, x, dim, keepdim, other):
+    big = name == "max"
+    if other is not None:
+        check_broadcast(x.shape, other.shape)
+        return jnp.maximum(x, other) if big else jnp.minimum(x, other)
+    if jnp.iscomplexobj(x):
+        raise RuntimeError(f"{name}(): does not support complex input")
+    if dim is None:
+        _no_dim_empty(name, x)
+        v = jnp.max(x) if big else jnp.min(x)
+        return even_ties(x, v, tuple(range(x.ndim)), False)
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return select_along(x, jnp.zeros((), jnp.int64), 0, keepdim)
+    check_nonempty_dim(name, x, d)
+    if x.size == 0:
+        shape = reduced_shape(x.shape, (d,), keepdim)
+        return jnp.zeros(shape, x.dtype), jnp.zeros(shape, jnp.int64)
+    idx = (jnp.argmax if big else jnp.argmin)(x, axis=d, keepdims=True)
+    return select_along(x, idx, d, keepdim)
+
+
+def _route_other(public):
+    """``torch.max(a, b)`` is ``maximum``: a Tensor second positional argument becomes
+    ``other=`` (a differentiable, promoted operand) instead of ``dim``."""
+    from .._tensor import Tensor
+
+    def routed(input, *args, **kwargs):
+        if args and isinstance(args[0], Tensor):
+            kwargs["other"] = args[0]
+            args = args[1:]
+        return public(input, *args, **kwargs)
+
+    routed.__name__ = routed.__qualname__ = public.__name__
+    routed.__doc__ = public.__doc__
+    routed._opdef = public._opdef
+    NAMESPACES[""][public.__name__] = routed
+    TENSOR_METHODS[public.__name__] = routed
+    return routed
+
+
+_MINMAX = {"tensors": ("input", "other"), "promote": "common", "returns": ("values", "indices")}
+
+
+@op("max", **_MINMAX)
+def max(input, dim=None, keepdim=False, *, other=None):
+    return _minmax("max", input, dim, keepdim, other)
+
+
+@op("min", **_MINMAX)
+def min(input, dim=None, keepdim=False, *, other=None):
+    return _minmax("min", input, dim, keepdim, other)
+
+
+max = _route_other(max)
+min = _route_other(min)
+
+
+def _amax(name, x, dim, keepdim):
+    axes = reduce_dims(dim, x.ndim)
+    if x.size == 0:
+        if dim is None or dim == ():
+            _no_dim_empty(name, x)
+        for d in axes:
+            check_nonempty_dim(name, x, d)
+        return jnp.zeros(reduced_shape(x.shape, axes, keepdim), x.dtype)
+    return (jnp.max if name == "amax" else jnp.min)(x, axis=axes, keepdims=keepdim)
+
+
+@op("amax")
+def amax(input, dim=(), keepdim=False):
+    return _amax("amax", input, dim, keepdim)
+
+
+@op("amin")
+def amin(input, dim=(), keepdim=False):
+    return _amax("amin", input, dim, keepdim)
+
+
+@op("aminmax", returns=("min", "max"))
+def aminmax(input, *, dim=None, keepdim=False):
+    axes = reduce_dims(dim, input.ndim)
+    if input.size == 0:
+        if dim is None:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                               "operation has no identity.")
+        check_nonempty_dim("aminmax", input, axes[0] if axes else 0, sep=":")
+        z = jnp.zeros(reduced_shape(input.shape, axes, keepdim), input.dtype)
+        return z, z
+    return (jnp.min(input, axis=axes, keepdims=keepdim),
+            jnp.max(input, axis=axes, keepdims=keepdim))
+
+
+def _argext(name, x, dim, keepdim):
+    if x.dtype == jnp.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    f = jnp.argmax if name == "argmax" else jnp.argmin
+    if dim is None:
+        if x.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
+        r = f(x.reshape(-1)).astype(jnp.int64)
+        return r.reshape((1,) * x.ndim) if keepdim else r
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return jnp.zeros((), jnp.int64)
+    check_nonempty_dim(name, x, d)
+    if x.size == 0:
+        return jnp.zeros(reduced_shape(x.shape, (d,), keepdim), jnp.int64)
+    return f(x, axis=d, keepdims=keepdim).astype(jnp.int64)
+
+
+@op("argmax", differentiable=False)
+def argmax(input, dim=None, keepdim=False):
+    return _argext("argmax", input, dim, keepdim)
+
+
+@op("argmin", differentiable=False)
+def argmin(input, dim=None, keepdim=False):
+    return _argext("argmin", input, dim, keepdim)
+
+
+# ---------------------------------------------------------------------------- logical, counts
+def _logical(f, x, dim, keepdim):
+    r = f(x, axis=reduce_dims(dim, x.ndim, empty_all=False) if dim is not None else None,
+          keepdims=keepdim)
+    return r.astype(jnp.uint8) if x.dtype == jnp.uint8 else r
+
+
+@op("all", differentiable=False)
+def all(input, dim=None, keepdim=False):
+    return _logical(jnp.all, input, dim, keepdim)
+
+
+@op("any", differentiable=False)
+def any(input, dim=None, keepdim=False):
+    return _logical(jnp.any, input, dim, keepdim)
+
+
+@op("count_nonzero", differentiable=False, out=False)
+def count_nonzero(input, dim=None):
+    return jnp.sum(input != 0, axis=reduce_dims(dim, input.ndim), dtype=jnp.int64)
+
+
+# ---------------------------------------------------------------------------- logsumexp, softmax
+def _shifted(x, axes):
+    """x's max over ``axes`` (kept), no gradient, infinities replaced by 0 (PyTorch's shift)."""
+    if x.size == 0:
+        return jnp.zeros(reduced_shape(x.shape, axes, True), x.dtype)
+    m = lax.stop_gradient(jnp.max(x, axis=axes, keepdims=True))
+    return jnp.where(jnp.isinf(m), 0, m)
+
+
+@op("logsumexp", namespace=",special")
+def logsumexp(input, dim, keepdim=False):
+    x = float_of(input)
+    axes = reduce_dims(dim, x.ndim)
+    m = _shifted(x, axes)
+    s = jnp.log(jnp.sum(jnp.exp(x - m), axis=axes, keepdims=True)) + m
+    return s if keepdim else jnp.squeeze(s, axes)
+
+
+def _softmax_dim(name, x, dim, stacklevel, dtype):
+    if isinstance(stacklevel, D.dtype):  # torch.softmax(x, dim, dtype) passed positionally
+        dtype = stacklevel
+    if dim is None:
+        warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the "
+                      "call to include dim=X as an argument.", UserWarning, stacklevel=3)
+        dim = 0 if x.ndim in (0, 1, 3) else 1
+    if dtype is None and not inexact(x):
+        impl = "log_softmax" if name == "log_softmax" else "softmax"
+        last = "lastdim_" if wrap_dim(dim, x.ndim) == builtins.max(x.ndim - 1, 0) else ""
+        raise NotImplementedError(f'"{impl}_{last}kernel_impl" not implemented for '
+                                  f"'{type_name(x)}'")
+    return cast(x, dtype), wrap_dim(dim, x.ndim)
+
+
+def _softmax(x, d, log):
+    if x.ndim == 0:
+        return jnp.zeros_like(x) if log else jnp.ones_like(x)
+    z = x - _shifted(x, (d,))
+    if log:
+        return z - jnp.log(jnp.sum(jnp.exp(z), axis=d, keepdims=True))
+    e = jnp.exp(z)
+    return e / jnp.sum(e, axis=d, keepdims=True)
+
+
+@op("softmax", namespace=",nn.functional,special")
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    x, d = _softmax_dim("softmax", input, dim, _stacklevel, dtype)
+    return _softmax(x, d, False)
+
+
+@op("log_softmax", namespace=",nn.functional,special")
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    x, d = _softmax_dim("log_softmax", input, dim, _stacklevel, dtype)
+    return _softmax(x, d, True)
+
+
+@op("softmin", namespace="nn.functional", method=False, grad_name="SoftmaxBackward0")
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    x, d = _softmax_dim("softmin", input, dim, _stacklevel, dtype)
+    return _softmax(-x, d, False)

@@ -1,91 +1,573 @@
-"""Shape and movement ops; the view ops among them share storage with their input."""
+"""Shape ops that are views: view/reshape/flatten, squeeze/unsqueeze, permute/transpose, expand.
+
+Every view op is registered with ``is_view=True, saves=False`` and a ``stride_rule``: given the
+input's (shape, strides, storage offset), the output shape and the op's static arguments, it
+returns the output's (strides, offset) exactly as PyTorch computes them, so ``stride()``,
+``storage_offset()`` and ``is_contiguous()`` match PyTorch for any chain of views. A view op's
+kernel must take exactly one array (its input): every other argument is made static first.
+
+Slicing views (narrow, select, diagonal, split...) are in ``shape_slice.py``; ops that copy
+(cat, repeat, flip...) in ``shape_copy.py``.
+"""
 
 from __future__ import annotations
 
+import operator
+import warnings
+
 import jax.numpy as jnp
 
-from ._registry import op
+from .._views import contiguous_strides, strides, view_strides
+from ._registry import NAMESPACES, TENSOR_METHODS, op
 from ._util import wrap_dim
 
 
-def _view_rule(shape, st, off, out_shape, idx, *args, **kw):
-    from .._views import view_strides
+# ------------------------------------------------------------------------------ helpers
+def method(*names, opdef_of=None):
+    """Publish ``fn`` as ``Tensor.<name>`` only (PyTorch has no ``torch.<name>``)."""
 
+    def deco(fn):
+        for n in names:
+            TENSOR_METHODS[n] = fn
+        if opdef_of is not None:
+            fn._opdef = opdef_of._opdef
+        return fn
+
+    return deco
+
+
+def function(*names, tensor_method=True, opdef_of=None):
+    """Publish a Python wrapper as ``jtorch.<name>`` (and ``Tensor.<name>``), replacing the
+    forms ``@op`` generated; ``opdef_of`` names the op it mostly runs (for docs/ops.md)."""
+
+    def deco(fn):
+        for n in names:
+            NAMESPACES[""][n] = fn
+            if tensor_method:
+                TENSOR_METHODS[n] = fn
+        if opdef_of is not None:
+            fn._opdef = opdef_of._opdef
+        return fn
+
+    return deco
+
+
+def hide(*names):
+    """Remove ``jtorch.<name>`` for ops that PyTorch only has as Tensor methods."""
+    for n in names:
+        NAMESPACES[""].pop(n, None)
+
+
+def size_arg(shape):
+    """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])``, ``f(torch.Size)`` -> a tuple of ints."""
+    if len(shape) == 1 and not isinstance(shape[0], int) and hasattr(shape[0], "__len__") \
+            and not hasattr(shape[0], "_v"):
+        shape = shape[0]
+    return tuple(operator.index(s) for s in shape)
+
+
+def dims_arg(dims):
+    """A dim or a sequence of dims -> a tuple of ints."""
+    if isinstance(dims, (tuple, list)):
+        return tuple(operator.index(d) for d in dims)
+    return (operator.index(dims),)
+
+
+def _wrap_all(dims, ndim):
+    return tuple(wrap_dim(d, ndim) for d in dims)
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+# ------------------------------------------------------------------------------ view / reshape
+def infer_size(shape, numel):
+    """PyTorch's infer_size: resolve one -1 in ``shape`` for ``numel`` elements."""
+    shape = list(shape)
+    infer, known = None, 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s >= 0:
+            known *= s
+        else:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {shape}")
+    if numel == known or (infer is not None and known > 0 and numel % known == 0):
+        if infer is not None:
+            if known == 0:
+                raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {shape} "
+                                   "because the unspecified dimension size -1 can be any value "
+                                   "and is ambiguous")
+            shape[infer] = numel // known
+        return tuple(shape)
+    raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
+
+
+def _view_rule(shape, st, off, out_shape, idx, *args, **kw):
     return view_strides(shape, st, out_shape), off
 
 
-def _infer(shape, numel):
-    shape = list(shape)
-    if shape.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    if -1 in shape:
-        known = 1
-        for s in shape:
-            if s != -1:
-                known *= s
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
-        shape[shape.index(-1)] = numel // known
-    total = 1
-    for s in shape:
-        total *= s
-    if total != numel:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-    return tuple(shape)
-
-
-def _shape_arg(shape):
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(shape[0])
-    return tuple(shape)
-
-
-@op("view", is_view=True, saves=False, stride_rule=_view_rule, out=False)
+@op("view", method=False, out=False, is_view=True, saves=False, stride_rule=_view_rule)
 def _view(input, shape):
-    return jnp.reshape(input, _infer(shape, input.size))
+    return jnp.reshape(input, infer_size(shape, input.size))
 
 
-def view(input, *shape):
-    """Tensor.view: a view with a new shape; raises when the strides do not allow it."""
-    from .._dtype import to_dtype
-    from .._views import strides, view_strides
+@op("_reshape_copy", method=False, out=False, saves=False, grad_name="UnsafeViewBackward0")
+def _reshape_copy(input, shape):
+    return jnp.reshape(input, shape)
 
-    shape = _shape_arg(shape)
-    if len(shape) == 1 and not isinstance(shape[0], int):
-        return _view_dtype(input, to_dtype(shape[0]))
-    if input._base is not None:
-        st = strides(input)[0]
-        new = _infer(shape, input.numel())
-        if view_strides(tuple(input.shape), st, new) is None:
-            raise RuntimeError("view size is not compatible with input tensor's size and stride "
-                               "(at least one dimension spans across two contiguous subspaces). "
-                               "Use .reshape(...) instead.")
-    return _view(input, shape)
+
+hide("view")
+
+_VIEW_ERR = ("view size is not compatible with input tensor's size and stride (at least one "
+             "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+
+
+def _viewable(input, new_shape):
+    """Whether ``input`` can be viewed as ``new_shape`` without a copy (PyTorch's rule)."""
+    if input._base is None:
+        return True
+    return view_strides(tuple(input.shape), strides(input)[0], new_shape) is not None
+
+
+@method("view", opdef_of=_view)
+def view(input, *shape, dtype=None):
+    """Tensor.view(*shape): a view with a new shape sharing storage; raises PyTorch's error when
+    the strides do not allow it. ``Tensor.view(dtype)`` reinterprets the bytes."""
+    if dtype is None and len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) \
+            and not hasattr(shape[0], "__len__"):
+        dtype = shape[0]
+    if dtype is not None:
+        return _view_dtype(input, dtype)
+    shape = size_arg(shape)
+    new = infer_size(shape, input.numel())
+    if not _viewable(input, new):
+        raise RuntimeError(_VIEW_ERR)
+    return _view(input, new)
 
 
 def _view_dtype(input, dtype):
-    raise NotImplementedError("jtorch does not implement torch.Tensor.view(dtype) yet")
+    from .._dtype import to_dtype
+
+    if to_dtype(dtype) is input.dtype:
+        return _view(input, tuple(input.shape))
+    raise NotImplementedError("jtorch does not implement torch.Tensor.view(dtype) with a "
+                              "different dtype yet")
 
 
-@op("transpose", is_view=True, saves=False, out=False,
-    stride_rule=lambda shape, st, off, out, idx, d0, d1: (_swap(st, d0, d1), off))
-def transpose(input, dim0, dim1):
-    return jnp.swapaxes(input, wrap_dim(dim0, input.ndim), wrap_dim(dim1, input.ndim))
+@method("view_as")
+def view_as(input, other):
+    return view(input, tuple(other.shape))
+
+
+@function("reshape", opdef_of=_view)
+def reshape(input, *shape, **kw):
+    """A view when PyTorch's strides allow one, else a copy (as ``torch.reshape``)."""
+    shape = size_arg(shape or (kw.pop("shape"),))
+    new = infer_size(shape, input.numel())
+    if _viewable(input, new):
+        return _view(input, new)
+    return _reshape_copy(input, new)
+
+
+@method("reshape_as")
+def reshape_as(input, other):
+    return reshape(input, tuple(other.shape))
+
+
+@function("flatten", opdef_of=_view)
+def flatten(input, start_dim=0, end_dim=-1):
+    n = input.ndim
+    s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if n == 0:
+        return reshape(input, (1,))
+    if s == e:
+        return input
+    shape = tuple(input.shape)
+    return reshape(input, shape[:s] + (_numel(shape[s:e + 1]),) + shape[e + 1:])
+
+
+@function("unflatten", opdef_of=_view)
+def unflatten(input, dim, sizes):
+    d = wrap_dim(dim, input.ndim)
+    sizes = tuple(operator.index(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten got an unexpected error:")
+    n = input.shape[d]
+    known = _numel([s for s in sizes if s != -1])
+    if (-1 not in sizes and known != n) or (-1 in sizes and (known == 0 or n % known)):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({n}) in the input tensor")
+    shape = tuple(input.shape)
+    return _view(input, shape[:d] + sizes + shape[d + 1:])
+
+
+@function("ravel", opdef_of=_view)
+def ravel(input):
+    return _view(contiguous(input), (-1,))
+
+
+# ------------------------------------------------------------------------------ contiguous
+@method("contiguous")
+def contiguous(input, memory_format=None):
+    """``input`` itself when contiguous, else a contiguous copy (not a view)."""
+    from .shape_copy import clone
+
+    return input if input.is_contiguous() else clone(input)
+
+
+# ------------------------------------------------------------------------------ squeeze
+def _squeeze_rule(shape, st, off, out_shape, idx, dim=None):
+    dims = range(len(shape)) if dim is None else _wrap_all(dims_arg(dim), len(shape))
+    drop = {d for d in dims if d < len(shape) and shape[d] == 1}
+    return tuple(s for i, s in enumerate(st) if i not in drop), off
+
+
+def _squeeze(x, dims):
+    return jnp.squeeze(x, tuple(d for d in dims if d < x.ndim and x.shape[d] == 1))
+
+
+@op("squeeze", method=False, out=False, is_view=True, saves=False, stride_rule=_squeeze_rule)
+def _squeeze_all(input):
+    return _squeeze(input, range(input.ndim))
+
+
+@op("_squeeze_dim", method=False, out=False, is_view=True, saves=False,
+    grad_name="SqueezeBackward1", stride_rule=_squeeze_rule)
+def _squeeze_dim(input, dim):
+    return _squeeze(input, (wrap_dim(dim, input.ndim),))
+
+
+@op("_squeeze_dims", method=False, out=False, is_view=True, saves=False,
+    grad_name="SqueezeBackward2", stride_rule=_squeeze_rule)
+def _squeeze_dims(input, dim):
+    return _squeeze(input, _wrap_all(dim, input.ndim))
+
+
+@function("squeeze", opdef_of=_squeeze_all)
+def squeeze(input, dim=None):
+    """Removes size-1 dims (all, one, or those in a tuple); a view."""
+    if dim is None:
+        return _squeeze_all(input)
+    if isinstance(dim, (tuple, list)):
+        return _squeeze_dims(input, dims_arg(dim))
+    return _squeeze_dim(input, operator.index(dim))
+
+
+def _unsqueeze_rule(shape, st, off, out_shape, idx, dim):
+    d = wrap_dim(dim, len(shape) + 1)
+    new = 1 if d >= len(shape) else shape[d] * st[d]
+    return tuple(st[:d]) + (new,) + tuple(st[d:]), off
+
+
+@op("unsqueeze", out=False, is_view=True, saves=False, stride_rule=_unsqueeze_rule)
+def unsqueeze(input, dim):
+    return jnp.expand_dims(input, wrap_dim(dim, input.ndim + 1))
+
+
+# ------------------------------------------------------------------------------ permutations
+def _check_perm(dims, ndim):
+    if len(dims) != ndim:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
+                           "not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {ndim} is not equal to len(dims) = {len(dims)}")
+    dims = _wrap_all(dims, ndim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return dims
+
+
+def _permute_rule(shape, st, off, out_shape, idx, dims):
+    return tuple(st[d] for d in _wrap_all(dims, len(shape))), off
+
+
+@op("permute", method=False, out=False, is_view=True, saves=False, stride_rule=_permute_rule)
+def _permute(input, dims):
+    return jnp.transpose(input, _check_perm(dims, input.ndim))
+
+
+@function("permute", opdef_of=_permute)
+def permute(input, *dims):
+    return _permute(input, size_arg(dims))
 
 
 def _swap(st, d0, d1):
     st = list(st)
-    n = len(st)
-    d0, d1 = wrap_dim(d0, n), wrap_dim(d1, n)
+    d0, d1 = wrap_dim(d0, len(st)), wrap_dim(d1, len(st))
     st[d0], st[d1] = st[d1], st[d0]
     return tuple(st)
 
 
-@op("clone", saves=False)
-def clone(input, *, memory_format=None):
-    return jnp.array(input, copy=True)
+def _transpose_rule(shape, st, off, out_shape, idx, dim0, dim1):
+    return _swap(st, dim0, dim1), off
 
 
-@op("stack", method=False, tensors=("tensors",), promote="common", saves=False)
-def stack(tensors, dim=0):
-    return jnp.stack(tensors, axis=wrap_dim(dim, tensors[0].ndim + 1))
+@op(("transpose", "swapaxes", "swapdims"), out=False, is_view=True, saves=False,
+    stride_rule=_transpose_rule)
+def transpose(input, dim0, dim1):
+    return jnp.swapaxes(input, wrap_dim(dim0, input.ndim), wrap_dim(dim1, input.ndim))
+
+
+def _t_rule(shape, st, off, out_shape, idx):
+    return tuple(reversed(st)), off
+
+
+@op("t", out=False, is_view=True, saves=False, stride_rule=_t_rule)
+def t(input):
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.ndim}D")
+    return input.T
+
+
+def numpy_T(input):  # noqa: N802 - PyTorch's name
+    """``Tensor.T``: reverses all dims (deprecated in PyTorch unless 2-D; warns like it)."""
+    n = input.ndim
+    if n == 0:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=3)
+    elif n != 2:
+        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                      "shape is deprecated and it will throw an error in a future release. "
+                      "Consider `x.mT` to transpose batches of matrices or `x.permute(*torch."
+                      "arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+                      UserWarning, stacklevel=3)
+    return _permute(input, tuple(range(n - 1, -1, -1)))
+
+
+def matrix_T(input):  # noqa: N802
+    if input.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {input.ndim}-D tensor.")
+    return transpose(input, -2, -1)
+
+
+@op("_conj_transpose", method=False, out=False, grad_name="ConjBackward0", saves=False)
+def _conj_transpose(input):
+    return jnp.conj(jnp.swapaxes(input, -2, -1))
+
+
+def _conj_T(input):  # noqa: N802
+    # Differences from PyTorch: for complex tensors this is a copy (PyTorch returns a lazy
+    # conjugate view sharing storage); for real tensors it is the transposed view.
+    if input.is_complex():
+        return _conj_transpose(input)
+    return transpose(input, -2, -1)
+
+
+def matrix_H(input):  # noqa: N802
+    if input.ndim < 2:
+        raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
+                           f"Got {input.ndim}-D tensor.")
+    return _conj_T(input)
+
+
+def hermitian_H(input):  # noqa: N802
+    if input.ndim != 2:
+        raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{input.ndim}-D tensor."
+                           + (" For batches of matrices, consider using tensor.mH"
+                              if input.ndim > 2 else ""))
+    return _conj_T(input)
+
+
+@function("adjoint")
+def adjoint(input):
+    if input.ndim < 2:
+        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
+                           f"matrices. Got {input.ndim}-D tensor.")
+    return _conj_T(input)
+
+
+@function("movedim", "moveaxis", opdef_of=_permute)
+def movedim(input, source, destination):
+    n = input.ndim
+    src, dst = dims_arg(source), dims_arg(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} "
+                           f"dims) should contain the same number of dims as destination "
+                           f"({list(dst)} dims)")
+    src, dst = _wrap_all(src, n), _wrap_all(dst, n)
+    if len(set(src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({list(dims_arg(source))})")
+    if len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` "
+                           f"({list(dims_arg(destination))})")
+    perm = [-1] * n
+    for s, d in zip(src, dst):
+        perm[d] = s
+    rest = iter(d for d in range(n) if d not in src)
+    perm = tuple(p if p != -1 else next(rest) for p in perm)
+    return _permute(input, perm)
+
+
+# ------------------------------------------------------------------------------ expand
+def _type_str(x):
+    from .._tensor_str import _TYPE
+    from .._dtype import from_np
+
+    return f"torch.{_TYPE[from_np(x.dtype).name]}Tensor"
+
+
+def _expand_geometry(in_shape, in_strides, sizes, type_str=None):
+    """PyTorch's inferExpandGeometry: (shape, strides) of ``expand(sizes)``."""
+    ndim, tdim = len(sizes), len(in_shape)
+    if ndim < tdim:
+        raise RuntimeError(f"expand({type_str}{{{list(in_shape)}}}, size={list(sizes)}): the "
+                           f"number of sizes provided ({ndim}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({tdim})")
+    shape, st = [0] * ndim, [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        dim = tdim - ndim + i
+        size = in_shape[dim] if dim >= 0 else 1
+        stride = in_strides[dim] if dim >= 0 else \
+            (shape[i + 1] * st[i + 1] if i + 1 < ndim else 0)
+        target = sizes[i]
+        if target == -1:
+            if dim < 0:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            target = size
+        if size != target:
+            if size != 1:
+                raise RuntimeError(f"The expanded size of the tensor ({target}) must match the "
+                                   f"existing size ({size}) at non-singleton dimension {i}.  "
+                                   f"Target sizes: {list(sizes)}.  Tensor sizes: "
+                                   f"{list(in_shape)}")
+            size, stride = target, 0
+        shape[i], st[i] = size, stride
+    return tuple(shape), tuple(st)
+
+
+def _expand_rule(shape, st, off, out_shape, idx, size):
+    return _expand_geometry(shape, st, size)[1], off
+
+
+@op("expand", method=False, out=False, is_view=True, saves=False, stride_rule=_expand_rule)
+def _expand(input, size):
+    shape, _ = _expand_geometry(input.shape, contiguous_strides(input.shape), size,
+                                _type_str(input))
+    return jnp.broadcast_to(input, shape)
+
+
+hide("expand")
+
+
+@method("expand", opdef_of=_expand)
+def expand(input, *sizes):
+    """A read-only view repeating size-1 dims (-1 keeps a size); writes through it raise."""
+    return _expand(input, size_arg(sizes))
+
+
+@method("expand_as", opdef_of=_expand)
+def expand_as(input, other):
+    return _expand(input, tuple(other.shape))
+
+
+@function("broadcast_to", opdef_of=_expand)
+def broadcast_to(input, size):
+    return _expand(input, size_arg((size,)))
+
+
+@function("broadcast_shapes", tensor_method=False)
+def broadcast_shapes(*shapes):
+    """The shape all ``shapes`` broadcast to, with PyTorch's error for a mismatch."""
+    from .._tensor import Size
+
+    shapes = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
+    for s in shapes:
+        if not isinstance(s, (tuple, list)):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {s}")
+    common = [1] * max((len(s) for s in shapes), default=0)
+    for j, s in enumerate(shapes):
+        for i in range(-1, -1 - len(s), -1):
+            if s[i] == common[i]:
+                continue
+            if common[i] == 1:
+                if s[i] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = s[i]
+            if s[i] != 1 and common[i] != s[i]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[i]} at "
+                                   f"{i}! Mismatching argument at index {j} had {s}; but "
+                                   f"expected shape should be broadcastable to {common}")
+    return Size(common)
+
+
+@function("broadcast_tensors", tensor_method=False, opdef_of=_expand)
+def broadcast_tensors(*tensors):
+    """Views of ``tensors`` expanded to their common shape (a tensor already of that shape is
+    returned as is, as PyTorch does)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tuple(tensors[0])
+    _check_broadcast_tensors(tensors)
+    shape = tuple(broadcast_shapes(*[tuple(t.shape) for t in tensors]))
+    return tuple(t if tuple(t.shape) == shape else _expand(t, shape) for t in tensors)
+
+
+def _check_broadcast_tensors(tensors):
+    from ._util import check_broadcast
+
+    shape = ()
+    for t in tensors:
+        check_broadcast(shape, tuple(t.shape))
+        shape = tuple(broadcast_shapes(shape, tuple(t.shape)))
+
+
+# ------------------------------------------------------------------------------ atleast_nd
+def _atleast(tensors, fn):
+    if len(tensors) == 1:
+        t = tensors[0]
+        if isinstance(t, (tuple, list)):
+            return tuple(fn(x) for x in t)
+        return fn(t)
+    return tuple(fn(x) for x in tensors)
+
+
+def _at1(x):
+    return _view(x, (1,)) if x.ndim == 0 else x
+
+
+def _at2(x):
+    if x.ndim == 0:
+        return _view(x, (1, 1))
+    return unsqueeze(x, 0) if x.ndim == 1 else x
+
+
+def _at3(x):
+    n = x.ndim
+    if n == 0:
+        return _view(x, (1, 1, 1))
+    if n == 1:
+        return unsqueeze(unsqueeze(x, 0), -1)
+    return unsqueeze(x, -1) if n == 2 else x
+
+
+@function("atleast_1d", tensor_method=False)
+def atleast_1d(*tensors):
+    return _atleast(tensors, _at1)
+
+
+@function("atleast_2d", tensor_method=False)
+def atleast_2d(*tensors):
+    return _atleast(tensors, _at2)
+
+
+@function("atleast_3d", tensor_method=False)
+def atleast_3d(*tensors):
+    return _atleast(tensors, _at3)
+
+
+# clone and stack live in shape_copy.py; core modules import them from here
+from .shape_copy import clone, stack  # noqa: E402,F401

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import types
+import warnings
+
 from .. import _dtype as D
-from .._tensor import Tensor
 from . import functional, graph  # noqa: E402
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
@@ -14,56 +16,60 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .gradcheck import gradcheck, gradgradcheck
 from .graph import Node, run_backward
 
 
 def _tensors(x):
+    from .._tensor import Tensor
+
     if x is None:
         return None
     return (x,) if isinstance(x, Tensor) else tuple(x)
 
 
-def _make_grads(outputs, grads, create_graph):
+def _make_grads(outputs, grads, create_graph, batched=False):
+    """PyTorch's _make_grads: check given grads, make ones for scalar outputs."""
     from .._creation import ones_like
+    from .._tensor import Tensor
 
-    grads = [None] * len(outputs) if grads is None else list(grads)
-    if len(grads) != len(outputs):
-        raise RuntimeError("grad can be implicitly created only for scalar outputs"
-                           if not grads else f"Mismatch in number of grads: got {len(grads)} "
-                           f"but expected {len(outputs)}")
+    grads = (None,) * len(outputs) if grads is None else grads
+    if len(grads) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
-        if g is None:
+        if isinstance(g, Tensor):
+            gshape = tuple(g.shape[1:] if batched else g.shape)
+            if gshape != tuple(o.shape):
+                if batched:
+                    raise RuntimeError(
+                        "If `is_grads_batched=True`, we interpret the first dimension of each "
+                        "grad_output as the batch dimension. The sizes of the remaining "
+                        "dimensions are expected to match the shape of corresponding output, "
+                        f"but a mismatch was detected: grad_output[{i}] has a shape of "
+                        f"{g.shape[1:]} and output[{i}] has a shape of {o.shape}. If you only "
+                        "want some tensors in `grad_output` to be considered batched, "
+                        "consider using vmap.")
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"{g.shape} and output[{i}] has a shape of {o.shape}.")
+            if o.is_complex() != g.is_complex():
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have "
+                    f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
+                    f"{g.dtype} and output[{i}] has a dtype of {o.dtype}.")
+        elif g is None:
             if o._rg:
                 if o.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
                 if o.dtype.category != D.FLOAT:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {o.dtype}")
-            g = _seed(o) if not create_graph else ones_like(o)
-        elif not isinstance(g, Tensor):
-            from .._creation import tensor
-
-            g = tensor(g, dtype=o.dtype)
-        elif tuple(g.shape) != tuple(o.shape):
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} "
-                               f"and output[{i}] has a shape of {o.shape}.")
+            g = ones_like(o)
+        else:
+            raise TypeError("gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
         out.append(g if create_graph else g._value)
     return out
-
-
-_SEEDS: dict = {}
-
-
-def _seed(o):
-    """The all-ones gradient of a scalar root; arrays are immutable, so one per dtype/device."""
-    from .._creation import ones_like
-
-    key = (o.dtype, o._device, tuple(o.shape))
-    g = _SEEDS.get(key)
-    if g is None:
-        g = _SEEDS[key] = ones_like(o)
-    return g
 
 
 def _check_roots(outputs):
@@ -73,17 +79,34 @@ def _check_roots(outputs):
                                "a grad_fn")
 
 
+def _inputs(inputs, where):
+    if type(inputs) is dict:
+        inputs = tuple(inputs.values())
+    inputs = _tensors(inputs)
+    if not inputs:
+        raise RuntimeError(f"`inputs` argument to `{where}()` cannot be empty.")
+    return inputs
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
-    """Computes the sum of gradients of ``tensors`` w.r.t. graph leaves, into their ``.grad``."""
+    """Accumulates the gradients of ``tensors`` w.r.t. the graph leaves (or only ``inputs``,
+    leaves or not) into their ``.grad``."""
+    if grad_variables is not None:
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
+                      FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both "
+                               "passed to `backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
     tensors = _tensors(tensors)
-    grad_tensors = _tensors(grad_tensors if grad_tensors is not None else grad_variables)
     if inputs is not None:
-        inputs = _tensors(inputs)
-        if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    grads = _make_grads(tensors, grad_tensors, create_graph)
+        inputs = _inputs(inputs, "backward")
+    grads = _make_grads(tensors, _tensors(grad_tensors), create_graph)
     _check_roots(tensors)
+    if inputs is not None:
+        for t in inputs:   # as PyTorch: a non-leaf input gets its .grad populated
+            t.retain_grad()
     if retain_graph is None:
         retain_graph = create_graph
     run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs)
@@ -94,33 +117,47 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Computes and returns the gradients of ``outputs`` w.r.t. ``inputs`` (nothing is
     accumulated into ``.grad``)."""
     from .._creation import zeros_like
-    from .._ops.shape import stack
 
-    outputs, inputs = _tensors(outputs), _tensors(inputs)
-    grad_outputs = _tensors(grad_outputs)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    if materialize_grads and not allow_unused:
-        raise ValueError("Expected allow_unused to be True or not passed when "
-                         "materialize_grads=True")
+    keys = list(inputs.keys()) if type(inputs) is dict else None
+    outputs, inputs = _tensors(outputs), _inputs(inputs, "grad")
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to "
+                      "True). To accumulate gradient for other parts of the graph, please use "
+                      "torch.autograd.backward.", FutureWarning, stacklevel=2)
+    grads = _make_grads(outputs, _tensors(grad_outputs), create_graph, is_grads_batched)
+    _check_roots(outputs)
     for t in inputs:
         if not t._rg:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph
     if is_grads_batched:
-        rows = [grad(outputs, inputs, [g[b] for g in grad_outputs], retain_graph=True,
-                     create_graph=create_graph, allow_unused=allow_unused,
-                     materialize_grads=materialize_grads)
-                for b in range(grad_outputs[0].shape[0])]
-        return tuple(None if r[0] is None else stack(list(r)) for r in zip(*rows))
-    grads = _make_grads(outputs, grad_outputs, create_graph)
-    _check_roots(outputs)
-    res = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, capture=True,
-                       allow_unused=allow_unused)
+        res = _batched(outputs, inputs, grads, retain_graph, create_graph, allow_unused)
+    else:
+        res = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
+                           capture=True, allow_unused=allow_unused)
     if materialize_grads:
-        res = [zeros_like(t) if r is None else r for t, r in zip(inputs, res)]
-    return tuple(res)
+        res = [zeros_like(t, requires_grad=create_graph) if r is None else r
+               for t, r in zip(inputs, res)]
+    return dict(zip(keys, res)) if keys is not None else tuple(res)
+
+
+def _batched(outputs, inputs, grads, retain_graph, create_graph, allow_unused):
+    """is_grads_batched: one backward per row of the grad_outputs, results stacked."""
+    from .._ops.shape import stack
+
+    n = next(g.shape[0] for g in grads if g is not None)
+    rows = []
+    for b in range(n):
+        gb = [None if g is None else g[b] for g in grads]
+        rows.append(run_backward(outputs, gb, retain_graph or b < n - 1, create_graph,
+                                 inputs=inputs, capture=True, allow_unused=allow_unused))
+    return [None if r[0] is None else stack(list(r)) for r in zip(*rows)]
 
 
 class set_detect_anomaly:  # noqa: N801 - PyTorch's name
@@ -128,6 +165,7 @@ class set_detect_anomaly:  # noqa: N801 - PyTorch's name
 
     def __init__(self, mode=True, check_nan=True):
         self.mode = mode
+        self.check_nan = check_nan
 
     def __enter__(self):
         return self
@@ -138,7 +176,44 @@ class set_detect_anomaly:  # noqa: N801 - PyTorch's name
 
 detect_anomaly = set_detect_anomaly
 
+
+def is_anomaly_enabled():
+    return False
+
+
+def is_anomaly_check_nan_enabled():
+    return False
+
+
+class _Unimplemented(types.ModuleType):
+    """A PyTorch submodule jtorch does not have: using any of its names raises."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise NotImplementedError(f"jtorch does not implement {self.__name__}.{name} yet")
+
+
+forward_ad = _Unimplemented("torch.autograd.forward_ad")
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, obj):
+        from .._tensor import Tensor
+
+        return isinstance(obj, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The legacy ``torch.autograd.Variable``: ``Variable(t)`` returns the Tensor ``t``."""
+
+    def __new__(cls, data, requires_grad=False, volatile=False):
+        if requires_grad:
+            data.requires_grad_(True)
+        return data
+
+
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "functional", "graph", "Node", "set_detect_anomaly",
-           "detect_anomaly"]
+           "detect_anomaly", "Variable", "gradcheck", "gradgradcheck", "forward_ad"]

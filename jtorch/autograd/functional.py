@@ -1,138 +1,327 @@
-"""torch.autograd.functional: vjp, jvp, jacobian, hessian, hvp, vhp on the tape engine."""
+"""torch.autograd.functional: vjp, jvp, jacobian, hessian, hvp, vhp on the tape engine.
+
+Same structure, argument checks and strict-mode errors as PyTorch's; ``vectorize`` and the
+forward-mode strategies give the same values through reverse mode (one backward per output
+element).
+"""
 
 from __future__ import annotations
 
-from .grad_mode import enable_grad
+from .grad_mode import enable_grad, set_grad_enabled, state
+
+__all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
-def _tup(x):
+def _as_tuple(inp, arg_name, fn_name):
     from .._tensor import Tensor
 
-    return (x,) if isinstance(x, Tensor) else tuple(x), isinstance(x, Tensor)
+    is_tuple = isinstance(inp, tuple)
+    inp = inp if is_tuple else (inp,)
+    for i, el in enumerate(inp):
+        if not isinstance(el, Tensor):
+            where = f"value at index {i}" if is_tuple else f"given {arg_name}"
+            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a "
+                            f"tuple of Tensors but the {where} has type {type(el)}.")
+    return is_tuple, inp
 
 
-def _prep(inputs, create_graph):
-    inputs, single = _tup(inputs)
-    prepped = tuple(t.detach().requires_grad_(True) if not create_graph or not t._rg
-                    else t.view_as(t) for t in inputs)
-    return prepped, single
+def _unpack(res, is_tuple):
+    return res if is_tuple else res[0]
 
 
-def _grads(outputs, inputs, grad_outputs, create_graph, strict=False):
-    from .._creation import zeros_like
+def _preprocess(inputs, create_graph, need_graph):
+    return tuple(t.view(tuple(t.shape)) if create_graph and t._rg
+                 else t.detach().requires_grad_(need_graph) for t in inputs)
+
+
+def _postprocess(xs, create_graph):
+    if not isinstance(xs[0], tuple):
+        return xs if create_graph else tuple(x.detach() for x in xs)
+    return tuple(_postprocess(x, create_graph) for x in xs)
+
+
+def _validate_v(v, other, is_other_tuple):
+    if len(other) != len(v):
+        if is_other_tuple:
+            raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got "
+                               f"{len(v)}.")
+        raise RuntimeError("The given v should contain a single Tensor.")
+    for i, (a, b) in enumerate(zip(v, other)):
+        if a.shape != b.shape:
+            prefix = f"Entry {i} in " if is_other_tuple else ""
+            raise RuntimeError(f"{prefix}v has invalid size: should be {b.shape} but got "
+                               f"{a.shape}.")
+
+
+_INDEPENDENT = {
+    "outputs": "Output {i} of the user-provided function does not require gradients. The "
+               "outputs must be computed in a differentiable manner from the input when "
+               "running in strict mode.",
+    "grad_inputs": "The gradient with respect to input {i} is independent of the inputs of the "
+                   "user-provided function. This is not allowed in strict mode.",
+    "jacobian": "While computing the hessian, found that the jacobian of the user-provided "
+                "function with respect to input {i} is independent of the input. This is not "
+                "allowed in strict mode. You should ensure that your function is twice "
+                "differentiable and that the jacobian depends on the inputs (this would be "
+                "violated by a linear function for example).",
+    "hessian": "The hessian of the user-provided function with respect to input {i} is "
+               "independent of the input. This is not allowed in strict mode. You should "
+               "ensure that your function is thrice differentiable and that the hessian "
+               "depends on the inputs.",
+}
+
+
+def _check_requires_grad(xs, kind, strict):
+    if not strict:
+        return
+    for i, x in enumerate(xs):
+        if x is None:
+            raise RuntimeError(f"The output of the user-provided function is independent of "
+                               f"input {i}. This is not allowed in strict mode.")
+        if not x._rg:
+            raise RuntimeError(_INDEPENDENT[kind].format(i=i))
+
+
+def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
     from . import grad
 
-    outs = list(outputs)
-    gos = list(grad_outputs)
-    keep = [i for i, o in enumerate(outs) if o._rg]
+    grad_outputs = (None,) * len(outputs) if grad_outputs is None else grad_outputs
+    keep = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o._rg]
     if not keep:
-        if strict:
-            raise RuntimeError("The output of the user-provided function is independent of "
-                               "input 0. This is not allowed in strict mode.")
-        return tuple(zeros_like(t) for t in inputs)
-    res = grad([outs[i] for i in keep], inputs, [gos[i] for i in keep], retain_graph=True,
-               create_graph=create_graph, allow_unused=True)
-    if strict and any(r is None for r in res):
-        raise RuntimeError("The output of the user-provided function is independent of input "
-                           f"{next(i for i, r in enumerate(res) if r is None)}. This is not "
-                           "allowed in strict mode.")
-    return tuple(zeros_like(t) if r is None else r for t, r in zip(inputs, res))
+        return (None,) * len(inputs)
+    return grad([o for o, _ in keep], inputs, [g for _, g in keep], allow_unused=True,
+                create_graph=create_graph, retain_graph=retain_graph)
 
 
-def _detach(xs, create_graph):
-    return tuple(x if create_graph else x.detach() for x in xs)
+_FILL_ERRORS = {
+    "back": "The output of the user-provided function is independent of input {i}. This is "
+            "not allowed in strict mode.",
+    "back_trick": "The gradient with respect to the input is independent of entry {i} in the "
+                  "grad_outputs when using the double backward trick to compute forward mode "
+                  "gradients. This is not allowed in strict mode.",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}. "
+                   "This is not allowed in strict mode.",
+    "double_back_trick": "The hessian of the user-provided function is independent of entry "
+                         "{i} in the grad_jacobian. This is not allowed in strict mode as it "
+                         "prevents from using the double backward trick to replace forward "
+                         "mode AD.",
+}
 
 
-def _out(xs, single):
-    return xs[0] if single else xs
+def _fill_in_zeros(grads, refs, strict, create_graph, stage):
+    from .._creation import zeros_like
+
+    res = []
+    for i, g in enumerate(grads):
+        if g is None:
+            if strict:
+                raise RuntimeError(_FILL_ERRORS[stage].format(i=i))
+            g = zeros_like(refs[i])
+        elif strict and create_graph and not g._rg:
+            what = "hessian" if "double" in stage else "jacobian"
+            raise RuntimeError(f"The {what} of the user-provided function is independent of "
+                               f"input {i}. This is not allowed in strict mode when "
+                               "create_graph=True.")
+        res.append(g)
+    return tuple(res)
+
+
+def _v_or_none(v, against, is_tuple, fn, create_graph, what):
+    if v is not None:
+        _, v = _as_tuple(v, "v", fn)
+        v = _preprocess(v, create_graph, need_graph=False)
+        _validate_v(v, against, is_tuple)
+        return v
+    if len(against) != 1 or against[0].numel() != 1:
+        raise RuntimeError(f"The vector v can only be None if {what} a single Tensor with a "
+                           "single element.")
+    return None
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), v^T J)``."""
-    from .._creation import ones_like
-
     with enable_grad():
-        inputs, single_in = _prep(inputs, create_graph)
-        outputs, single_out = _tup(func(*inputs))
-        v = (ones_like(outputs[0]),) if v is None else _tup(v)[0]
-        g = _grads(outputs, inputs, v, create_graph, strict)
-    return _out(_detach(outputs, create_graph), single_out), _out(_detach(g, create_graph),
-                                                                  single_in)
+        in_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
+        inputs = _preprocess(inputs, create_graph, need_graph=True)
+        out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
+                                       "vjp")
+        _check_requires_grad(outputs, "outputs", strict)
+        v = _v_or_none(v, outputs, out_tuple, "vjp", create_graph,
+                       "the user-provided function returns")
+    with set_grad_enabled(True if create_graph else state.enabled):
+        res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
+        res = _fill_in_zeros(res, inputs, strict, create_graph, "back")
+    return (_unpack(_postprocess(outputs, create_graph), out_tuple),
+            _unpack(_postprocess(res, create_graph), in_tuple))
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """Returns ``(func(inputs), J v)``, by the double-vjp trick as PyTorch does."""
-    from .._creation import ones_like, zeros_like
+    """Returns ``(func(inputs), J v)``, by the double-backward trick as PyTorch does."""
+    from .._creation import zeros_like
 
     with enable_grad():
-        inputs, single_in = _prep(inputs, create_graph)
-        v = tuple(ones_like(t) for t in inputs) if v is None else _tup(v)[0]
-        outputs, single_out = _tup(func(*inputs))
-        dummies = tuple(zeros_like(o).requires_grad_(True) for o in outputs)
-        g = _grads(outputs, inputs, dummies, True, strict)
-        jv = _grads(g, dummies, v, create_graph, strict)
-    return _out(_detach(outputs, create_graph), single_out), _out(_detach(jv, create_graph),
-                                                                  single_out)
+        in_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+        inputs = _preprocess(inputs, create_graph, need_graph=True)
+        v = _v_or_none(v, inputs, in_tuple, "jvp", create_graph,
+                       "the input to the user-provided function is")
+        out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
+                                       "jvp")
+        _check_requires_grad(outputs, "outputs", strict)
+        dummies = tuple(zeros_like(o, requires_grad=True) for o in outputs)
+        grad_inputs = _autograd_grad(outputs, inputs, dummies, create_graph=True)
+        _check_requires_grad(grad_inputs, "grad_inputs", strict)
+    with set_grad_enabled(True if create_graph else state.enabled):
+        res = _autograd_grad(grad_inputs, dummies, v, create_graph=create_graph)
+        res = _fill_in_zeros(res, outputs, strict, create_graph, "back_trick")
+    return (_unpack(_postprocess(outputs, create_graph), out_tuple),
+            _unpack(_postprocess(res, create_graph), out_tuple))
+
+
+def _one_hot(out, j):
+    import jax.numpy as jnp
+
+    from .._tensor import Tensor
+
+    n = out.numel()
+    arr = jnp.zeros((n,), out.dtype.np).at[j].set(1).reshape(tuple(out.shape))
+    return Tensor._make(arr, out.device)
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
-    """The Jacobian of ``func`` at ``inputs``: ``J[i][j]`` has shape out_i.shape + in_j.shape."""
-    from .._creation import zeros
+    """The Jacobian of ``func`` at ``inputs``: entry (i, j) has shape out_i.shape + in_j.shape."""
+    from .._creation import zeros, zeros_like
     from .._ops.shape import stack
 
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
+                             'Hint: If your function has more outputs than inputs, '
+                             '"forward-mode" tends to be more performant. Otherwise, prefer to '
+                             'use "reverse-mode".')
+    if strategy == "forward-mode":   # same values, computed here by reverse mode
+        if create_graph:
+            raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` "
+                                      'and `strategy="forward-mode"` are not supported together '
+                                      '(yet). Please either set `create_graph=False` or '
+                                      '`strategy="reverse-mode"`.')
+        if strict:
+            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                               '`strategy="forward-mode"` are not supported together (yet). '
+                               'Please either set `strict=False` or `strategy="reverse-mode"`.')
+        if not vectorize:
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-"
+                                      "reverse Hessian isonly implemented for `vectorize=True`.")
     with enable_grad():
-        inputs, single_in = _prep(inputs, create_graph)
-        outputs, single_out = _tup(func(*inputs))
+        in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        inputs = _preprocess(inputs, create_graph, need_graph=True)
+        out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
+                                       "jacobian")
+        _check_requires_grad(outputs, "outputs", strict)
         jac = []
-        for o in outputs:
-            flat = o.reshape(-1)
-            rows = []
-            for k in range(flat.shape[0]):
-                go = zeros(flat.shape, dtype=o.dtype)
-                go[k] = 1
-                rows.append(_grads([flat], inputs, [go], create_graph, strict))
-            per_in = []
-            for j, t in enumerate(inputs):
-                if rows:
-                    r = stack([row[j] for row in rows]).reshape(tuple(o.shape) + tuple(t.shape))
-                else:
-                    r = zeros(tuple(o.shape) + tuple(t.shape), dtype=t.dtype)
-                per_in.append(r if create_graph else r.detach())
-            jac.append(per_in[0] if single_in else tuple(per_in))
-    return jac[0] if single_out else tuple(jac)
+        for i, out in enumerate(outputs):
+            rows = [[] for _ in inputs]
+            for j in range(out.numel()):
+                vj = _autograd_grad((out,), inputs, (_one_hot(out, j),), retain_graph=True,
+                                    create_graph=create_graph)
+                for k, (g, inp) in enumerate(zip(vj, inputs)):
+                    if g is None:
+                        if strict:
+                            raise RuntimeError(f"Output {i} of the user-provided function is "
+                                               f"independent of input {k}. This is not "
+                                               "allowed in strict mode.")
+                        g = zeros_like(inp)
+                    elif strict and create_graph and not g._rg:
+                        raise RuntimeError("The jacobian of the user-provided function is "
+                                           f"independent of input {i}. This is not allowed "
+                                           "in strict mode when create_graph=True.")
+                    rows[k].append(g)
+            jac.append(tuple(
+                stack(r).view(tuple(out.shape) + tuple(inp.shape)) if r else
+                zeros(tuple(out.shape) + tuple(inp.shape), dtype=inp.dtype, device=inp.device)
+                for r, inp in zip(rows, inputs)))
+        jac = _postprocess(tuple(jac), create_graph)
+    jac = jac if in_tuple else tuple(r[0] for r in jac)
+    return _unpack(jac, out_tuple)
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
             outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a scalar ``func`` at ``inputs``."""
-    single = _tup(inputs)[1]
+    from .._tensor import Tensor
 
-    def grad_fn(*xs):
-        out = func(*xs)
+    in_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+
+    def single_output(*inp):
+        out = func(*inp)
+        is_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        _check_requires_grad(t_out, "outputs", strict)
+        if is_tuple or not isinstance(out, Tensor):
+            raise RuntimeError("The function given to hessian should return a single Tensor")
         if out.numel() != 1:
-            raise RuntimeError("The function given to hessian should return a single element "
-                               "Tensor")
-        return _grads([out.reshape(())], xs, [out.new_ones(())], True, strict)
+            raise RuntimeError("The Tensor returned by the function given to hessian should "
+                               "contain a single element")
+        return out.view(())
 
-    res = jacobian(grad_fn if not single else (lambda x: grad_fn(x)[0]), inputs,
-                   create_graph=create_graph, strict=strict)
-    return res
+    def jac_func(*inp):
+        jac = jacobian(single_output, inp, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict)
+        return jac
+
+    res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict,
+                   vectorize=vectorize, strategy=outer_jacobian_strategy)
+    return res if in_tuple else res[0][0]
 
 
-def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    """Returns ``(func(inputs), H v)`` for a scalar ``func`` (H symmetric, so H v = v^T H)."""
-    return vhp(func, inputs, v, create_graph, strict)
+def _scalar_func_outputs(func, inputs, strict, name):
+    from .._tensor import Tensor
+
+    out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
+                                   name)
+    _check_requires_grad(outputs, "outputs", strict)
+    if out_tuple or not isinstance(outputs[0], Tensor):
+        raise RuntimeError(f"The function given to {name} should return a single Tensor")
+    if outputs[0].numel() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {name} should "
+                           "contain a single element")
+    return out_tuple, outputs
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), v^T H)`` for a scalar ``func``."""
     with enable_grad():
-        xs, single = _prep(inputs, create_graph)
-        out = func(*xs)
-        if out.numel() != 1:
-            raise RuntimeError("The function given to hvp should return a single element Tensor")
-        g = _grads([out], xs, [out.new_ones(out.shape)], True, strict)
-        v = tuple(v) if isinstance(v, (tuple, list)) else (v,)
-        hv = _grads(g, xs, v, create_graph, strict)
-    return (out if create_graph else out.detach()), _out(_detach(hv, create_graph), single)
+        in_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
+        inputs = _preprocess(inputs, create_graph, need_graph=True)
+        v = _v_or_none(v, inputs, in_tuple, "vhp", create_graph,
+                       "the input to the user-provided function is")
+        out_tuple, outputs = _scalar_func_outputs(func, inputs, strict, "vhp")
+        jac = _autograd_grad(outputs, inputs, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict)
+    with set_grad_enabled(True if create_graph else state.enabled):
+        res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
+        res = _fill_in_zeros(res, inputs, strict, create_graph, "double_back")
+    return (_unpack(_postprocess(outputs, create_graph), out_tuple),
+            _unpack(_postprocess(res, create_graph), in_tuple))
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """Returns ``(func(inputs), H v)`` for a scalar ``func`` (by the double-backward trick)."""
+    from .._creation import zeros_like
+
+    with enable_grad():
+        in_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
+        inputs = _preprocess(inputs, create_graph, need_graph=True)
+        v = _v_or_none(v, inputs, in_tuple, "hvp", create_graph,
+                       "the input to the user-provided function is")
+        out_tuple, outputs = _scalar_func_outputs(func, inputs, strict, "hvp")
+        jac = _autograd_grad(outputs, inputs, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict)
+        grad_jac = tuple(zeros_like(t, requires_grad=True) for t in inputs)
+        double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
+        _check_requires_grad(jac, "hessian", strict)
+    with set_grad_enabled(True if create_graph else state.enabled):
+        res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
+        res = _fill_in_zeros(res, inputs, strict, create_graph, "double_back_trick")
+    return (_unpack(_postprocess(outputs, create_graph), out_tuple),
+            _unpack(_postprocess(res, create_graph), in_tuple))

@@ -1,11 +1,15 @@
 """Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode.
 
 The flag is read by exactly one place, the dispatcher (and the engine, for create_graph).
+Each mode is a context manager and a decorator (with or without parentheses for no_grad,
+enable_grad and inference_mode), also of generator functions.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
+import sys
 import threading
 
 
@@ -28,21 +32,25 @@ def is_inference_mode_enabled() -> bool:
 class _Mode:
     """Base of the grad-mode context managers; each also works as a decorator."""
 
-    _enter_value = True
+    _enter = (True, False)   # (grad enabled, inference) inside the block
 
     def __enter__(self):
         self._prev = (state.enabled, state.inference)
-        state.enabled = self._enter_value
-        return self
+        state.enabled, state.inference = self._enter
+        return None
 
     def __exit__(self, *exc):
         state.enabled, state.inference = self._prev
         return False
 
     def __call__(self, fn):
+        factory = self.clone
+        if inspect.isgeneratorfunction(fn):
+            return _wrap_generator(factory, fn)
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with self.clone():
+            with factory():
                 return fn(*args, **kwargs)
 
         return wrapper
@@ -51,55 +59,90 @@ class _Mode:
         return type(self)()
 
 
-class no_grad(_Mode):
+def _wrap_generator(factory, fn):
+    """Runs every step of the generator under a fresh context (as PyTorch's)."""
+
+    @functools.wraps(fn)
+    def generator_context(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        try:
+            with factory():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with factory():
+                        gen.close()
+                    raise
+                except BaseException:
+                    with factory():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with factory():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+
+    return generator_context
+
+
+class _NoParamMode(_Mode):
+    """Usable as ``@mode``, ``@mode()`` and ``with mode():``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+    def __enter__(self):
+        self._prev = (state.enabled, state.inference)
+        state.enabled = self._enter[0]
+
+
+class no_grad(_NoParamMode):  # noqa: N801 - PyTorch's name
     """Context manager and decorator that disables gradient recording."""
 
-    _enter_value = False
+    _enter = (False, False)
 
 
-class enable_grad(_Mode):
+class enable_grad(_NoParamMode):  # noqa: N801 - PyTorch's name
     """Context manager and decorator that enables gradient recording."""
 
-    _enter_value = True
+    _enter = (True, False)
 
 
-class set_grad_enabled(_Mode):
+class set_grad_enabled(_Mode):  # noqa: N801 - PyTorch's name
     """Sets gradient recording on or off; works as a function, context manager or decorator."""
 
     def __init__(self, mode: bool):
-        self._enter_value = bool(mode)
+        self.mode = bool(mode)
         self._prev = (state.enabled, state.inference)
-        state.enabled = self._enter_value
+        state.enabled = self.mode
 
     def __enter__(self):
-        return self
+        return None
 
     def __call__(self, fn):
         state.enabled, state.inference = self._prev  # as a decorator, change nothing now
         return super().__call__(fn)
 
     def clone(self):
-        return enable_grad() if self._enter_value else no_grad()
+        return set_grad_enabled(self.mode)
 
 
+class inference_mode(_Mode):  # noqa: N801 - PyTorch's name
+    """Like no_grad; ``inference_mode(False)`` enables gradients. jtorch has no separate
+    inference tensors (tensors made here are ordinary tensors without history)."""
 
-
-class inference_mode(_Mode):
-    """Like no_grad (jtorch has no separate inference tensors; see docs/differences.md)."""
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)
 
     def __init__(self, mode: bool = True):
-        self.mode = bool(mode)
-
-    def __enter__(self):
-        self._prev = (state.enabled, state.inference)
-        if self.mode:
-            state.enabled, state.inference = False, True
-        return self
-
-    def __call__(self, fn=None):
-        if fn is None or isinstance(fn, bool):
-            return inference_mode(True if fn is None else fn)
-        return super().__call__(fn)
+        self.mode = mode
+        self._enter = (not mode, bool(mode))
 
     def clone(self):
         return inference_mode(self.mode)

@@ -1,18 +1,35 @@
 """The tape: Node (a grad_fn), AccumulateGrad (a leaf's sink) and the reverse walk.
 
 A Node remembers the Kernel that produced it, the values it was called with and one edge per
-input. Its backward is the kernel's cached jitted vjp; with create_graph=True the same vjp runs
-through the dispatcher as an op of its own, so higher derivatives come for free.
+input slot. Its backward is the kernel's cached jitted vjp; with create_graph=True the same vjp
+runs through the dispatcher as an op of its own, so higher derivatives come for free.
+
+Saved values are immutable jax arrays, so an in-place write can never corrupt a backward; the
+(tensor, version) pairs in ``Node.saved`` only reproduce PyTorch's errors for the tensors
+PyTorch's derivative formulas save (OpDef ``saves``).
 """
 
 from __future__ import annotations
 
-import jax
-import jax.numpy as jnp
+import re
+import weakref
 
 from .. import _dtype as D
 from .._tensor import Tensor
 from .grad_mode import state as grad_state
+from .hooks import _RETAINED, _add_hook
+from .hooks import RemovableHandle as RemovableHandle  # re-exported: torch.autograd.graph's names
+from .hooks import allow_mutation_on_saved_tensors as allow_mutation_on_saved_tensors
+from .hooks import disable_saved_tensors_hooks as disable_saved_tensors_hooks
+from .hooks import get_gradient_edge as get_gradient_edge
+from .hooks import grad_assign_error as grad_assign_error
+from .hooks import increment_version as increment_version
+from .hooks import register_multi_grad_hook as register_multi_grad_hook
+from .hooks import register_post_accumulate_hook as register_post_accumulate_hook
+from .hooks import register_tensor_hook as register_tensor_hook
+from .hooks import retain_grad as retain_grad
+from .hooks import save_on_cpu as save_on_cpu
+from .hooks import saved_tensors_hooks as saved_tensors_hooks
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
          "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -21,41 +38,22 @@ FREED = ("Trying to backward through the graph a second time (or directly access
          "calling backward.")
 
 _CLASSES: dict[tuple, type] = {}
-
-
-class RemovableHandle:
-    """Removes a hook from its dict when ``remove()`` is called (also a context manager)."""
-
-    _next_id = 0
-
-    def __init__(self, hooks_dict):
-        self.hooks_dict = hooks_dict
-        self.id = RemovableHandle._next_id
-        RemovableHandle._next_id += 1
-
-    def remove(self):
-        self.hooks_dict.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-def _add_hook(d, hook):
-    h = RemovableHandle(d)
-    d[h.id] = hook
-    return h
+_CPP_NODES = {"CopySlices", "DelayedError", "Error", "GraphRoot", "Identity"}  # name() prefixed
 
 
 class Node:
     """A grad_fn: one recorded op call. ``type(node).__name__`` is PyTorch's name."""
 
-    _pre_hooks = None     # {output index: {id: hook}} tensor hooks of non-leaf outputs
-    _hooks = None         # node hooks: hook(grad_inputs, grad_outputs)
-    _node_pre_hooks = None
-    metadata = None
+    _pre_hooks = None     # {output index: {id: hook}}: tensor hooks of non-leaf outputs
+    _hooks = None         # node post hooks: hook(grad_inputs, grad_outputs)
+    _node_pre_hooks = None  # node pre hooks: hook(grad_outputs)
+    _meta = None
+    saved_out = None      # [(weakref to output, index, version)] for OpDef saves="output"
+    saved = None          # [(tensor, version)] inputs PyTorch saves; None: nothing to free
+    freed = False
+    edges = ()
+    diff = ()
+    out_float = (True,)
 
     def __init__(self, kernel, vals, edges, diff, out_float, saved):
         self.kernel = kernel
@@ -63,8 +61,7 @@ class Node:
         self.edges = edges          # per slot: (node, index) or None
         self.diff = diff            # slot indices that get gradients
         self.out_float = out_float  # per output: whether it carries a gradient
-        self.saved = saved          # [(tensor, version)] checked at backward
-        self.freed = False
+        self.saved = saved
 
     @staticmethod
     def create(kernel, vals, tens, diff, out):
@@ -73,32 +70,51 @@ class Node:
         edges = [None if t is None or i not in diff else t._edge() for i, t in enumerate(tens)]
         saved = None
         saves = kernel.opdef.saves
-        if saves:
+        if saves == "output":
+            saved = []   # the outputs are registered by save_outputs once they are wrapped
+        elif saves:
             # "others": bilinear ops (mul, matmul) need input j only for the others' grads
             saved = [(t, t._version) for i, t in enumerate(tens)
                      if t is not None and (saves is True or any(j != i for j in diff))]
-        cls = _node_class(kernel.opdef.grad_name)
-        return cls(kernel, tuple(vals), edges, diff, out_float, saved)
+        node = _node_class(kernel.opdef.grad_name)(kernel, tuple(vals), edges, diff, out_float,
+                                                   saved)
+        if saves == "output":
+            node.saved_out = []
+        return node
+
+    def save_outputs(self, tensors):
+        """Record the versions of the outputs PyTorch's formula saves (exp, tanh, relu...)."""
+        self.saved_out = [(weakref.ref(t), i, t._version) for i, t in enumerate(tensors)
+                          if self.out_float[i]]
 
     def name(self):
-        return type(self).__name__
+        n = type(self).__name__
+        return "torch::autograd::" + n if n in _CPP_NODES else n
 
     @property
     def next_functions(self):
         return tuple((e[0], e[1]) if e is not None else (None, 0) for e in self.edges)
 
+    @property
+    def metadata(self):
+        if self._meta is None:
+            self._meta = {}
+        return self._meta
+
     def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` after the node ran; may return new grad_inputs."""
         if self._hooks is None:
             self._hooks = {}
         return _add_hook(self._hooks, fn)
 
     def register_prehook(self, fn):
+        """``fn(grad_outputs)`` before the node runs; may return new grad_outputs."""
         if self._node_pre_hooks is None:
             self._node_pre_hooks = {}
         return _add_hook(self._node_pre_hooks, fn)
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     def _check_saved(self):
         if self.freed:
@@ -106,16 +122,19 @@ class Node:
         for t, v in self.saved or ():
             if t._version != v:
                 raise _modified_error(t, v)
+        for ref, i, v in self.saved_out or ():
+            t = ref()
+            if t is not None and t._version != v:
+                raise _modified_error(t, v, (self, i))
 
     def apply(self, cts, create_graph):
         """Gradients for self.diff's slots, given the cotangents of the outputs."""
         self._check_saved()
-        k = self.kernel
         cts = tuple(c for c, f in zip(cts, self.out_float) if f)
         if create_graph:
             return _apply_with_graph(self, cts)
         cts = tuple(None if c is None else _arr(c) for c in cts)
-        return k.vjp_fn(self.diff)(self.vals, cts)
+        return self.kernel.vjp_fn(self.diff)(self.vals, cts)
 
     def release(self):
         if self.saved is not None:
@@ -124,12 +143,7 @@ class Node:
 
 
 def _arr(c):
-
     return c._value if isinstance(c, Tensor) else c
-
-
-# eager jnp ops take JAX's slow un-jitted path; gradient sums use one cached jitted add
-add_arrays = jax.jit(jnp.add)
 
 
 def _node_class(name, base=None):
@@ -141,15 +155,9 @@ def _node_class(name, base=None):
     return cls
 
 
-class AccumulateGrad:
-    """The sink of a leaf that requires grad: adds incoming gradients into ``variable.grad``."""
-
-    _hooks = None
-    _node_pre_hooks = None
-    _pre_hooks = None
-    metadata = None
-    out_float = (True,)
-    edges = ()
+class AccumulateGrad(Node):
+    """The sink of a leaf that requires grad: adds incoming gradients into ``variable.grad``.
+    The leaf's tensor hooks live on the leaf (``_hooks``) and run before this node."""
 
     def __init__(self, variable):
         self.variable = variable
@@ -157,89 +165,68 @@ class AccumulateGrad:
     def name(self):
         return "torch::autograd::AccumulateGrad"
 
-    @property
-    def next_functions(self):
-        return ()
-
-    def register_hook(self, fn):
-        if self._hooks is None:
-            self._hooks = {}
-        return _add_hook(self._hooks, fn)
-
-    def register_prehook(self, fn):
-        if self._node_pre_hooks is None:
-            self._node_pre_hooks = {}
-        return _add_hook(self._node_pre_hooks, fn)
-
     def __repr__(self):
         return f"<AccumulateGrad object at {hex(id(self))}>"
 
     def accumulate(self, g, create_graph):
+        from .._tensor import Tensor
 
         t = self.variable
         g = g if isinstance(g, Tensor) else Tensor._make(g, t._device)
-        if t._hooks:
-            for h in list(t._hooks.values()):
-                r = h(g)
-                if r is not None:
-                    g = r
         if g.dtype != t.dtype:
             g = g.to(t.dtype)
         if t._grad is None:
-            if not create_graph:
-                g = g.detach() if g._rg else g
-                if g._base is not None:
-                    g = Tensor._make(g._value, g._device)
+            if not create_graph or not g._rg:
+                g = Tensor._make(g._value, t._device)   # a fresh tensor, as PyTorch's clone
             t._grad = g
-        elif create_graph or t._grad._rg:
+        elif create_graph:
             t._grad = t._grad + g
-        else:  # in place, so .grad keeps its identity as in PyTorch
-            gt = t._grad
-            if gt._base is None:
-                gt._v = add_arrays(gt._v, g._value)
-                gt._vc += 1
-            else:
-                from .._views import assign
+        else:
+            from .._views import assign
 
-                assign(gt, Tensor._make(add_arrays(gt._value, g._value), t._device))
+            assign(t._grad, Tensor._make(t._grad._value + g._value, t._device))
         if t._post_hooks:
             for h in list(t._post_hooks.values()):
                 h(t)
 
 
-def _modified_error(t, v):
+def _modified_error(t, v, output_of=None):
     from .._tensor_str import type_name
 
-    shape = list(t.shape)
     where = ""
-    if t._node is not None:
-        where = f", which is output {t._out_idx} of {t._node.name()},"
+    node, idx = output_of if output_of is not None else (t._node, t._out_idx)
+    if node is not None:
+        where = f", which is output {idx} of {re.sub(r'Backward[0-9]*$', '', node.name())},"
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{type_name(t)} {shape}]{where} is at version {t._version}; expected "
-        f"version {v} instead. Hint: enable anomaly detection to find the operation that "
-        "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).")
+        f"operation: [{type_name(t)} {list(t.shape)}]{where} is at version {t._version}; "
+        f"expected version {v} instead. Hint: enable anomaly detection to find the operation "
+        "that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "
+        "check_nan=False).")
 
 
 def _apply_with_graph(node, cts):
-    """Run a node's vjp as an op through the dispatcher, so the result is differentiable."""
+    """Run a node's vjp as an op through the dispatcher, so the result is differentiable.
+    Saved inputs the vjp does not read (an add's, a mul's own factor) enter as constants, so
+    a gradient requires grad exactly when PyTorch's would."""
     from .._dispatch import dispatch
-
-    k = node.kernel
-    opdef = _backward_opdef(k, node.diff)
+    opdef, used = _backward_op(node.kernel, node.diff, node.vals, cts)
+    dev = next((c._device for c in cts if isinstance(c, Tensor)), None)
+    cts = [c if c is None or isinstance(c, Tensor) else _as_tensor(c, dev) for c in cts]
     args = []
-    for v, e in zip(node.vals, node.edges):
-        if e is None or not hasattr(v, "dtype"):
-            args.append(v if not hasattr(v, "dtype") else Tensor._make(v))
+    for v, e, u in zip(node.vals, node.edges, used):
+        if not hasattr(v, "dtype"):
+            args.append(v)
+        elif e is None or not u:
+            args.append(_as_tensor(v, dev))
         else:
-            args.append(_tensor_at_edge(v, e))
-    cts = [c if c is None or isinstance(c, Tensor) else Tensor._make(c) for c in cts]
+            args.append(_tensor_at_edge(v, e, dev))
     return tuple(dispatch(opdef, (tuple(args), tuple(cts)), {}))
 
 
-def _tensor_at_edge(v, edge):
-
-    t = Tensor._make(v)
+def _tensor_at_edge(v, edge, device=None):
+    """A tensor holding saved value ``v`` whose gradient flows into ``edge``."""
+    t = _as_tensor(v, device)
     t._rg = True
     node, idx = edge
     if isinstance(node, AccumulateGrad):
@@ -249,20 +236,34 @@ def _tensor_at_edge(v, edge):
     return t
 
 
-def _backward_opdef(kernel, diff):
+def _backward_op(kernel, diff, vals, cts):
+    """The vjp of ``kernel`` as an op, and which saved values it reads (found once per
+    kernel, diff and pattern of missing cotangents, by dead-code elimination of its jaxpr)."""
+    import jax
+    from jax.interpreters import partial_eval as pe
+
     from .._ops._registry import OpDef
 
-    op = kernel._bwd_op.get(diff)
-    if op is None:
+    key = (diff, tuple(c is None for c in cts))
+    hit = kernel._bwd_op.get(key)
+    if hit is None:
         vjp = kernel.make_vjp(diff)
 
         def backward_body(vals, cts):
             return tuple(vjp(vals, cts))
 
+        def spec(x):
+            x = _arr(x)
+            return jax.ShapeDtypeStruct(x.shape, x.dtype) if hasattr(x, "dtype") else x
+
+        jaxpr = jax.make_jaxpr(backward_body)(tuple(spec(v) for v in vals),
+                                              tuple(None if c is None else spec(c)
+                                                    for c in cts)).jaxpr
+        used = pe.dce_jaxpr(jaxpr, [True] * len(jaxpr.outvars))[1][:len(vals)]
         op = OpDef(kernel.opdef.name + "_backward", backward_body, tensors=("vals", "cts"),
                    grad_name=kernel.opdef.grad_name[:-1] + "Backward0", saves=True)
-        kernel._bwd_op[diff] = op
-    return op
+        hit = kernel._bwd_op[key] = (op, tuple(used))
+    return hit
 
 
 # ------------------------------------------------------------------------------- the walk
@@ -270,60 +271,55 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
                  allow_unused=False):
     """Reverse-mode walk from ``roots`` (tensors) seeded with ``grads``.
 
-    Accumulates into leaves' .grad (only ``inputs``' when given), or, with ``capture``,
-    returns the gradients arriving at ``inputs`` and accumulates nothing.
+    Accumulates into leaves' .grad (only ``inputs``' when given), or, with ``capture``
+    (autograd.grad), returns the gradients arriving at ``inputs`` and accumulates nothing.
+    As in PyTorch, only nodes on a path to an input run when ``inputs`` is given.
     """
-
     buffers = {}
     root_nodes = []
     for r, g in zip(roots, grads):
         node, idx = r._edge()
         _add_to(buffers, node, idx, g, create_graph)
         root_nodes.append(node)
-
-    targets = None
-    if inputs is not None:
-        targets = {}
-        for i, t in enumerate(inputs):
-            targets.setdefault(t._edge() if t._rg else (None, None), []).append(i)
-
     order = _topo(root_nodes)
-    needed = _needed(order, targets) if targets is not None else None
+    targets, target_nodes, run = {}, (), None
+    if inputs is not None:
+        for i, t in enumerate(inputs):
+            targets.setdefault(t._edge(), []).append(i)
+        target_nodes = {n for n, _ in targets}
+        run = _to_run(order, target_nodes, capture)
+    retained = {t._edge(): t for t in list(_RETAINED) if t._node is not None} or None
     results = [None] * len(inputs) if capture else None
     prev = grad_state.enabled
     grad_state.enabled = create_graph
     try:
         for node in order:
-            if needed is not None and node not in needed:
-                continue
             buf = buffers.pop(node, None)
             if buf is None:
                 continue
-            if node._pre_hooks:
-                _run_tensor_hooks(node, buf)
+            if run is not None and node not in run:
+                if node in target_nodes:  # an input that leads to no other: hooks, capture
+                    _tensor_pre_hooks(node, buf, retained)
+                    _capture(node, buf, targets, results)
+                continue
+            if capture:
+                _capture(node, buf, targets, results)
+            _tensor_pre_hooks(node, buf, retained)
             if node._node_pre_hooks:
                 for h in list(node._node_pre_hooks.values()):
                     r = h(tuple(_as_tensor(b) for b in buf))
                     if r is not None:
                         buf = list(r)
-            if targets is not None:
-                for idx in range(len(buf)):
-                    hit = targets.get((node, idx))
-                    if hit is not None and capture:
-                        for j in hit:
-                            results[j] = buf[idx]
-                if isinstance(node, AccumulateGrad) and capture:
-                    continue
-            if isinstance(node, AccumulateGrad):
-                if targets is None or (node, 0) in targets:
+            if type(node) is AccumulateGrad:
+                if buf[0] is not None:
                     node.accumulate(buf[0], create_graph)
+                if node._hooks:
+                    for h in list(node._hooks.values()):
+                        h((), (_as_tensor(buf[0]),))
                 continue
             out = node.apply(buf, create_graph)
             if node._hooks:
-                for h in list(node._hooks.values()):
-                    r = h(tuple(_as_tensor(g) for g in out), tuple(_as_tensor(b) for b in buf))
-                    if r is not None:
-                        out = r
+                out = _post_hooks(node, out, buf)
             for slot, g in zip(node.diff, out):
                 e = node.edges[slot]
                 if e is not None and g is not None:
@@ -332,23 +328,45 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
                 node.release()
     finally:
         grad_state.enabled = prev
-    if capture:
-        for j, (t, r) in enumerate(zip(inputs, results)):
-            if r is None and not allow_unused:
-                raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior.")
-            if r is not None and not isinstance(r, Tensor):
-                results[j] = Tensor._make(r, t._device)
-        return results
-    return None
+    if not capture:
+        return None
+    for j, (t, r) in enumerate(zip(inputs, results)):
+        if r is None and not allow_unused:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {j} appears to not have been used in the "
+                "graph. Set allow_unused=True if this is the desired behavior.")
+        if r is not None and not isinstance(r, Tensor):
+            results[j] = Tensor._make(r, t._device)
+    return results
 
 
-def _as_tensor(g):
+def _to_run(order, target_nodes, capture):
+    """The nodes to execute: those with an edge to a node that reaches a target (plus, for
+    backward(inputs=...), the targets themselves)."""
+    reach, run = set(), set()
+    for node in reversed(order):
+        below = any(e is not None and e[0] in reach for e in node.edges)
+        if below or node in target_nodes:
+            reach.add(node)
+            if below or not capture:
+                run.add(node)
+    return run
+
+
+def _capture(node, buf, targets, results):
+    if results is None:
+        return
+    for idx, g in enumerate(buf):
+        for j in targets.get((node, idx), ()):
+            results[j] = g
+
+
+def _as_tensor(g, device=None):
+    from .._tensor import device_of
 
     if g is None or isinstance(g, Tensor):
         return g
-    return Tensor._make(g)
+    return Tensor._make(g, device or device_of(g))
 
 
 def _add_to(buffers, node, idx, g, create_graph):
@@ -362,19 +380,52 @@ def _add_to(buffers, node, idx, g, create_graph):
     elif create_graph:
         buf[idx] = _as_tensor(cur) + _as_tensor(g)
     else:
-        buf[idx] = add_arrays(_arr(cur), _arr(g))
+        buf[idx] = _arr(cur) + _arr(g)
 
 
-def _run_tensor_hooks(node, buf):
-    for idx, hooks in node._pre_hooks.items():
-        if buf[idx] is None:
-            continue
-        g = _as_tensor(buf[idx])
-        for h in list(hooks.values()):
-            r = h(g)
-            if r is not None:
-                g = r
-        buf[idx] = g
+def _tensor_pre_hooks(node, buf, retained):
+    """Run the tensor hooks of the node's outputs (a leaf's hooks for AccumulateGrad), then
+    store retained gradients; updates ``buf`` in place."""
+    if type(node) is AccumulateGrad:
+        hooks = node.variable._hooks
+        by_idx = {0: hooks} if hooks else None
+    else:
+        by_idx = node._pre_hooks
+    if by_idx:
+        for idx, hooks in by_idx.items():
+            if buf[idx] is None or not hooks:
+                continue
+            g = _as_tensor(buf[idx])
+            for h in list(hooks.values()):
+                r = h(g)
+                if r is not None:
+                    g = r
+            buf[idx] = g
+    if retained:
+        for idx, g in enumerate(buf):
+            t = retained.get((node, idx))
+            if t is not None and g is not None:
+                _retain(t, g)
+
+
+def _retain(t, g):
+    if grad_state.enabled:   # create_graph: keep the graph, as PyTorch's clone
+        g = _as_tensor(g, t._device).clone()
+    else:
+        g = Tensor._make(_arr(g), t._device)
+    t._grad = g if t._grad is None else t._grad + g
+
+
+def _post_hooks(node, out, buf):
+    grad_inputs = [None] * len(node.edges)
+    for slot, g in zip(node.diff, out):
+        grad_inputs[slot] = _as_tensor(g)
+    grad_outputs = tuple(_as_tensor(b) for b in buf)
+    for h in list(node._hooks.values()):
+        r = h(tuple(grad_inputs), grad_outputs)
+        if r is not None:
+            grad_inputs = list(r)
+    return [grad_inputs[slot] for slot in node.diff]
 
 
 def _topo(roots):
@@ -399,57 +450,3 @@ def _topo(roots):
     post.reverse()
     return post
 
-
-def _needed(order, targets):
-    """Nodes on a path to a target edge: the walk skips everything else."""
-    target_nodes = {n for n, _ in targets}
-    needed = set()
-    for node in reversed(order):
-        if node in target_nodes or any(e is not None and e[0] in needed for e in node.edges):
-            needed.add(node)
-    return needed
-
-
-# ------------------------------------------------------------------------------- tensor hooks
-def register_tensor_hook(t, hook):
-    if not t._rg:
-        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    if t._node is None:
-        if t._hooks is None:
-            t._hooks = {}
-        return _add_hook(t._hooks, hook)
-    node = t._node
-    if node._pre_hooks is None:
-        node._pre_hooks = {}
-    return _add_hook(node._pre_hooks.setdefault(t._out_idx, {}), hook)
-
-
-def register_post_accumulate_hook(t, hook):
-    if t._node is not None:
-        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-    if t._post_hooks is None:
-        t._post_hooks = {}
-    return _add_hook(t._post_hooks, hook)
-
-
-def retain_grad(t):
-    import weakref
-
-    if not t._rg:
-        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-    if t._node is None or t._retains:
-        return
-    ref = weakref.ref(t)
-
-    def hook(g):
-        x = ref()
-        if x is not None:
-            g = g.detach() if not grad_state.enabled else g
-            x._grad = g if x._grad is None else x._grad + g
-
-    t._retains = True
-    register_tensor_hook(t, hook)
-
-
-def zeros_like_array(a):
-    return jnp.zeros_like(a)

@@ -1,0 +1,160 @@
+"""Helpers shared by the pointwise op files (pointwise, pointwise_math, compare, bitwise).
+
+- ``kink_grad``: an elementwise ``jax.custom_jvp`` for the few ops whose derivative at kinks,
+  ties or NaNs follows a different convention in PyTorch than in JAX (clamp at its bounds,
+  maximum ties, fmax with NaN, pow with a zero base...). Each use is tested at the kink.
+- dtype guards that raise PyTorch's errors at trace time (dtypes are static).
+- ``check`` functions for ``@op(check=...)``: errors PyTorch raises on the value of a Python
+  number operand (``int_tensor // 0``), which the jitted body cannot see.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from jax.custom_derivatives import SymbolicZero
+
+from .. import _dtype as D
+from .._tensor import Tensor
+
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
+               "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
+               "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+               "complex128": "ComplexDouble"}
+
+# C++ spellings PyTorch uses in some messages ("expected dtype float for `end`...")
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def dtype_of(x):
+    return D.from_np(jnp.result_type(x))
+
+
+def type_name(x):
+    """PyTorch's scalar type name of an array's dtype (``Float``, ``Long``...)."""
+    return _TYPE_NAMES[dtype_of(x).name]
+
+
+def cpp_name(x):
+    return _CPP_NAMES[dtype_of(x).name]
+
+
+def category(x):
+    return dtype_of(x).category
+
+
+def is_bool(x):
+    return jnp.result_type(x) == jnp.bool_
+
+
+def is_integral(x):
+    """Integer or bool."""
+    return category(x) < D.FLOAT
+
+
+def not_implemented_for(kernel, x):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{type_name(x)}\'')
+
+
+def refuse(kernel, x, *, bool_=False, integral=False, floating=False):
+    """Raise PyTorch's ``"<kernel>" not implemented for '<Type>'`` for the dtypes named."""
+    c = category(x)
+    if (bool_ and c == D.BOOL) or (integral and c <= D.INT) or (floating and c >= D.FLOAT):
+        raise not_implemented_for(kernel, x)
+
+
+def default_float():
+    return D.get_default_dtype().np
+
+
+def to_float(*xs):
+    """Integer/bool arrays become the default float dtype (PyTorch's int -> float ops)."""
+    out = tuple(x if jnp.issubdtype(x.dtype, jnp.inexact) else x.astype(default_float())
+                for x in xs)
+    return out if len(out) > 1 else out[0]
+
+
+def common_dtype(*arrays):
+    """PyTorch's result dtype of arrays given as they are (0-d ones rank below the others)."""
+    dims = [dtype_of(a) for a in arrays if jnp.ndim(a) > 0]
+    zeros = [dtype_of(a) for a in arrays if jnp.ndim(a) == 0]
+    return D.result_type_from(dims, zeros, [])
+
+
+def broadcast_check(*xs):
+    from ._util import check_broadcast
+
+    shape = ()
+    for x in xs:
+        s = jnp.shape(x)
+        check_broadcast(shape, s)
+        shape = jnp.broadcast_shapes(shape, s)
+    return shape
+
+
+# ------------------------------------------------------------------ custom kink derivatives
+def kink_grad(*jacobians):
+    """Decorator: give an elementwise function PyTorch's derivative.
+
+    ``jacobians[i](*primals, out)`` is d out / d primal_i, elementwise, or a bool mask meaning
+    "the gradient passes where True, is 0 elsewhere", or None (no gradient). The JVP is the sum
+    of jacobian * tangent over the inputs that are perturbed (symbolic zeros are skipped, so an
+    infinite jacobian of an unperturbed input never turns into NaN); reverse mode and higher
+    derivatives follow from JAX's transposition of this JVP.
+    """
+
+    def deco(fn):
+        f = jax.custom_jvp(fn)
+
+        def jvp(primals, tangents):
+            out = f(*primals)
+            t = None
+            for jac, dx in zip(jacobians, tangents):
+                if jac is None or type(dx) is SymbolicZero:
+                    continue
+                j = jac(*primals, out)
+                dx = dx.astype(out.dtype)
+                term = jnp.where(j, dx, 0) if j.dtype == jnp.bool_ else j.astype(out.dtype) * dx
+                t = term if t is None else t + term
+            if t is None:
+                t = jnp.zeros_like(out)
+            return out, jnp.broadcast_to(t, out.shape).astype(out.dtype)
+
+        f.defjvp(jvp, symbolic_zeros=True)
+        return f
+
+    return deco
+
+
+# ------------------------------------------------------------------ checks on Python numbers
+def _int_like(x):
+    """x is an integer/bool Tensor or a Python int/bool (its result stays integral)."""
+    if isinstance(x, Tensor):
+        return x.dtype.category <= D.INT
+    return isinstance(x, (bool, int))
+
+
+def check_int_divisor(input, other, *args, **kwargs):
+    """PyTorch raises ``ZeroDivisionError`` (a RuntimeError) for integer division by a Python 0
+    (floor_divide, remainder, fmod, div with a rounding mode).
+
+    Division by an integer TENSOR holding 0 is value-dependent and not checked: jtorch returns
+    what XLA computes (see docs/differences.md)."""
+    if type(other) in (int, bool) and other == 0 and _int_like(input):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def check_div(input, other, *, rounding_mode=None):
+    if rounding_mode is not None:
+        check_int_divisor(input, other)
+
+
+def check_int_pow(input, exponent=None, *args, **kwargs):
+    """``int_tensor ** -1`` raises in PyTorch (a negative Python int exponent)."""
+    if (type(exponent) is int and exponent < 0 and isinstance(input, Tensor)
+            and input.dtype.category <= D.INT):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")

@@ -1,0 +1,329 @@
+"""Pointwise math: exponentials, logarithms, trigonometry, error functions, rounding, and the
+binary functions atan2, hypot, logaddexp, xlogy, copysign, nextafter, heaviside, ldexp.
+
+Unary functions of floats give the default float dtype for integer and bool inputs
+(``promote="float"``), as PyTorch does; ``torch.special`` aliases are exported here too.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+
+from . import _elementwise as E
+from ._registry import TENSOR_METHODS, export, op
+
+_FLOAT_BIN = {"tensors": ("input", "other"), "promote": "float"}
+
+
+def _unary(names, fn, *, special=(), doc=None):
+    """Register a unary float function (``torch.fn``, ``Tensor.fn``, ``Tensor.fn_``)."""
+
+    def body(input):
+        return fn(input)
+
+    body.__doc__ = doc
+    public = op(names, inplace=True, promote="float")(body)
+    for s in special:
+        export(s, namespace="special")(public)
+    return public
+
+
+exp = _unary("exp", jnp.exp)
+exp2 = _unary("exp2", jnp.exp2, special=("exp2",))
+expm1 = _unary("expm1", jnp.expm1, special=("expm1",))
+log = _unary("log", jnp.log)
+log1p = _unary("log1p", jnp.log1p, special=("log1p",))
+log2 = _unary("log2", jnp.log2)
+log10 = _unary("log10", jnp.log10)
+sqrt = _unary("sqrt", jnp.sqrt, doc="The derivative at 0 is inf, as in PyTorch.")
+rsqrt = _unary("rsqrt", jax.lax.rsqrt)
+sin = _unary("sin", jnp.sin)
+cos = _unary("cos", jnp.cos)
+tan = _unary("tan", jnp.tan)
+asin = _unary(("asin", "arcsin"), jnp.arcsin)
+acos = _unary(("acos", "arccos"), jnp.arccos)
+atan = _unary(("atan", "arctan"), jnp.arctan)
+sinh = _unary("sinh", jnp.sinh)
+cosh = _unary("cosh", jnp.cosh)
+tanh = _unary("tanh", jnp.tanh)
+asinh = _unary(("asinh", "arcsinh"), jnp.arcsinh)
+acosh = _unary(("acosh", "arccosh"), jnp.arccosh)
+atanh = _unary(("atanh", "arctanh"), jnp.arctanh)
+sigmoid = _unary("sigmoid", jax.nn.sigmoid, special=("expit",))
+erf = _unary("erf", jax.scipy.special.erf, special=("erf",))
+erfc = _unary("erfc", jax.scipy.special.erfc, special=("erfc",))
+erfinv = _unary("erfinv", jax.scipy.special.erfinv, special=("erfinv",))
+sinc = _unary("sinc", jnp.sinc, special=("sinc",), doc="sin(pi x) / (pi x); 1 at 0.")
+deg2rad = _unary("deg2rad", lambda x: x * jnp.asarray(math.pi / 180, x.dtype))
+rad2deg = _unary("rad2deg", lambda x: x * jnp.asarray(180 / math.pi, x.dtype))
+
+
+@op("ndtr", method=False, namespace="special", promote="float")
+def ndtr(input):
+    """The standard normal CDF (``torch.special.ndtr``)."""
+    return 0.5 * jax.scipy.special.erfc(-input / math.sqrt(2.0))
+
+
+@op("angle", promote="float")
+def angle(input):
+    """pi for negative reals, 0 otherwise (NaN stays NaN); the gradient of a real input is 0."""
+    if jnp.issubdtype(input.dtype, jnp.complexfloating):
+        return jnp.angle(input)
+    pi = jnp.asarray(math.pi, input.dtype)
+    out = jnp.where(jnp.isnan(input), input, jnp.where(input < 0, pi, 0))
+    return jax.lax.stop_gradient(out)
+
+
+# ------------------------------------------------------------------ logit
+def _logit_jac(eps):
+    def jac(x, out):
+        one = jnp.ones_like(x)
+        d = one / (x * (one - x))
+        if eps is None:
+            return jnp.where((x < 0) | (x > 1), jnp.nan, d)
+        return jnp.where((x < eps) | (x > 1 - eps), 0, d)
+
+    return jac
+
+
+_LOGIT = {}
+
+
+def _logit_fn(eps):
+    f = _LOGIT.get(eps)
+    if f is None:
+        @E.kink_grad(_logit_jac(eps))
+        def f(x):
+            if eps is not None:
+                lo, hi = jnp.asarray(eps, x.dtype), jnp.asarray(1 - eps, x.dtype)
+                x = jnp.where(x < lo, lo, jnp.where(x > hi, hi, x))
+            return jnp.log(x / (1 - x))
+
+        _LOGIT[eps] = f
+    return f
+
+
+@op("logit", inplace=True, promote="float")
+def logit(input, eps=None):
+    """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given. The gradient is
+    PyTorch's: 0 outside [eps, 1 - eps] (passing at the bounds), NaN outside [0, 1] without
+    eps."""
+    return _logit_fn(eps)(input)
+
+
+export("logit", namespace="special")(logit)
+
+
+# ------------------------------------------------------------------ rounding and signs
+def _rounding(names, fn, kernel, grad_name=None):
+    def body(input):
+        E.refuse(kernel, input, bool_=True)
+        if E.is_integral(input):
+            return input
+        return fn(input)
+
+    return op(names, inplace=True, grad_name=grad_name)(body)
+
+
+floor = _rounding("floor", jnp.floor, "floor_vml_cpu")
+ceil = _rounding("ceil", jnp.ceil, "ceil_vml_cpu")
+trunc = _rounding(("trunc", "fix"), jnp.trunc, "trunc_vml_cpu")
+
+
+def _round_decimals(x, decimals):
+    """PyTorch's round(decimals): nearbyint(x * 10^d) / 10^d (or x / 10^-d for d < 0) in the
+    op-math type (float32 for half types)."""
+    op_dt = jnp.float32 if x.dtype in (jnp.float16, jnp.bfloat16) else x.dtype
+    y = x.astype(op_dt)
+    p = jnp.asarray(10.0 ** abs(decimals), op_dt)
+    y = jnp.round(y / p) * p if decimals < 0 else jnp.round(y * p) / p
+    return y.astype(x.dtype)
+
+
+@op("round", inplace=True)
+def round(input, *, decimals=0):
+    """Rounds half to even, as PyTorch (and C's nearbyint); gradient 0."""
+    if decimals == 0:
+        E.refuse("round_vml_cpu", input, bool_=True)
+        return input if E.is_integral(input) else jnp.round(input)
+    E.refuse("round_cpu", input, integral=True)
+    return _round_decimals(input, decimals)
+
+
+export("round", namespace="special")(round)
+
+
+@op("frac", inplace=True)
+def frac(input):
+    E.refuse("frac_cpu", input, integral=True)
+    return input - jnp.trunc(input)
+
+
+def _sign(x):
+    """PyTorch's sign: sign(nan) is 0."""
+    if E.is_bool(x):
+        return x
+    s = jnp.sign(x)
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        s = jnp.where(jnp.isnan(x), jnp.zeros_like(x), s)  # PyTorch: sign(nan) == 0
+    return s
+
+
+@op("sign", inplace=True)
+def sign(input):
+    return _sign(input)
+
+
+@op("sgn", inplace=True)
+def sgn(input):
+    """sign for reals; x / |x| (0 at 0) for complex numbers."""
+    if jnp.issubdtype(input.dtype, jnp.complexfloating):
+        a = jnp.abs(input)
+        return jnp.where(a == 0, jnp.zeros_like(input), input / jnp.where(a == 0, 1, a))
+    return _sign(input)
+
+
+@op("signbit", differentiable=False)
+def signbit(input):
+    if E.is_bool(input):
+        return jnp.zeros(input.shape, jnp.bool_)
+    if E.is_integral(input):
+        return input < 0
+    return jnp.signbit(input)
+
+
+# ------------------------------------------------------------------ binary math
+@E.kink_grad(lambda y, x, out: _masked_recip(x * x + y * y) * x,
+             lambda y, x, out: -y * _masked_recip(x * x + y * y))
+def _atan2(y, x):
+    return jnp.arctan2(y, x)
+
+
+def _masked_recip(d):
+    return jnp.where(d == 0, 0, 1 / jnp.where(d == 0, 1, d))
+
+
+@op(("atan2", "arctan2"), inplace=True, **_FLOAT_BIN)
+def atan2(input, other):
+    """The gradient at (0, 0) is 0, as in PyTorch."""
+    E.broadcast_check(input, other)
+    return _atan2(input, other)
+
+
+_REAL_BIN = {"tensors": ("input", "other"), "promote": "common"}
+
+
+@E.kink_grad(lambda x, y, out: x / out, lambda x, y, out: y / out)
+def _hypot(x, y):
+    return jnp.hypot(x, y)
+
+
+@op("hypot", inplace=True, **_REAL_BIN)
+def hypot(input, other):
+    """sqrt(x^2 + y^2); the gradient at (0, 0) is NaN, as in PyTorch (x / result)."""
+    E.broadcast_check(input, other)
+    E.refuse("hypot_cpu", input, integral=True)
+    return _hypot(input, other)
+
+
+@E.kink_grad(lambda x, y, out: 1 / (1 + jnp.exp(y - x)),
+             lambda x, y, out: 1 / (1 + jnp.exp(x - y)))
+def _logaddexp(x, y):
+    return jnp.logaddexp(x, y)
+
+
+@E.kink_grad(lambda x, y, out: 1 / (1 + jnp.exp2(y - x)),
+             lambda x, y, out: 1 / (1 + jnp.exp2(x - y)))
+def _logaddexp2(x, y):
+    return jnp.logaddexp2(x, y)
+
+
+@op("logaddexp", **_REAL_BIN)
+def logaddexp(input, other):
+    """log(exp(x) + exp(y)); the gradient at x == y == +-inf is NaN, as in PyTorch."""
+    E.broadcast_check(input, other)
+    E.refuse("logaddexp_cpu", input, integral=True)
+    return _logaddexp(input, other)
+
+
+@op("logaddexp2", **_REAL_BIN)
+def logaddexp2(input, other):
+    E.broadcast_check(input, other)
+    E.refuse("logaddexp2_cpu", input, integral=True)
+    return _logaddexp2(input, other)
+
+
+def _xlogy_like(logf, dlog, jac_x):
+    """x * logf(y) with PyTorch's conventions: 0 where x == 0 unless y is NaN."""
+
+    def fwd(x, y):
+        v = jnp.where(x == 0, jnp.zeros_like(x), x * logf(y))
+        return jnp.where(jnp.isnan(y), y, v)
+
+    return E.kink_grad(lambda x, y, out: jac_x(fwd, x, y, out),
+                       lambda x, y, out: x * dlog(y))(fwd)
+
+
+# d/dx: xlogy(x != 0, y) for xlogy (0 where x == 0); plain log1p(y) for xlog1py (PyTorch's)
+_xlogy = _xlogy_like(jnp.log, lambda y: 1 / y,
+                     lambda fwd, x, y, out: fwd((x != 0).astype(out.dtype), y))
+_xlog1py = _xlogy_like(jnp.log1p, lambda y: 1 / (1 + y), lambda fwd, x, y, out: jnp.log1p(y))
+
+
+@op("xlogy", inplace=True, **_FLOAT_BIN)
+def xlogy(input, other):
+    """x * log(y), 0 where x == 0 (NaN if y is NaN)."""
+    E.broadcast_check(input, other)
+    return _xlogy(input, other)
+
+
+export("xlogy", namespace="special")(xlogy)
+
+
+@op("xlog1py", namespace="special", method=False, **_FLOAT_BIN)
+def xlog1py(input, other):
+    """x * log1p(y), 0 where x == 0 (NaN if y is NaN)."""
+    E.broadcast_check(input, other)
+    return _xlog1py(input, other)
+
+
+@E.kink_grad(lambda x, y, out: jnp.where(x == 0, 0, out / jnp.where(x == 0, 1, x)), None)
+def _copysign(x, y):
+    return jnp.copysign(x, y)
+
+
+@op("copysign", inplace=True, **_FLOAT_BIN)
+def copysign(input, other):
+    """|x| with the sign of y (including -0.0); the gradient at x == 0 is 0."""
+    E.broadcast_check(input, other)
+    return _copysign(input, other)
+
+
+@op("nextafter", inplace=True, **_REAL_BIN)
+def nextafter(input, other):
+    """Differences from PyTorch: the gradient is 0 (PyTorch raises at backward)."""
+    E.broadcast_check(input, other)
+    E.refuse("nextafter_cpu", input, integral=True)
+    return jax.lax.stop_gradient(jnp.nextafter(input, other))
+
+
+@op("heaviside", inplace=True, tensors=("input", "values"))
+def heaviside(input, values):
+    """0 for x < 0 (and NaN), ``values`` where x == 0, 1 for x > 0.
+
+    Differences from PyTorch: the gradient is 0 (PyTorch raises at backward)."""
+    if jnp.result_type(input) != jnp.result_type(values):
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    E.broadcast_check(input, values)
+    out = jnp.where(input == 0, values, (input > 0).astype(input.dtype))
+    return jax.lax.stop_gradient(out)
+
+
+@op("ldexp", inplace=True, **_FLOAT_BIN)
+def ldexp(input, other):
+    """input * 2 ** other."""
+    E.broadcast_check(input, other)
+    return input * jnp.exp2(other)

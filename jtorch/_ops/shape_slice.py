@@ -1,0 +1,340 @@
+"""Slicing views: narrow, select, diagonal, the split family (split, chunk, unbind,
+tensor_split, h/v/dsplit) and Tensor.unfold. Each output shares storage with the input; a
+multi-output op's output i is a view step (kernel, i) whose stride rule gets ``idx=i``."""
+
+from __future__ import annotations
+
+import operator
+
+import jax.numpy as jnp
+from jax import lax
+
+from ._registry import op
+from ._util import wrap_dim
+from .shape import function, hide, method
+
+
+def _as_int(v):
+    """A Python int from an int or a one-element integer Tensor (PyTorch accepts both)."""
+    return operator.index(v)
+
+
+# ------------------------------------------------------------------------------ narrow / select
+def _check_narrow(shape, dim, start, length):
+    if len(shape) == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = wrap_dim(dim, len(shape))
+    n = shape[d]
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got "
+                         f"{start})")
+    if start < 0:
+        start += n
+    if start > n - length:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return d, start
+
+
+def _narrow_rule(shape, st, off, out_shape, idx, dim, start, length):
+    d, start = _check_narrow(shape, dim, start, length)
+    return tuple(st), off + start * st[d]
+
+
+@op("narrow", method=False, out=False, is_view=True, saves=False, grad_name="SliceBackward0",
+    stride_rule=_narrow_rule)
+def _narrow(input, dim, start, length):
+    d, start = _check_narrow(input.shape, dim, start, length)
+    return lax.slice_in_dim(input, start, start + length, axis=d)
+
+
+@function("narrow", opdef_of=_narrow)
+def narrow(input, dim, start, length):
+    """A view of ``length`` elements of ``dim`` from ``start`` (which may be a 0-d tensor)."""
+    return _narrow(input, _as_int(dim), _as_int(start), _as_int(length))
+
+
+def _check_select(shape, dim, index):
+    if len(shape) == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, len(shape))
+    n = shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(shape)} at dimension {dim}")
+    return d, index % n
+
+
+def _select_rule(shape, st, off, out_shape, idx, dim, index):
+    d, i = _check_select(shape, dim, index)
+    return tuple(st[:d]) + tuple(st[d + 1:]), off + i * st[d]
+
+
+@op("select", method=False, out=False, is_view=True, saves=False, stride_rule=_select_rule)
+def _select(input, dim, index):
+    d, i = _check_select(input.shape, dim, index)
+    return lax.index_in_dim(input, i, axis=d, keepdims=False)
+
+
+@function("select", opdef_of=_select)
+def select(input, dim, index):
+    return _select(input, _as_int(dim), _as_int(index))
+
+
+# ------------------------------------------------------------------------------ diagonal
+def _diag_geometry(shape, offset, dim1, dim2):
+    n = len(shape)
+    d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if offset >= 0:
+        size = max(min(shape[d1], shape[d2] - offset), 0)
+    else:
+        size = max(min(shape[d1] + offset, shape[d2]), 0)
+    return d1, d2, size
+
+
+def _diagonal_rule(shape, st, off, out_shape, idx, offset=0, dim1=0, dim2=1):
+    d1, d2, size = _diag_geometry(shape, offset, dim1, dim2)
+    if size > 0:
+        off += offset * st[d2] if offset >= 0 else -offset * st[d1]
+    rest = tuple(s for i, s in enumerate(st) if i not in (d1, d2))
+    return rest + (st[d1] + st[d2],), off
+
+
+@op("diagonal", out=False, is_view=True, saves=False, stride_rule=_diagonal_rule)
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    d1, d2, _ = _diag_geometry(input.shape, offset, dim1, dim2)
+    return jnp.diagonal(input, offset, d1, d2)
+
+
+# ------------------------------------------------------------------------------ split family
+def _pieces(x, bounds, d):
+    return tuple(lax.slice_in_dim(x, s, e, axis=d) for s, e in bounds)
+
+
+def _split_bounds(shape, split_size, dim):
+    if len(shape) == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got "
+                           f"split_size={split_size}")
+    d = wrap_dim(dim, len(shape))
+    n = shape[d]
+    if split_size == 0 and n != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {n}")
+    count = max(-(-n // split_size), 1) if split_size else 1
+    return d, tuple((i * split_size, min((i + 1) * split_size, n)) for i in range(count))
+
+
+def _sizes_bounds(shape, split_sizes, dim):
+    if len(shape) == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = wrap_dim(dim, len(shape))
+    n = shape[d]
+    if any(s < 0 for s in split_sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                           f"entries, but got split_sizes={list(split_sizes)}")
+    if sum(split_sizes) != n:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
+                           f"tensor's size at dimension {dim}), but got "
+                           f"split_sizes={list(split_sizes)}")
+    bounds, start = [], 0
+    for s in split_sizes:
+        bounds.append((start, start + s))
+        start += s
+    return d, tuple(bounds)
+
+
+def _offset_rule(geometry):
+    def rule(shape, st, off, out_shape, idx, *args, **kwargs):
+        d, bounds = geometry(shape, *args, **kwargs)
+        return tuple(st), off + bounds[idx][0] * st[d]
+
+    return rule
+
+
+@op("split", method=False, out=False, is_view=True, saves=False,
+    stride_rule=_offset_rule(_split_bounds))
+def _split(input, split_size, dim=0):
+    return _pieces(input, *reversed(_split_bounds(input.shape, split_size, dim)))
+
+
+@op("split_with_sizes", method=False, out=False, is_view=True, saves=False,
+    stride_rule=_offset_rule(_sizes_bounds))
+def _split_with_sizes(input, split_sizes, dim=0):
+    return _pieces(input, *reversed(_sizes_bounds(input.shape, split_sizes, dim)))
+
+
+@function("split_with_sizes", opdef_of=_split_with_sizes)
+def split_with_sizes(input, split_sizes, dim=0):
+    return _split_with_sizes(input, tuple(_as_int(s) for s in split_sizes), _as_int(dim))
+
+
+@function("split", opdef_of=_split)
+def split(tensor, split_size_or_sections, dim=0):
+    """Views of consecutive pieces of ``dim``: of size ``split_size`` (the last may be smaller)
+    or of the listed sizes."""
+    s = split_size_or_sections
+    if hasattr(s, "_v") and s.ndim == 0:
+        s = int(s)
+    if isinstance(s, int):
+        return _split(tensor, s, _as_int(dim))
+    return split_with_sizes(tensor, s, dim)
+
+
+@function("chunk", opdef_of=_split)
+def chunk(input, chunks, dim=0):
+    chunks = _as_int(chunks)
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = input.shape[wrap_dim(dim, input.ndim)]
+    size = -(-n // chunks)
+    if size == 0 and n == 0:
+        return _split_with_sizes(input, (0,) * chunks, dim)
+    return _split(input, size, dim)
+
+
+def _unbind_geometry(shape, dim=0):
+    if len(shape) == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return wrap_dim(dim, len(shape))
+
+
+def _unbind_rule(shape, st, off, out_shape, idx, dim=0):
+    d = _unbind_geometry(shape, dim)
+    return tuple(st[:d]) + tuple(st[d + 1:]), off + idx * st[d]
+
+
+@op("unbind", out=False, is_view=True, saves=False, stride_rule=_unbind_rule)
+def unbind(input, dim=0):
+    d = _unbind_geometry(input.shape, dim)
+    return tuple(lax.index_in_dim(input, i, axis=d, keepdims=False)
+                 for i in range(input.shape[d]))
+
+
+def _slice_bound(i, n):
+    if i < 0:
+        i += n
+    return min(max(i, 0), n)
+
+
+@function("tensor_split", opdef_of=_narrow)
+def tensor_split(input, indices_or_sections, dim=0):
+    """Views splitting ``dim`` into N near-equal sections or at the given indices; each is
+    its own narrow view (unlike split's pieces, PyTorch lets them be modified in place)."""
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    ios = indices_or_sections
+    if hasattr(ios, "_v"):
+        ios = _split_arg_tensor(ios)
+    d = wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if isinstance(ios, int):
+        if ios <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
+        q, r = divmod(n, ios)
+        bounds, start = [], 0
+        for i in range(ios):
+            size = q + (1 if i < r else 0)
+            bounds.append((start, start + size))
+            start += size
+    else:
+        edges = [0] + [_as_int(i) for i in ios] + [n]
+        bounds = []
+        for s, e in zip(edges[:-1], edges[1:]):
+            s, e = _slice_bound(s, n), _slice_bound(e, n)
+            bounds.append((s, max(e, s)))
+    return tuple(_narrow(input, d, s, e - s) for s, e in bounds)
+
+
+def _split_arg_tensor(t):
+    from .._dtype import int64
+    from .._tensor import _to_numpy
+    from .._views import scalar_type_name
+
+    if t.ndim > 1:
+        raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
+                           "zero-dimensional or one-dimensional tensor, but got a tensor with "
+                           f"{t.ndim} dims")
+    if t.dtype is not int64:
+        raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of "
+                           f"long, but got {scalar_type_name(t.dtype)}")
+    v = _to_numpy(t._value)
+    return int(v) if t.ndim == 0 else [int(i) for i in v]
+
+
+def _dir_split(name, min_dim, dim_of):
+    def f(input, indices_or_sections):
+        if input.ndim < min_dim:
+            raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} "
+                               f"dimension, but got a tensor with "
+                               f"{input.ndim} dimensions!")
+        d = dim_of(input.ndim)
+        ios = indices_or_sections
+        if isinstance(ios, int) or (hasattr(ios, "_v") and ios.ndim == 0):
+            s = _as_int(ios)
+            n = input.shape[d]
+            if s == 0 or n % s:
+                raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but "
+                                   f"the size of the dimension {n} is not divisible by the "
+                                   f"split_size {s}!")
+            return tensor_split(input, s, d)
+        return tensor_split(input, ios, d)
+
+    f.__name__ = f.__qualname__ = name
+    return function(name, opdef_of=_narrow)(f)
+
+
+hsplit = _dir_split("hsplit", 1, lambda n: 1 if n > 1 else 0)
+vsplit = _dir_split("vsplit", 2, lambda n: 0)
+dsplit = _dir_split("dsplit", 3, lambda n: 2)
+
+
+# ------------------------------------------------------------------------------ unfold
+def _unfold_geometry(shape, dimension, size, step):
+    n = len(shape)
+    d = wrap_dim(dimension, n)
+    top = shape[d] if n else 1
+    if size > top:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {top} but size is "
+                           f"{size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return d, (top - size) // step + 1
+
+
+def _unfold_rule(shape, st, off, out_shape, idx, dimension, size, step):
+    if not shape:
+        return (1,), off
+    d, _ = _unfold_geometry(shape, dimension, size, step)
+    st = list(st)
+    last = st[d]
+    st[d] *= step
+    return tuple(st) + (last,), off
+
+
+@op("unfold", method=False, out=False, is_view=True, saves=False, stride_rule=_unfold_rule)
+def _unfold(input, dimension, size, step):
+    d, count = _unfold_geometry(input.shape, dimension, size, step)
+    if input.ndim == 0:
+        return jnp.reshape(input, (1,))[:size]
+    index = (jnp.arange(count) * step)[:, None] + jnp.arange(size)[None, :]
+    windows = jnp.take(input, index, axis=d)  # (..., count, size, ...)
+    return jnp.moveaxis(windows, d + 1, -1)
+
+
+hide("unfold")
+
+
+@method("unfold", opdef_of=_unfold)
+def unfold(input, dimension, size, step):
+    """Tensor.unfold: a view of all windows of ``size`` along ``dimension`` every ``step``."""
+    return _unfold(input, _as_int(dimension), _as_int(size), _as_int(step))

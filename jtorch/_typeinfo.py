@@ -1,0 +1,172 @@
+"""Public dtype functions: finfo, iinfo, promote_types, result_type, can_cast and the tensor
+predicates (is_tensor, is_floating_point, is_complex, numel)."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from . import _dtype as D
+from ._ops._registry import export
+from ._tensor import Tensor
+
+
+def _argname(x):
+    if isinstance(x, Tensor):
+        return "Tensor"
+    if isinstance(x, D.dtype):
+        return "torch.dtype"
+    return type(x).__name__
+
+
+def _dtype_arg(fn, name, pos, x):
+    """A dtype parameter: a jtorch dtype or a Python type (float means float64, as in
+    PyTorch's argument parser)."""
+    if isinstance(x, D.dtype):
+        return x
+    if isinstance(x, type) and x in D._PY_TYPES:
+        return D._PY_TYPES[x]
+    raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be torch.dtype, not "
+                    f"{_argname(x)}")
+
+
+def _tensor_arg(fn, x):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{_argname(x)}")
+    return x
+
+
+@export()
+class finfo:
+    """Machine limits of a floating dtype (the default dtype when none is given); a complex
+    dtype gives its real part's limits."""
+
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+
+    def __init__(self, type=None):  # noqa: A002 - PyTorch's parameter name
+        dt = D.get_default_dtype() if type is None else _dtype_arg("finfo", "type", 1, type)
+        if dt.category < D.FLOAT:
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
+        real = dt.to_real()
+        info = ml_dtypes.finfo(real.np)
+        self.bits = real.itemsize * 8
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = float(info.tiny)
+        self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -int(info.precision)
+        self.dtype = real.name
+
+    def _key(self):
+        return (self.bits, self.eps, self.max, self.min, self.tiny, self.dtype)
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+@export()
+class iinfo:
+    """Machine limits of an integer dtype."""
+
+    __slots__ = ("bits", "max", "min", "dtype")
+
+    def __init__(self, type):  # noqa: A002 - PyTorch's parameter name
+        dt = _dtype_arg("iinfo", "type", 1, type)
+        if dt.category == D.BOOL:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if dt.category != D.INT:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo "
+                            "to handle 'torch.iinfo'")
+        info = np.iinfo(dt.np)
+        self.bits = dt.itemsize * 8
+        self.max = int(info.max)
+        self.min = int(info.min)
+        self.dtype = dt.name
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(self.dtype)
+
+    def __repr__(self):
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"
+
+
+@export()
+def promote_types(type1, type2):
+    """The smallest dtype to which both dtypes can be cast without losing category."""
+    return D.promote_types(_dtype_arg("promote_types", "type1", 1, type1),
+                           _dtype_arg("promote_types", "type2", 2, type2))
+
+
+@export()
+def can_cast(from_, to):
+    """Whether PyTorch's casting rules allow ``from_`` -> ``to`` (no complex -> real,
+    floating -> integral or non-bool -> bool)."""
+    return D.can_cast(_dtype_arg("can_cast", "from_", 1, from_),
+                      _dtype_arg("can_cast", "to", 2, to))
+
+
+_RESULT_SIGS = ("Tensor tensor, Tensor other", "Number scalar, Tensor tensor",
+                "Tensor tensor, Number other", "Number scalar1, Number scalar2")
+
+_NUMBERS = (bool, int, float, complex)
+
+
+@export()
+def result_type(*args, **kwargs):
+    """The dtype an arithmetic op on these two operands (tensors or Python numbers) returns,
+    by PyTorch's rules: dimensioned tensors > 0-d tensors > Python numbers, a lower tier
+    counting only when its category (bool < int < float < complex) is higher."""
+    ops = list(args)
+    for k in ("tensor", "scalar", "scalar1", "other", "scalar2"):
+        if k in kwargs:
+            ops.append(kwargs.pop(k))
+    ops = [x.item() if isinstance(x, np.generic) else x for x in ops]
+    if kwargs or len(ops) != 2 or not all(isinstance(x, (Tensor, *_NUMBERS)) for x in ops):
+        got = ", ".join(_argname(x) for x in ops)
+        marks = ", ".join(f"!{_argname(x)}!" for x in ops)
+        lines = "".join(f" * ({s})\n      didn't match because some of the arguments have "
+                        f"invalid types: ({marks})\n" for s in _RESULT_SIGS)
+        raise TypeError(f"result_type() received an invalid combination of arguments - got "
+                        f"({got}), but expected one of:\n{lines}")
+    dims, zeros, scalars = [], [], []
+    for x in ops:
+        if isinstance(x, Tensor):
+            (dims if x.ndim else zeros).append(x.dtype)
+        else:
+            scalars.append(D.scalar_category(x))
+    return D.result_type_from(dims, zeros, scalars)
+
+
+@export()
+def is_tensor(obj):
+    """Whether ``obj`` is a jtorch Tensor."""
+    return isinstance(obj, Tensor)
+
+
+@export()
+def is_floating_point(input):
+    return _tensor_arg("is_floating_point", input).dtype.category == D.FLOAT
+
+
+@export()
+def is_complex(input):
+    return _tensor_arg("is_complex", input).dtype.category == D.COMPLEX
+
+
+@export()
+def numel(input):
+    return _tensor_arg("numel", input).numel()
