@@ -59,6 +59,8 @@ def attach_view(r, src, kernel, idx):
 def _zero_stride(t):
     """PyTorch refuses in-place writes to a tensor with a stride-0 dim of size > 1 (its
     has_internal_overlap); expanding to the same size, or selecting one row, stays writable."""
+    if 0 in t._v.shape:
+        return False
     st, _ = strides(t)
     return any(s == 0 and n > 1 for s, n in zip(st, t._v.shape))
 
@@ -270,6 +272,8 @@ def view_strides(old_shape, old_strides, new_shape):
     numel = int(np.prod(old_shape, dtype=np.int64))
     if numel == 0:
         return contiguous_strides(new_shape) if old_shape != tuple(new_shape) else old_strides
+    if not old_shape:  # a 0-d tensor views as anything of one element
+        return (1,) * len(new_shape)
     new_strides = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_base = old_strides[-1] if old_strides else 1

@@ -14,7 +14,8 @@ import jtorch
 
 def pair(shape, dtype=np.float32):
     a = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
-    return torch.tensor(a), jtorch.tensor(a)
+    # torch.tensor of an empty NumPy array may get stride 0; start from canonical strides
+    return torch.tensor(a).clone(memory_format=torch.contiguous_format), jtorch.tensor(a)
 
 
 def geom(j, t, msg=""):

@@ -182,11 +182,13 @@ def _ext_bwd(reduce, include_self, res, ct):
         gx = jnp.where(self_in, ct * others(x, zx, nzeros, nzprod), 0)
         gs = ct[idx] * others(src, zs, nzeros[idx], nzprod[idx])
         return gx.astype(x.dtype), gs.astype(src.dtype), None
-    ex = self_in & (x == out)
+    # PyTorch counts self among the tied extremes even when include_self=False, then zeroes
+    # the gradient of the self entries that were scattered to
+    ex = x == out
     es = src == out[idx]
     count = ex.astype(x.dtype).at[idx].add(es.astype(x.dtype))
     share = ct / jnp.where(count == 0, 1, count)
-    return jnp.where(ex, share, 0), jnp.where(es, share[idx], 0), None
+    return jnp.where(ex & self_in, share, 0), jnp.where(es, share[idx], 0), None
 
 
 scatter_extreme.defvjp(_ext_fwd, _ext_bwd)

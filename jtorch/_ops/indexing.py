@@ -131,9 +131,11 @@ def _item(it, dyn_ints):
 
 class _Parsed:
     """basic: static tuple for the view op (None: no view); kind: its grad_fn name;
-    adv: [(dim in the view, kind, value)]; yshape: shape of the view."""
+    struct/starts: the same index with int positions and slice starts lifted out (so one
+    compiled kernel serves x[0], x[1]...); adv: [(dim in the view, kind, value)];
+    yshape: shape of the view."""
 
-    __slots__ = ("basic", "kind", "adv", "yshape")
+    __slots__ = ("basic", "kind", "adv", "yshape", "struct", "starts")
 
 
 def _parse(t, index, set_mode=False, dyn_ints=False):
@@ -151,7 +153,7 @@ def _parse(t, index, set_mode=False, dyn_ints=False):
                for k, v in items)
     if spec > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    basic, adv, yshape = [], [], []
+    basic, adv, yshape, struct, starts = [], [], [], [], []
     d, kind = 0, None
     for k, v in items:
         if k == "int":
@@ -159,6 +161,8 @@ def _parse(t, index, set_mode=False, dyn_ints=False):
             if not -size <= v < size:
                 raise IndexError(f"index {v} is out of bounds for dimension {d} with size {size}")
             basic.append(v)
+            struct.append("i")
+            starts.append(v % size)
             d += 1
             kind = "SelectBackward0"
         elif k == "slice":
@@ -167,32 +171,40 @@ def _parse(t, index, set_mode=False, dyn_ints=False):
             yshape.append(len(range(start, stop, step)))
             if bare_slice or not (start == 0 and stop == size and step == 1):
                 basic.append(v)
+                struct.append(("s", yshape[-1], step))
+                starts.append(start)
                 kind = "SliceBackward0"
             else:
                 basic.append(slice(None))
+                struct.append(slice(None))
             d += 1
         elif k == "none":
             basic.append(None)
+            struct.append(None)
             yshape.append(1)
             kind = "UnsqueezeBackward0"
         elif k == "ell":
             n = ndim - spec
             basic.extend([slice(None)] * n)
+            struct.extend([slice(None)] * n)
             yshape.extend(shape[d:d + n])
             d += n
         elif k == "bool":
             basic.append(None)
+            struct.append(None)
             adv.append((len(yshape), "t", np.zeros(int(v), np.int64)))
             yshape.append(1)
             kind = "UnsqueezeBackward0"
         elif k == "m":
             adv.append((len(yshape), "m", v))
             basic.extend([slice(None)] * v.ndim)
+            struct.extend([slice(None)] * v.ndim)
             yshape.extend(shape[d:d + v.ndim])
             d += v.ndim
         else:  # "t", "dyn"
             adv.append((len(yshape), k, v))
             basic.append(slice(None))
+            struct.append(slice(None))
             yshape.append(shape[d])
             d += 1
     yshape.extend(shape[d:])
@@ -205,9 +217,11 @@ def _parse(t, index, set_mode=False, dyn_ints=False):
                                      f"index {yd + j}")
     while basic and basic[-1] == slice(None):
         basic.pop()
+        struct.pop()
     p = _Parsed()
     p.basic = tuple(basic) if kind is not None else None
     p.kind, p.adv, p.yshape = kind, adv, tuple(yshape)
+    p.struct, p.starts = tuple(struct), tuple(starts)
     return p
 
 
@@ -263,10 +277,37 @@ def _basic_strides(shape, st, off, out_shape, idx, index):
     return tuple(strides), off
 
 
-_VIEWS = {name: OpDef("getitem", _basic_body, is_view=True, saves=False, grad_name=name,
-                      stride_rule=_basic_strides)
-          for name in ("SelectBackward0", "SliceBackward0", "UnsqueezeBackward0",
-                       "AliasBackward0")}
+def _dyn_body(input, struct, starts):
+    """The basic index with int positions and slice starts as traced values (``starts``)."""
+    it = iter(starts)
+    d = 0
+    for e in struct:
+        if e is None:
+            input = jnp.expand_dims(input, d)
+            d += 1
+        elif e == "i":
+            input = lax.dynamic_index_in_dim(input, next(it), d, keepdims=False)
+        elif isinstance(e, slice):
+            d += 1
+        else:
+            _, size, step = e
+            span = (size - 1) * step + 1 if size else 0
+            input = lax.dynamic_slice_in_dim(input, next(it), span, axis=d)
+            if step > 1:
+                input = lax.slice_in_dim(input, 0, span, step, axis=d)
+            d += 1
+    return input
+
+
+# The view a basic index makes: its values and gradient come from one kernel per index
+# *structure* (_DYN_VIEWS); the view's chain records the static index (_STATIC_VIEW), which
+# PyTorch's strides and writes through the view are derived from.
+_DYN_VIEWS = {name: OpDef("getitem", _dyn_body, tensors=("input", "starts"), is_view=True,
+                          saves=False, grad_name=name, stride_rule=_basic_strides)
+              for name in ("SelectBackward0", "SliceBackward0", "UnsqueezeBackward0",
+                           "AliasBackward0")}
+_STATIC_VIEW = OpDef("getitem", _basic_body, is_view=True, saves=False,
+                     stride_rule=_basic_strides)
 
 
 def _check_index_shapes(arrays):
@@ -431,7 +472,11 @@ def _dispatch(opdef, args, kwargs=None):
 
 
 def _view(t, p):
-    v = _dispatch(_VIEWS[p.kind], (t, p.basic))
+    from .._dispatch import ARR, _slot, get_kernel
+
+    v = _dispatch(_DYN_VIEWS[p.kind], (t, p.struct, p.starts))
+    static = get_kernel(_STATIC_VIEW, ((ARR, _slot(p.basic, False, [], [])), ()))
+    v._chain = v._chain[:-1] + ((static, None),)
     if v._overlap and _non_overlapping(v.shape, v.stride()):
         v._overlap = False  # e.g. one row of an expanded tensor can be written to
     return v
@@ -447,13 +492,17 @@ def _non_overlapping(shape, strides):
     return True
 
 
+_ALIAS = _Parsed()
+_ALIAS.kind, _ALIAS.basic, _ALIAS.struct, _ALIAS.starts = "AliasBackward0", (), (), ()
+
+
 def getitem(t, index):
     """``Tensor.__getitem__``."""
     p = _parse(t, index)
     y = t if p.basic is None else _view(t, p)
     if not p.adv:
         if p.basic is None:
-            return _dispatch(_VIEWS["AliasBackward0"], (t, ()))
+            return _view(t, _ALIAS)
         return y
     idx = _adv_indices(p, "boolean-mask indexing (its output shape depends on the mask's "
                           "values)")

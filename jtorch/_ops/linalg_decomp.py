@@ -116,7 +116,15 @@ export("inverse", method=True)(inv)
 def det(A):
     _check_square(A, "linalg.det")
     _check_float(A, "linalg.det", "lu_cpu")
+    if A.shape[-1] == 0:  # JAX's det derivative fails on 0x0 matrices
+        return jnp.ones(A.shape[:-2], A.dtype)
     return jnp.linalg.det(A)
+
+
+def _slogdet(A):
+    if A.shape[-1] == 0:
+        return jnp.ones(A.shape[:-2], A.dtype), jnp.zeros(A.shape[:-2], jnp.real(A).dtype)
+    return jnp.linalg.slogdet(A)
 
 
 @op(("linalg.slogdet", "slogdet"), namespace=",linalg", method_name="slogdet",
@@ -124,7 +132,7 @@ def det(A):
 def slogdet(A):
     _check_square(A, "linalg.slogdet")
     _check_float(A, "linalg.slogdet")
-    sign, logabs = jnp.linalg.slogdet(A)
+    sign, logabs = _slogdet(A)
     # the sign is piecewise constant: no gradient flows through it
     return jax.lax.stop_gradient(sign), logabs
 
@@ -133,7 +141,7 @@ def slogdet(A):
 def logdet(input):
     _check_square(input, "logdet")
     _check_float(input, "logdet")
-    sign, logabs = jnp.linalg.slogdet(input)
+    sign, logabs = _slogdet(input)
     if jnp.issubdtype(input.dtype, jnp.complexfloating):
         return jnp.log(jax.lax.stop_gradient(sign)) + logabs
     return jnp.where(sign < 0, jnp.nan, logabs).astype(input.dtype)
@@ -482,9 +490,9 @@ def _lstsq(A, B, rcond=None, *, driver=None):
     _check_matrix(A, "torch.linalg.lstsq")
     vector = B.ndim == A.ndim - 1
     Bm = B[..., None] if vector else B
+    batch = _batch(A, Bm)
     if A.shape[-2] != Bm.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
-    batch = _batch(A, Bm)
     A = jnp.broadcast_to(A, batch + A.shape[-2:])
     Bm = jnp.broadcast_to(Bm, batch + Bm.shape[-2:])
     m, n = A.shape[-2:]

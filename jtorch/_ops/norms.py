@@ -10,9 +10,10 @@ from __future__ import annotations
 import jax.numpy as jnp
 from jax import lax
 
+from .. import _dtype as D
 from ._registry import op
 from ._util import wrap_dim
-from .reduction import cast, inexact, reduce_dims, reduced_shape, safe_sqrt, type_name
+from .reduction import inexact, reduce_dims, reduced_shape, safe_sqrt, type_name
 
 _INF = float("inf")
 _VNORM = "LinalgVectorNormBackward0"
@@ -36,18 +37,30 @@ def _abs(x):
     return x * lax.stop_gradient(jnp.sign(x))
 
 
-def _check_float(name, x):
+def _check_float(name, x, dtype):
+    """PyTorch's input and ``dtype=`` checks; returns x cast to ``dtype``."""
     if not inexact(x):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
                            f"Got {type_name(x)}")
+    if dtype is None:
+        return x
+    cplx = jnp.iscomplexobj(x)
+    if cplx != (dtype.category == D.COMPLEX):
+        kind = "complex" if cplx else "real"
+        raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} for {kind} inputs, but "
+                           f"got {type_name(jnp.zeros((), dtype.np))}")
+    if D.promote_types(D.from_np(x.dtype), dtype) is not dtype:
+        raise RuntimeError(f"{name}: the dtype of the input ({type_name(x)}) should be "
+                           "convertible without narrowing to the specified dtype "
+                           f"({type_name(jnp.zeros((), dtype.np))})")
+    return x.astype(dtype.np)
 
 
 def vector_norm_of(x, ord, dim, keepdim, dtype):
     if isinstance(ord, str):
         raise TypeError("linalg_vector_norm(): argument 'ord' (position 2) must be Number, "
                         "not str")
-    _check_float("linalg.vector_norm", x)
-    x = cast(x, dtype)
+    x = _check_float("linalg.vector_norm", x, dtype)
     axes = reduce_dims(dim, x.ndim)
     if x.size == 0:
         if ord < 0 or ord == _INF:
@@ -90,7 +103,7 @@ def matrix_norm_of(A, ord, dim, keepdim, dtype):
     if A.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
-    _check_float("linalg.matrix_norm", A)
+    A = _check_float("linalg.matrix_norm", A, dtype)
     dim = (dim,) if isinstance(dim, int) else tuple(dim)
     if len(dim) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
@@ -98,7 +111,6 @@ def matrix_norm_of(A, ord, dim, keepdim, dtype):
     d0, d1 = (wrap_dim(d, A.ndim) for d in dim)
     if d0 == d1:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
-    A = cast(A, dtype)
     if ord == "fro":
         return vector_norm_of(A, 2, (d0, d1), keepdim, None)
     if ord in ("nuc", 2, -2):

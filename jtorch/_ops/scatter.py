@@ -251,11 +251,11 @@ def _index_vec(name, input, dim, index, source, long_only=False):
     return d
 
 
-def _index_check(fmt, exc=RuntimeError):
+def _index_check(fmt, exc=RuntimeError, allow_negative=False):
     def check(input, dim, index, *rest, **kw):
         d = _dim_or_none(input, dim)
         if d is not None and isinstance(index, Tensor) and index.ndim <= 1:
-            _bounds(index, _size(input, d), d, fmt=fmt, exc=exc)
+            _bounds(index, _size(input, d), d, allow_negative, fmt=fmt, exc=exc)
     return check
 
 
@@ -294,7 +294,7 @@ def index_copy(input, dim, index, source):
                        _at_dim(input, d, index))
 
 
-@op("index_fill", inplace=True, check=_index_check(_OOB, IndexError),
+@op("index_fill", inplace=True, check=_index_check(_OOB, IndexError, allow_negative=True),
     tensors=("input", "value"), saves=False)
 def index_fill(input, dim, index, value):
     if index.ndim > 1:
@@ -342,7 +342,7 @@ def masked_fill(input, mask, value):
     if value.ndim:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
-    check_broadcast(input.shape, mask.shape)
+    check_broadcast(mask.shape, input.shape)
     return jnp.where(mask, value.astype(input.dtype), input)
 
 

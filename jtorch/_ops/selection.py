@@ -301,7 +301,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _search(seq, input, side, out_int32)
 
 
-@op("bucketize", differentiable=False, tensors=("input", "boundaries"))
+@op("bucketize", method=False, differentiable=False, tensors=("input", "boundaries"))
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("

@@ -208,6 +208,8 @@ def unflatten(input, dim, sizes):
     if (-1 not in sizes and known != n) or (-1 in sizes and (known == 0 or n % known)):
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
                            f"size of dim {dim} ({n}) in the input tensor")
+    if -1 in sizes:
+        sizes = tuple(n // known if s == -1 else s for s in sizes)
     shape = tuple(input.shape)
     return _view(input, shape[:d] + sizes + shape[d + 1:])
 
@@ -466,6 +468,8 @@ hide("expand")
 @method("expand", opdef_of=_expand)
 def expand(input, *sizes):
     """A read-only view repeating size-1 dims (-1 keeps a size); writes through it raise."""
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     return _expand(input, size_arg(sizes))
 
 

@@ -326,6 +326,9 @@ def _unfold(input, dimension, size, step):
     d, count = _unfold_geometry(input.shape, dimension, size, step)
     if input.ndim == 0:
         return jnp.reshape(input, (1,))[:size]
+    if input.size == 0:
+        shape = input.shape[:d] + (count,) + input.shape[d + 1:] + (size,)
+        return jnp.zeros(shape, input.dtype)
     index = (jnp.arange(count) * step)[:, None] + jnp.arange(size)[None, :]
     windows = jnp.take(input, index, axis=d)  # (..., count, size, ...)
     return jnp.moveaxis(windows, d + 1, -1)
