@@ -357,7 +357,10 @@ def _full_array(shape, value, dt, device):
     return np.full(shape, value, dt.np)
 
 
-def _filled(args, size, value, name, out, dtype, layout, device, requires_grad):
+def _filled(args, kw, value, name, out, dtype, layout, device, requires_grad):
+    size = kw.pop("size", None)
+    if kw:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
     shape = parse_size(args, name, size, zeros_msg=name == "zeros")
     dt = out_dtype(dtype, out, D.get_default_dtype())
     return finish(_full_array(shape, value, dt, device), device, requires_grad, out, layout)
@@ -367,24 +370,21 @@ def _filled(args, size, value, name, out, dtype, layout, device, requires_grad):
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None, **kw):
     """A tensor filled with 0 (default dtype unless ``dtype``)."""
-    return _filled(size, kw.pop("size", None), 0, "zeros", out, dtype, layout, device,
-                   requires_grad)
+    return _filled(size, kw, 0, "zeros", out, dtype, layout, device, requires_grad)
 
 
 @export()
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, memory_format=None, **kw):
     """A tensor filled with 1."""
-    return _filled(size, kw.pop("size", None), 1, "ones", out, dtype, layout, device,
-                   requires_grad)
+    return _filled(size, kw, 1, "ones", out, dtype, layout, device, requires_grad)
 
 
 @export()
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None, **kw):
     """An 'uninitialised' tensor (jtorch fills it with zeros)."""
-    return _filled(size, kw.pop("size", None), 0, "empty", out, dtype, layout, device,
-                   requires_grad)
+    return _filled(size, kw, 0, "empty", out, dtype, layout, device, requires_grad)
 
 
 def _fill_value(value, name="full"):
@@ -504,8 +504,7 @@ def _new_filled(name, value):
     def method(self, *size, dtype=None, layout=None, device=None, requires_grad=False,
                pin_memory=False, **kw):
         dtype, device = _new(self, dtype, device)
-        return _filled(size, kw.pop("size", None), value, name, None, dtype, layout, device,
-                       requires_grad)
+        return _filled(size, kw, value, name, None, dtype, layout, device, requires_grad)
 
     method.__name__ = name
     method.__doc__ = f"Tensor.{name}: filled with {value}, this tensor's dtype and device."

@@ -529,10 +529,10 @@ def _legacy_new(cls, *args, device=None, dtype=None, **kwargs):
     """``torch.Tensor(data)`` / ``torch.Tensor(*sizes)``: the legacy default-dtype constructor."""
     from ._creation import empty, tensor
 
-    if len(args) == 1 and not isinstance(args[0], int):
+    if len(args) == 1 and not isinstance(args[0], (int, Size)):
         t = tensor(args[0], dtype=dtype or D.get_default_dtype(), device=device)
     else:
-        t = empty(*args, dtype=dtype or D.get_default_dtype(), device=device)
+        t = empty(*(args or (0,)), dtype=dtype or D.get_default_dtype(), device=device)
     if cls is not Tensor:
         obj = object.__new__(cls)
         obj.__dict__.update(t.__dict__)

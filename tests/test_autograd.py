@@ -163,6 +163,20 @@ def test_grad_fn_names_and_next_functions():
     same(f)
 
 
+def test_next_functions_leave_out_index_and_mask_tensors():
+    def f(T):
+        x, y = leaf(T, arr(2, 3)), leaf(T, arr(2, 3, seed=1))
+        idx = T.tensor([1, 0])
+        w = T.where(x > 0, x, y)
+        seen = []
+        w.grad_fn.register_hook(lambda gi, go: seen.append(gi))
+        w.sum().backward()
+        return [names(w.grad_fn), names(x[idx].grad_fn),
+                names(x.gather(1, T.tensor([[0], [2]])).grad_fn), seen]
+
+    same(f)
+
+
 def test_accumulate_grad_node():
     def f(T):
         x = leaf(T, [1.0, 2.0])

@@ -45,6 +45,8 @@ CASES = [
     "T.asarray([1., 2.], requires_grad=True)", "T.asarray(T.ones(2), dtype=T.int32)",
     "T.from_numpy(np.array([1, 2], dtype=np.int16))", "T.from_numpy(np.array([[1., 2.]]))",
     "T.from_numpy(np.array(True))",
+    # the legacy constructor
+    "T.Tensor([1, 2])", "T.Tensor().shape", "T.Tensor(2, 3).shape", "T.Tensor(T.Size([2])).shape",
     # zeros / ones / empty / full, all size forms
     "T.zeros(2, 3)", "T.zeros((2, 3))", "T.zeros([2, 3])", "T.zeros(T.Size([2, 3]))",
     "T.zeros(size=(2, 3))", "T.zeros(())", "T.zeros([])", "T.zeros(0, 3)", "T.zeros(np.int64(2))",

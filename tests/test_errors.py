@@ -100,6 +100,7 @@ CASES = {
     "retain_grad_no_grad": lambda T: T.ones(3).retain_grad(),
     "post_hook_nonleaf": lambda T: (rg(T, 3) * 2).register_post_accumulate_grad_hook(print),
     "backward_inputs_empty": lambda T: (rg(T, 3) * 2).sum().backward(inputs=[]),
+    "backward_inputs_no_grad": lambda T: (rg(T, 3) * 2).sum().backward(inputs=[T.ones(3)]),
     "grad_inputs_empty": lambda T: T.autograd.grad((rg(T, 3) * 2).sum(), []),
     "grad_output_shape": lambda T: _grad_output(T, T.ones(2)),
     "grad_output_complex": lambda T: _grad_output(T, T.ones(3, dtype=T.complex64)),

@@ -8,7 +8,7 @@ import operator
 import numpy as np
 import pytest
 import torch
-from helpers import NonContig, NoGrad, assert_close, parity, raises_like, rand
+from helpers import NoGrad, NonContig, assert_close, parity, raises_like, rand
 
 import jtorch
 
@@ -56,28 +56,35 @@ SPECIAL = {"expit": "sigmoid", "logit": "logit", "erf": "erf", "erfc": "erfc",
            "erfinv": "erfinv", "exp2": "exp2", "expm1": "expm1", "log1p": "log1p",
            "sinc": "sinc", "round": "round"}
 
+
+def _unary_case(name, lo, hi):
+    """float32 and float64, method form, a non-contiguous view, a 0-d and an empty tensor."""
+    def fn(T, a, b, nc, z, e):
+        f = getattr(T, name)
+        return f(a), getattr(b, name)(), f(nc), f(z), f(e)
+
+    case(name, fn, rnd(4, 3, dtype=F32, low=lo, high=hi), rnd(4, 3, dtype=F64, low=lo, high=hi),
+         NonContig(rnd(4, 3, dtype=F32, low=lo, high=hi)), NoGrad(rnd(dtype=F64, low=lo, high=hi)),
+         NoGrad(rnd(0, 3, dtype=F32)),
+         grad=name != "sgn")  # torch's sgn gradient is a ZeroTensor that numpy() refuses
+
+
 for name, (lo, hi) in UNARY.items():
-    for dt in (F32, F64):
-        n = np.dtype(dt).name
-        case(f"{name}-{n}", lambda T, x, a, name=name: (getattr(T, name)(x),
-                                                         getattr(a, name)()),
-             rnd(3, 4, dtype=dt, low=lo, high=hi), NonContig(rnd(4, 3, dtype=dt, low=lo, high=hi)),
-             grad=name != "sgn")  # torch's sgn gradient is a ZeroTensor numpy() refuses
-    case(f"{name}-0d-empty", lambda T, x, e, name=name: (getattr(T, name)(x),
-                                                          getattr(T, name)(e)),
-         rnd(dtype=F32, low=lo, high=hi), rnd(0, 3, dtype=F32), grad=name != "sgn")
-for alias, name in ALIASES.items():
-    lo, hi = UNARY[name]
-    case(f"alias-{alias}", lambda T, x, alias=alias: (getattr(T, alias)(x),
-                                                       getattr(x, alias)()),
-         rnd(5, dtype=F64, low=lo, high=hi))
-for sname, name in SPECIAL.items():
-    lo, hi = UNARY[name]
-    case(f"special-{sname}", lambda T, x, sname=sname: getattr(T.special, sname)(x),
-         rnd(5, dtype=F64, low=lo, high=hi))
-case("special-ndtr", lambda T, x: T.special.ndtr(x), rnd(5, dtype=F64))
-case("special-xlogy-xlog1py", lambda T, x, y: (T.special.xlogy(x, y), T.special.xlog1py(x, y)),
-     rnd(5, dtype=F64), rnd(5, dtype=F64, low=0.1, high=2))
+    _unary_case(name, lo, hi)
+
+
+def _aliases(T, *xs):
+    return tuple(getattr(T, a)(x) for a, x in zip(ALIASES, xs)) + tuple(
+        getattr(x, a)() for a, x in zip(ALIASES, xs))
+
+
+case("aliases", _aliases, *(rnd(4, 3, dtype=F64, low=UNARY[n][0], high=UNARY[n][1])
+                            for n in ALIASES.values()))
+case("special", lambda T, *xs: tuple(getattr(T.special, s)(x) for s, x in zip(SPECIAL, xs)),
+     *(rnd(4, 3, dtype=F64, low=UNARY[n][0], high=UNARY[n][1]) for n in SPECIAL.values()))
+case("special-ndtr-xlogy", lambda T, x, y: (T.special.ndtr(x), T.special.xlogy(x, y),
+                                            T.special.xlog1py(x, y)),
+     rnd(4, 3, dtype=F64), rnd(4, 3, dtype=F64, low=0.1, high=2))
 
 # integer and bool inputs: float functions give the default dtype; the others keep the dtype
 INT_UNARY_FLOAT = ["exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt",
@@ -86,18 +93,22 @@ INT_UNARY_FLOAT = ["exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqr
                    "deg2rad", "rad2deg", "reciprocal", "logit", "angle"]
 INT_UNARY_SAME = ["abs", "neg", "square", "sign", "sgn", "floor", "ceil", "round", "trunc",
                   "relu", "nan_to_num", "signbit", "isnan", "isinf", "isfinite", "isposinf",
-                  "isneginf", "isreal", "positive", "bitwise_not", "logical_not"]
-for dt in (np.int32, np.int64, np.uint8, np.int8, np.bool_):
-    n = np.dtype(dt).name
-    for name in INT_UNARY_FLOAT + INT_UNARY_SAME:
-        if dt == np.bool_ and name in ("abs", "neg", "floor", "ceil", "round", "trunc", "relu",
-                                       "positive"):
-            continue
-        lo = 0 if dt == np.uint8 else -3
-        case(f"{name}-{n}", lambda T, x, name=name: getattr(T, name)(x),
-             rnd(7, dtype=dt, low=lo, high=4), grad=False)
-    case(f"default-float64-{n}", lambda T, x: _with_default(T, T.float64, lambda: T.exp(x)),
-         rnd(4, dtype=dt, low=0, high=3), grad=False)
+                  "isneginf", "isreal", "positive", "bitwise_not", "logical_not", "frac"]
+INT_REFUSED = {"frac"}
+BOOL_REFUSED = {"abs", "neg", "floor", "ceil", "round", "trunc", "relu", "positive", "frac"}
+# every op on int64 and bool; a representative subset on the other integer types
+INT_SUBSET = ["exp", "sqrt", "sigmoid", "atan", "abs", "neg", "square", "sign", "round", "relu",
+              "signbit", "isfinite", "bitwise_not"]
+for dt in (np.int64, np.bool_, np.int32, np.uint8, np.int8):
+    names = (INT_UNARY_FLOAT + INT_UNARY_SAME if dt == np.int64 else
+             INT_UNARY_FLOAT[::3] + INT_UNARY_SAME if dt == np.bool_ else INT_SUBSET)
+    names = [n for n in names if n not in (BOOL_REFUSED if dt == np.bool_ else INT_REFUSED)]
+    case(f"int-unary-{np.dtype(dt).name}",
+         lambda T, x, names=names: tuple(getattr(T, n)(x) for n in names),
+         rnd(7, dtype=dt, low=0 if dt == np.uint8 else -3, high=4), grad=False)
+case("default-float64", lambda T, x, b: _with_default(T, T.float64, lambda: (
+    T.exp(x), T.sqrt(b), x / 2, T.atan2(x, x), x * 1.5, T.where(b, 1.0, 2)),
+    ), rnd(4, dtype=np.int32, low=0, high=3), rnd(4, dtype=np.bool_), grad=False)
 
 
 def _with_default(T, dt, fn):
@@ -116,32 +127,35 @@ BINARY = {
     "div": ((-2, 2), (0.5, 2)), "true_divide": ((-2, 2), (0.5, 2)),
     "remainder": ((-5, 5), (0.5, 2)), "fmod": ((-5, 5), (0.5, 2)),
     "pow": ((0.5, 2), (-2, 2)), "float_power": ((0.5, 2), (-2, 2)),
-    "atan2": ((-2, 2), (-2, 2)), "arctan2": ((-2, 2), (-2, 2)),
-    "hypot": ((-2, 2), (-2, 2)), "logaddexp": ((-2, 2), (-2, 2)),
+    "atan2": ((-2, 2), (-2, 2)), "hypot": ((-2, 2), (-2, 2)), "logaddexp": ((-2, 2), (-2, 2)),
     "logaddexp2": ((-2, 2), (-2, 2)), "xlogy": ((-2, 2), (0.1, 2)),
     "copysign": ((-2, 2), (-2, 2)), "maximum": ((-2, 2), (-2, 2)),
     "minimum": ((-2, 2), (-2, 2)), "fmax": ((-2, 2), (-2, 2)), "fmin": ((-2, 2), (-2, 2)),
-    "ldexp": ((-2, 2), (-2, 2)), "subtract": ((-2, 2), (-2, 2)),
-    "multiply": ((-2, 2), (-2, 2)), "divide": ((-2, 2), (0.5, 2)), "rsub": ((-2, 2), (-2, 2)),
+    "ldexp": ((-2, 2), (-2, 2)), "rsub": ((-2, 2), (-2, 2)),
 }
 NO_GRAD_BINARY = {"floor_divide": ((-5, 5), (0.5, 2)), "nextafter": ((-2, 2), (-2, 2)),
                   "heaviside": ((-2, 2), (-2, 2))}
+
+
+def _binary_case(name, a, b, c, d, grad):
+    """float32 (broadcast (4, 3) with (3,)), float64 ((4, 3) with (4, 1)), the method form, a
+    non-contiguous view, and 0-d with empty / 0-d operands."""
+    def fn(T, x, y, x64, y64, nc, z, e):
+        f = getattr(T, name)
+        m = getattr(x, name)(y) if name != "rsub" else T.rsub(y, x)
+        return f(x, y), m, f(x64, y64), f(nc, y), f(z, e), f(z, z)
+
+    case(name, fn, rnd(4, 3, dtype=F32, low=a, high=b), rnd(3, dtype=F32, low=c, high=d),
+         rnd(4, 3, dtype=F64, low=a, high=b), rnd(4, 1, dtype=F64, low=c, high=d),
+         NonContig(rnd(4, 3, dtype=F32, low=a, high=b)), NoGrad(rnd(dtype=F32, low=c, high=d)),
+         NoGrad(rnd(0, 3, dtype=F32, low=a, high=b)), grad=grad)
+
+
 for name, ((a, b), (c, d)) in {**BINARY, **NO_GRAD_BINARY}.items():
-    grad = name not in NO_GRAD_BINARY
-    for dt in (F32, F64):
-        n = np.dtype(dt).name
-        case(f"{name}-{n}-bcast", lambda T, x, y, name=name: (
-            getattr(T, name)(x, y), getattr(x, name)(y) if name != "rsub" else T.rsub(y, x)),
-             rnd(2, 3, 4, dtype=dt, low=a, high=b), rnd(3, 1, dtype=dt, low=c, high=d),
-             grad=grad)
-    case(f"{name}-noncontig", lambda T, x, y, name=name: getattr(T, name)(x, y),
-         NonContig(rnd(4, 3, dtype=F32, low=a, high=b)), rnd(3, dtype=F32, low=c, high=d),
-         grad=grad)
-    case(f"{name}-0d-empty", lambda T, x, y, e, name=name: (getattr(T, name)(x, y),
-                                                             getattr(T, name)(e, y),
-                                                             getattr(T, name)(y, x)),
-         rnd(dtype=F32, low=a, high=b), rnd(3, dtype=F32, low=c, high=d),
-         rnd(0, 1, dtype=F32, low=a, high=b), grad=grad)
+    _binary_case(name, a, b, c, d, name not in NO_GRAD_BINARY)
+case("binary-aliases", lambda T, x, y: (T.subtract(x, y), T.multiply(x, y), T.divide(x, y),
+                                        T.arctan2(x, y), x.subtract(y), x.arctan2(y)),
+     rnd(4, 3, dtype=F32), rnd(3, dtype=F32, low=0.5, high=2))
 for name in ("add", "sub", "rsub"):
     case(f"{name}-alpha", lambda T, x, y, name=name: (getattr(T, name)(x, y, alpha=2.5),
                                                       getattr(T, name)(x, y, alpha=-2)),
@@ -269,7 +283,7 @@ case("isclose-bool", lambda T, x, y: T.isclose(x, y), rnd(5, dtype=np.bool_),
      rnd(5, dtype=np.bool_))
 
 # logical and bitwise
-for dt in (np.int32, np.int64, np.uint8, np.int8, np.bool_):
+for dt in (np.int64, np.uint8, np.bool_):
     n = np.dtype(dt).name
     lo = 0 if dt == np.uint8 else -8
     case(f"bitwise-{n}", lambda T, x, y: (
@@ -277,7 +291,7 @@ for dt in (np.int32, np.int64, np.uint8, np.int8, np.bool_):
         x & y, x | y, x ^ y, ~x, T.logical_and(x, y), T.logical_or(x, y),
         T.logical_xor(x, y), T.logical_not(x), x & 3, 5 | x, 6 ^ x, x & True),
         rnd(3, 4, dtype=dt, low=lo, high=8), rnd(4, dtype=dt, low=lo, high=8))
-for dt in (np.int32, np.int64, np.uint8, np.int8, np.int16):
+for dt in (np.int32, np.int64, np.uint8, np.int8):
     n = np.dtype(dt).name
     bits = np.dtype(dt).itemsize * 8
     lo = 0 if dt == np.uint8 else -100
@@ -294,19 +308,27 @@ case("logical-floats", lambda T, x, y: (T.logical_and(x, y), T.logical_or(x, y),
      NoGrad(arr([0, 1.5, NAN, 0], F32)), NoGrad(arr([0, 0, 2, -1], F32)))
 
 # integer arithmetic: Python sign conventions, shifts, overflow wrap
-for dt in (np.int32, np.int64, np.int8, np.uint8):
-    n = np.dtype(dt).name
+
+
+def _int_arith(T, x, y):
+    return (x + y, x - y, x * y, x / y, x // y, x % y, T.fmod(x, y),
+            T.div(x, y, rounding_mode="trunc"), T.div(x, y, rounding_mode="floor"), x + 1,
+            2 - x, x / 2, x // 3, x % 3, 7 // y, 7 % y, x * 1.5, T.add(x, y, alpha=2),
+            T.maximum(x, y), T.fmin(x, y), T.atan2(x, y))
+
+
+def _int_arith_more(T, x, y):
+    return (T.remainder(x, y), T.floor_divide(x, y), x * 3, x + 0.5, T.minimum(x, y),
+            T.fmax(x, y), T.copysign(x, y), T.xlogy(x, y), T.ldexp(x, y), T.true_divide(x, y))
+
+
+for dt in (np.int64, np.int32, np.uint8):
     lo = 1 if dt == np.uint8 else -9
-    case(f"int-arith-{n}", lambda T, x, y: (
-        x + y, x - y, x * y, x / y, x // y, x % y, T.fmod(x, y), T.remainder(x, y),
-        T.div(x, y, rounding_mode="trunc"), T.div(x, y, rounding_mode="floor"),
-        T.floor_divide(x, y), x + 1, 2 - x, x * 3, x / 2, x // 3, x % 3, 7 // y, 7 % y,
-        x * 1.5, x + 0.5, T.add(x, y, alpha=2), T.maximum(x, y), T.minimum(x, y),
-        T.fmax(x, y), T.fmin(x, y), T.copysign(x, y), T.atan2(x, y), T.xlogy(x, y),
-        T.ldexp(x, y), T.true_divide(x, y)),
-        rnd(3, 4, dtype=dt, low=lo, high=10),
-        np.where(rnd(4, dtype=dt, low=lo, high=10) == 0, 3, rnd(4, dtype=dt, low=lo, high=10))
-        .astype(dt))
+    y = rnd(3, dtype=dt, low=lo, high=10)
+    case(f"int-arith-{np.dtype(dt).name}",
+         _int_arith if dt != np.int64 else lambda T, x, y: _int_arith(T, x, y) + _int_arith_more(
+             T, x, y),
+         rnd(4, 3, dtype=dt, low=lo, high=10), np.where(y == 0, 3, y).astype(dt))
 case("int-pow", lambda T, b, e: (b ** e, T.pow(b, e), b ** 2, 2 ** e, T.pow(-2, e),
                                  T.pow(b, 0), b ** 1.5, 2.5 ** e, T.float_power(b, e)),
      arr([2, 1, -1, 0, 3, -3, 0, 2, -1, 5], np.int64),
@@ -319,19 +341,21 @@ case("bool-arith", lambda T, x, y: (x + y, x * y, x / y, T.add(x, y, alpha=2), x
      rnd(6, dtype=np.bool_), rnd(6, dtype=np.bool_))
 
 # promotion: tensor-tensor (dims, 0-d) and tensor-scalar in every category
-_DTS = (np.bool_, np.uint8, np.int8, np.int32, np.int64, np.float32, np.float64)
-for da, db in itertools.product(_DTS, repeat=2):
-    na, nb = np.dtype(da).name, np.dtype(db).name
-    case(f"promote-{na}-{nb}", lambda T, x, y, z: (x + y, x * y, y * x, x + z, T.mul(y, z),
-                                                   T.maximum(x, y), T.where(x > 0, x, z),
-                                                   T.atan2(x, y), T.clamp(x, z)),
-         rnd(3, dtype=da, low=0, high=3), rnd(3, dtype=db, low=0, high=3),
-         rnd(dtype=db, low=0, high=3), grad=False)
+_DTS = (np.bool_, np.uint8, np.int8, np.int64, np.float32, np.float64)
+
+
+def _promote(T, x, *ys):
+    n = len(ys) // 2
+    return tuple(r for y, z in zip(ys[:n], ys[n:]) for r in (x + y, x * z))
+
+
 for da in _DTS:
-    na = np.dtype(da).name
-    case(f"scalar-{na}", lambda T, x: (x + 1, x * 2.5, 3 * x, x - 1 if x.dtype != T.bool else x,
-                                       1.5 / (x + 1), x ** 2, x + True, x * 1j, x / 2),
-         rnd(4, dtype=da, low=0, high=3), grad=False)
+    case(f"promote-{np.dtype(da).name}", _promote, rnd(3, dtype=da, low=0, high=3),
+         *(rnd(3, dtype=db, low=0, high=3) for db in _DTS),
+         *(rnd(dtype=db, low=0, high=3) for db in _DTS), grad=False)
+case("promote-scalars", lambda T, *xs: tuple(
+    r for x in xs for r in (x + 1, x * 2.5, 3 * x, x * 1j, x + True)),
+    *(rnd(4, dtype=da, low=0, high=3) for da in _DTS + (np.int32, np.int16)), grad=False)
 
 # scalars on both sides (reflected dunders), with gradients
 case("reflected", lambda T, x: (2 + x, 2 - x, 2 * x, 2 / x, 2 // x, 2 % x, 2 ** x, x ** 2,
@@ -409,7 +433,25 @@ kink("sigmoid-saturated", lambda T, x: T.sigmoid(x), arr([-100.0, 100, 0, -30]))
 kink("where-grad", lambda T, x, y: T.where(x > 0, x, y), arr([0.0, 1, -1]), arr([2.0, 3, 4]))
 
 
-@pytest.mark.parametrize("fn,args", KINKS)
+def _grouped(cases, size):
+    """Run several kink cases in one parity call (one jit compile for the group)."""
+    for i in range(0, len(cases), size):
+        chunk = cases[i:i + size]
+        fns = [c.values[0] for c in chunk]
+        lens = [len(c.values[1]) for c in chunk]
+
+        def fn(T, *args, fns=fns, lens=lens):
+            out, k = [], 0
+            for f, n in zip(fns, lens):
+                out.append(f(T, *args[k:k + n]))
+                k += n
+            return tuple(out)
+
+        yield P(fn, tuple(a for c in chunk for a in c.values[1]),
+                id="+".join(c.id for c in chunk))
+
+
+@pytest.mark.parametrize("fn,args", list(_grouped(KINKS, 4)))
 def test_kinks(fn, args):
     parity(fn, *args)
 
@@ -428,54 +470,63 @@ def test_second_derivative_kinks():
 
 
 # ------------------------------------------------------------------ in-place and out=
-INPLACE = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod",
-           "pow", "float_power", "atan2", "arctan2", "hypot", "xlogy", "copysign", "ldexp",
-           "subtract", "multiply", "divide", "nextafter", "eq", "ne", "lt", "le", "gt", "ge",
-           "greater", "less_equal", "logical_and", "logical_or", "logical_xor"]
+INPLACE_GRAD = ["add", "sub", "mul", "div", "true_divide", "pow", "atan2", "hypot", "xlogy",
+                "copysign", "subtract", "multiply", "divide", "remainder", "fmod", "ldexp",
+                "arctan2"]
+INPLACE_NOGRAD = ["floor_divide", "nextafter", "eq", "ne", "lt", "le", "gt", "ge", "greater",
+                  "less_equal", "logical_and", "logical_or", "logical_xor"]
 UNARY_INPLACE = ["exp", "exp2", "expm1", "log1p", "sqrt", "sin", "cos", "tan", "asin", "atan",
-                 "sinh", "cosh", "tanh", "asinh", "atanh", "sigmoid", "erf", "erfc", "erfinv",
-                 "sinc", "deg2rad", "rad2deg", "reciprocal", "abs", "neg", "square", "frac",
-                 "sign", "sgn", "floor", "ceil", "round", "trunc", "fix", "relu", "nan_to_num",
-                 "logit", "arcsin", "arctan", "negative", "absolute", "logical_not", "clamp",
-                 "clip", "clamp_min", "clamp_max", "log", "log2", "log10", "rsqrt"]
+                 "sinh", "cosh", "tanh", "sigmoid", "erf", "erfc", "erfinv", "sinc", "deg2rad",
+                 "rad2deg", "reciprocal", "abs", "neg", "square", "frac", "sign", "floor",
+                 "ceil", "round", "trunc", "fix", "relu", "nan_to_num", "logit", "arcsin",
+                 "arctan", "negative", "absolute", "clamp", "clip", "clamp_min", "clamp_max",
+                 "log", "log2", "log10", "rsqrt"]
+# PyTorch has no derivative for asinh_/atanh_ in place, sgn's gradient is a ZeroTensor
+UNARY_INPLACE_NOGRAD = ["asinh", "atanh", "sgn", "logical_not"]
 _UNARY_ARGS = {"clamp": (-0.1, 0.2), "clip": (0.1,), "clamp_min": (0.1,), "clamp_max": (0.1,)}
 
 
-@pytest.mark.parametrize("name", INPLACE)
-def test_inplace_binary(name):
+def _inplace_binary(names):
     def fn(T, x, y, z):
-        a = x * 1.0  # non-leaf
-        getattr(a, name + "_")(y)
-        b = z.clone() if hasattr(z, "clone") else z * 1.0
-        r = getattr(b, name + "_")(y)
-        assert r is b
-        return a, b
+        out = []
+        for name in names:
+            a = x * 1.0  # a non-leaf
+            getattr(a, name + "_")(y)
+            b = z * 1
+            r = getattr(b, name + "_")(y)
+            assert r is b
+            out += [a, b]
+        return tuple(out)
 
-    grad = name in ("add", "sub", "mul", "div", "true_divide", "pow", "atan2", "hypot",
-                    "xlogy", "copysign", "subtract", "multiply", "divide", "remainder",
-                    "fmod", "ldexp")
-    if name == "float_power":
-        parity(fn, rnd(3, 4, dtype=F64, low=0.5, high=2), rnd(4, dtype=F64, low=0.5, high=2),
-               NoGrad(rnd(3, 4, dtype=F64, low=0.5, high=2)), grad=grad)
-        return
-    parity(fn, rnd(3, 4, low=0.5, high=2), rnd(4, low=0.5, high=2),
-           NoGrad(rnd(3, 4, low=0.5, high=2)), grad=grad)
+    return fn
 
 
-@pytest.mark.parametrize("name", UNARY_INPLACE)
-def test_inplace_unary(name):
-    args = _UNARY_ARGS.get(name, ())
+@pytest.mark.parametrize("names,grad", [P(INPLACE_GRAD, True, id="grad"),
+                                        P(INPLACE_NOGRAD, False, id="nograd")])
+def test_inplace_binary(names, grad):
+    parity(_inplace_binary(names), rnd(4, 3, low=0.5, high=2), rnd(3, low=0.5, high=2),
+           NoGrad(rnd(4, 3, low=0.5, high=2)), grad=grad)
+    parity(lambda T, x, y: x.float_power_(y), NoGrad(rnd(4, 3, dtype=F64, low=0.5, high=2)),
+           rnd(3, dtype=F64))
 
+
+@pytest.mark.parametrize("names,grad", [
+    *(P(UNARY_INPLACE[i:i + 12], True, id=f"grad{i}") for i in range(0, len(UNARY_INPLACE), 12)),
+    P(UNARY_INPLACE_NOGRAD, False, id="nograd")])
+def test_inplace_unary(names, grad):
     def fn(T, x, z):
-        a = x * 1.0
-        getattr(a, name + "_")(*args)
-        r = getattr(z, name + "_")(*args)
-        assert r is z
-        return a, z
+        out = []
+        for name in names:
+            args = _UNARY_ARGS.get(name, ())
+            a = x * 1.0
+            getattr(a, name + "_")(*args)
+            b = z * 1
+            r = getattr(b, name + "_")(*args)
+            assert r is b
+            out += [a, b]
+        return tuple(out)
 
-    # PyTorch has no derivative for asinh_/atanh_ in place; sgn's is a ZeroTensor
-    parity(fn, rnd(3, 4, low=0.2, high=0.8), NoGrad(rnd(3, 4, low=0.2, high=0.8)),
-           grad=name not in ("logical_not", "asinh", "atanh", "sgn"))
+    parity(fn, rnd(4, 3, low=0.2, high=0.8), NoGrad(rnd(4, 3, low=0.2, high=0.8)), grad=grad)
 
 
 def test_inplace_other_forms():
@@ -516,28 +567,40 @@ def test_inplace_dtype_errors():
     parity(lambda T, x, y: (x.eq_(y), x.lt_(2)), NoGrad(rnd(4).round()), NoGrad(rnd(4).round()))
 
 
-@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "pow", "atan2", "maximum",
-                                  "minimum", "remainder", "eq", "lt", "bitwise_and",
-                                  "logical_or", "exp", "sin", "abs", "clamp", "where",
-                                  "isposinf", "sigmoid"])
-def test_out(name):
-    def fn(T, x, y):
-        o = T.zeros(1, dtype=T.bool if name in ("eq", "lt", "logical_or", "isposinf")
-                    else T.int64 if name == "bitwise_and" else T.float32)
-        if name == "bitwise_and":
-            r = T.bitwise_and(x.long(), y.long(), out=o) if hasattr(x, "long") else None
-        elif name in ("exp", "sin", "abs", "isposinf", "sigmoid"):
-            r = getattr(T, name)(x, out=o)
-        elif name == "clamp":
-            r = T.clamp(x, y - 1, y, out=o)
-        elif name == "where":
-            r = T.where(x > 0, x, y, out=o)
-        else:
-            r = getattr(T, name)(x, y, out=o)
-        assert r is o
-        return o
+OUT_BINARY = ["add", "sub", "mul", "div", "pow", "atan2", "maximum", "minimum", "remainder",
+              "eq", "lt", "logical_or", "hypot", "copysign", "fmod", "xlogy", "ge"]
+OUT_UNARY = ["exp", "sin", "abs", "isposinf", "sigmoid", "sqrt", "floor", "signbit", "erfinv",
+             "logit", "nan_to_num"]
 
-    parity(fn, NoGrad(rnd(3, 4)), NoGrad(rnd(4)))
+
+def test_out():
+    def fn(T, x, y, i, j):
+        res = []
+        for name in OUT_BINARY + OUT_UNARY + ["clamp", "where", "bitwise_and", "lerp"]:
+            o = T.zeros(0, dtype=T.bool if name in ("eq", "lt", "logical_or", "ge", "isposinf",
+                                                    "signbit")
+                        else T.int64 if name == "bitwise_and" else T.float32)
+            if name in OUT_BINARY:
+                r = getattr(T, name)(x, y, out=o)
+            elif name in OUT_UNARY:
+                r = getattr(T, name)(x, out=o)
+            elif name == "clamp":
+                r = T.clamp(x, y - 1, y, out=o)
+            elif name == "where":
+                r = T.where(x > 0, x, y, out=o)
+            elif name == "lerp":
+                r = T.lerp(x, y, 0.3, out=o)
+            else:
+                r = T.bitwise_and(i, j, out=o)
+            assert r is o
+            res.append(o)
+        o = T.zeros(4, 3)  # right shape: written in place
+        T.add(x, y, alpha=2, out=o)
+        res.append(o)
+        return tuple(res)
+
+    parity(fn, NoGrad(rnd(4, 3, low=0.1, high=0.9)), NoGrad(rnd(3, low=0.1, high=0.9)),
+           rnd(4, 3, dtype=np.int64, low=0, high=9), rnd(3, dtype=np.int64, low=0, high=9))
 
 
 def test_out_errors():
@@ -685,15 +748,19 @@ def test_where_one_arg_routes_to_nonzero(monkeypatch):
     assert jtorch.where(c) == ("nonzero", c) and seen == [True]
 
 
-def test_jit_scalar_checks_do_not_retrace():
-    """Python-number operands are dynamic: one kernel serves every value."""
-    x = jtorch.tensor([1.0, 2.0])
-    for v in (1.0, 2.0, 3.0):
-        x * v
+def test_python_number_operands_do_not_recompile():
+    """Python-number operands are dynamic: one kernel serves every value (and the value
+    checks of ``check=`` run eagerly, outside the kernel)."""
     from jtorch._ops._registry import OPS
 
-    keys = [k for k in OPS["mul"].kernels if len(k[0]) == 2 and not isinstance(k[0][1], tuple)]
-    assert len(keys) >= 1
+    x = jtorch.tensor([1.0, 2.0])
+    x * 1.0
+    x // 2
+    n_mul, n_fd = len(OPS["mul"].kernels), len(OPS["floor_divide"].kernels)
+    for v in (2.0, 3.0, -7.5):
+        x * v
+        x // (v + 11)
+    assert len(OPS["mul"].kernels) == n_mul and len(OPS["floor_divide"].kernels) == n_fd
 
 
 def test_operator_module_forms():

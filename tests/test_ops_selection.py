@@ -29,6 +29,15 @@ UNIQ_COL = np.array([[0, 3], [2, 1], [1, 2]])   # no duplicates per row (plain s
 MASK34 = _RNG.random((3, 4)) > 0.5
 ZEROS = np.array([[0.0, 2, 0, 1], [3, 0, 1, 2], [1, 1, 0, 0]], np.float32)  # prod at zeros
 
+
+def _scatter_reduce(reduce, include_self):
+    return lambda T, x, i, s: T.scatter_reduce(x, 0, i, s, reduce, include_self=include_self)
+
+
+def _index_reduce(reduce, include_self):
+    return lambda T, x, i, s: x.index_reduce(1, i, s, reduce, include_self=include_self)
+
+
 GATHER_SCATTER = [
     # gather
     ("gather", lambda T, x, i: T.gather(x, 1, i), (rand(3, 4), IDX_COL)),
@@ -65,8 +74,7 @@ GATHER_SCATTER = [
     ("scatter_add_int", lambda T, x, i, s: T.scatter_add(x, 0, i, s), (_i(3, 4), IDX34,
                                                                        _i(2, 4))),
 ] + [
-    (f"scatter_reduce_{r}_{inc}", (lambda r, inc: lambda T, x, i, s: T.scatter_reduce(
-        x, 0, i, s, r, include_self=inc))(r, inc), (_ties(3, 4), IDX34, _ties(2, 4)))
+    (f"scatter_reduce_{r}_{inc}", _scatter_reduce(r, inc), (_ties(3, 4), IDX34, _ties(2, 4)))
     for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)
 ] + [
     ("scatter_reduce_prod_zeros", lambda T, x, i, s: x.scatter_reduce(1, i, s, "prod"),
@@ -112,8 +120,8 @@ GATHER_SCATTER = [
     ("index_fill_bool", lambda T, x, i: x.index_fill(0, i, True), (rand(3, 2, dtype=np.bool_),
                                                                    np.array([1]))),
 ] + [
-    (f"index_reduce_{r}_{inc}", (lambda r, inc: lambda T, x, i, s: x.index_reduce(
-        1, i, s, r, include_self=inc))(r, inc), (_ties(3, 4), np.array([0, 2, 0]), _ties(3, 3)))
+    (f"index_reduce_{r}_{inc}", _index_reduce(r, inc), (_ties(3, 4), np.array([0, 2, 0]),
+                                                         _ties(3, 3)))
     for r in ("prod", "mean", "amax", "amin") for inc in (True, False)
 ] + [
     # masked_fill / masked_scatter
@@ -372,7 +380,7 @@ def test_value_dependent_shapes_raise_under_jit():
            jtorch.nn.functional.one_hot]
     for f in fns:
         with pytest.raises(TraceError):
-            jax.jit(lambda a: f(jtorch.Tensor._make(a))._value)(np.array([1, 2]))
+            jax.jit(lambda a, f=f: f(jtorch.Tensor._make(a))._value)(np.array([1, 2]))
 
 
 STATIC = [

@@ -191,6 +191,11 @@ CASES = [
     ("unfold_neg", lambda T, x: x.unfold(-1, 3, 2), (NonContig(rand(2, 7)),)),
     ("unfold_0d", lambda T, x: x.unfold(0, 1, 1), (rand(),)),
     ("unfold_size0", lambda T, x: x.unfold(0, 0, 1), (rand(3),)),
+    ("as_strided", lambda T, x: T.as_strided(x, (3, 3), (1, 1)), (rand(12),)),
+    ("as_strided_of_view", lambda T, x: x.t().as_strided((2, 2), (2, 1), 1), (rand(3, 4),)),
+    ("as_strided_nc", lambda T, x: x.as_strided((2, 3), (1, 2)), (NonContig(rand(3, 4)),)),
+    ("as_strided_default_offset", lambda T, x: x.select(0, 1).as_strided((2,), (2,)),
+     (rand(3, 4),)),
     # triangles and diagonals
     ("tril", lambda T, x: T.tril(x), (rand(3, 4),)),
     ("tril_k", lambda T, x: x.tril(-1), (rand(2, 3, 4),)),
@@ -210,7 +215,8 @@ CASES = [
     ("diag_embed_1d", lambda T, x: x.diag_embed(), (rand(3),)),
     ("diagonal", lambda T, x: T.diagonal(x), (rand(3, 4),)),
     ("diagonal_off", lambda T, x: x.diagonal(1, -1, 0), (rand(2, 3, 4),)),
-    ("diagonal_neg", lambda T, x: x.diagonal(offset=-1, dim1=1, dim2=2), (NonContig(rand(2, 3, 4)),)),
+    ("diagonal_neg", lambda T, x: x.diagonal(offset=-1, dim1=1, dim2=2),
+     (NonContig(rand(2, 3, 4)),)),
     ("diagonal_far", lambda T, x: x.diagonal(9), (rand(3, 4),)),
     ("trace", lambda T, x: T.trace(x), (rand(3, 4),)),
     ("trace_nc", lambda T, x: x.trace(), (NonContig(rand(3, 4)),)),
@@ -414,6 +420,7 @@ GRAD_FNS = [
     ("cartesian_prod", lambda T, x: T.cartesian_prod(x[0], x[1])),
     ("atleast_2d", lambda T, x: T.atleast_2d(x[0, 0])),
     ("atleast_3d", lambda T, x: T.atleast_3d(x)),
+    ("as_strided", lambda T, x: x.as_strided((2, 2), (1, 1))),
 ]
 
 
@@ -480,7 +487,8 @@ ERRORS = [
     lambda T: T.tensor(X).rot90(1, (0, 2)), lambda T: T.tensor(X).rot90(1, (0, 0)),
     lambda T: T.tensor(X).rot90(1, (0, -2)),
     lambda T: T.cat([T.tensor(X), T.zeros(2, 3, 1)]), lambda T: T.cat([T.zeros(3), T.tensor(X)]),
-    lambda T: T.cat([T.tensor(X), T.tensor(X)], 2), lambda T: T.cat([T.zeros(0, 3), T.tensor(X)], 1),
+    lambda T: T.cat([T.tensor(X), T.tensor(X)], 2),
+    lambda T: T.cat([T.zeros(0, 3), T.tensor(X)], 1),
     lambda T: T.cat((T.tensor(X), T.tensor(S))), lambda T: T.cat([]),
     lambda T: T.cat(T.tensor(X)), lambda T: T.stack([T.tensor(X), T.zeros(2, 2)]),
     lambda T: T.stack([]), lambda T: T.stack([T.tensor(X)], dim=3), lambda T: T.hstack([]),
@@ -509,6 +517,10 @@ ERRORS = [
     lambda T: T.meshgrid([T.zeros(2), T.zeros(3)], indexing="foo"),
     lambda T: T.meshgrid(indexing="ij"),
     lambda T: T.meshgrid(T.zeros(2), T.zeros(2, dtype=T.float64), indexing="ij"),
+    lambda T: T.tensor(X).as_strided((4, 4), (4, 1)),
+    lambda T: T.tensor(X).as_strided((4,), (1, -1)),
+    lambda T: T.tensor(X).as_strided((4,), (-1,)),
+    lambda T: T.tensor(X).as_strided((2, 2), (0, 2)).add_(1),
     lambda T: T.cartesian_prod(T.tensor(X)),
     lambda T: T.cartesian_prod(T.zeros(2), T.zeros(2, dtype=T.int32)),
 ]

@@ -45,7 +45,7 @@ def _outcome(fn):
         return type(e).__name__, str(e).split("\n")[0]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(shape_pair(), st.integers(0, len(BINARY) - 1))
 def test_broadcast_shapes_and_errors(shapes, which):
     a, b = shapes
@@ -57,7 +57,7 @@ def test_broadcast_shapes_and_errors(shapes, which):
     assert got == expected
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(shape_pair(), dims)
 def test_three_way_broadcast(shapes, c):
     a, b = shapes

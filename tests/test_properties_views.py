@@ -149,3 +149,36 @@ def test_random_view_chains_then_write(case, length):
     assert jb._version == tb._version, what
     tb.add_(100), jb.add_(100)  # and the view sees writes to its base
     np.testing.assert_array_equal(jv.numpy(), tv.numpy(), err_msg=what + " -> base.add_")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(chains(), st.integers(1, 3))
+def test_random_view_chains_gradients(case, length):
+    """Gradients through a chain of views of a non-leaf, written in place, match PyTorch
+    (and so do the refusals: multi-output views and expanded views cannot be written)."""
+    shape, data = case
+    rng = np.random.default_rng(len(shape) * 7 + length)
+    x = rng.uniform(-1, 1, shape).astype(np.float64)
+    tx, jx = torch.tensor(x, requires_grad=True), jtorch.tensor(x, requires_grad=True)
+    ta, ja = tx * 1, jx * 1
+    tv, jv = ta, ja
+    desc = [f"base{shape}"]
+    for _ in range(length):
+        name, fn = draw_step(data.draw, tuple(tv.shape))
+        desc.append(name)
+        (tn, te), (jn, je) = _run(torch, fn, tv), _run(jtorch, fn, jv)
+        _check_same_failure(te, je, " -> ".join(desc))
+        if te is not None:
+            break
+        tv, jv = tn, jn
+    what = " -> ".join(desc)
+    w = rng.uniform(-1, 1, tuple(tv.shape))
+    _, te = _run(torch, lambda T, v: v.mul_(T.tensor(w)), tv)
+    _, je = _run(jtorch, lambda T, v: v.mul_(T.tensor(w)), jv)
+    _check_same_failure(te, je, what + " -> mul_")
+    ca = rng.uniform(-1, 1, shape)
+    cv = rng.uniform(-1, 1, tuple(tv.shape))
+    for T, a, v in [(torch, ta, tv), (jtorch, ja, jv)]:
+        ((a * T.tensor(ca)).sum() + (v * T.tensor(cv)).sum()).backward()
+    np.testing.assert_allclose(jx.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12,
+                               err_msg=what)

@@ -75,6 +75,8 @@ VIEWS = [
     ("unfold", (3, 6), lambda T, x: x.unfold(1, 2, 2)),
     ("unfold_step", (7, 2), lambda T, x: x.unfold(0, 2, 3)),
     ("atleast_3d", (3, 4), lambda T, x: T.atleast_3d(x)),
+    ("as_strided", (3, 4), lambda T, x: x.t().as_strided((2, 3), (1, 2), 1)),
+    ("as_strided_of_view", (3, 4), lambda T, x: T.as_strided(x.select(0, 1), (2,), (2,))),
     ("expand_same", (2, 3), lambda T, x: x.expand(2, 3)),
     ("expand_new_size1", (2, 3), lambda T, x: x.expand(1, 2, 3)),
     ("broadcast_row", (1, 3), lambda T, x: T.broadcast_to(x, (4, 3)).select(0, 2)),
@@ -195,7 +197,8 @@ def test_expand_is_read_only():
               lambda T, x: x.expand(3, 4).unsqueeze(0),
               lambda T, x: T.meshgrid(x.view(-1), T.zeros(2), indexing="ij")[0]]:
         tb, jb = pair((1, 4))
-        raises_like(lambda f=f, tb=tb: f(torch, tb).add_(1), lambda f=f, jb=jb: f(jtorch, jb).add_(1))
+        raises_like(lambda f=f, tb=tb: f(torch, tb).add_(1),
+                    lambda f=f, jb=jb: f(jtorch, jb).add_(1))
         tv, jv = f(torch, tb), f(jtorch, jb)
         geom(jv, tv)
         tb.mul_(3), jb.mul_(3)  # writes to the base are seen by the expanded view

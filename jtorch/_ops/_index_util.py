@@ -16,14 +16,6 @@ import numpy as np
 from .. import _dtype as D
 
 
-def is_traced(x):
-    """Whether ``x`` (a Tensor, jax array or number) holds a tracer instead of numbers."""
-    v = getattr(x, "_v", x)
-    if getattr(x, "_base", None) is not None:
-        v = x._value
-    return isinstance(v, jax.core.Tracer)
-
-
 def concrete(x):
     """NumPy value of a Tensor/array, or None while tracing (value checks are then skipped)."""
     if x is None:
@@ -242,7 +234,7 @@ def check_scalar(v, dtype):
             bad = not lo <= v <= info.max
     elif not bad and dtype.name in ("float32", "complex64"):
         mag = abs(v)
-        bad = np.isfinite(mag) and mag > np.finfo(np.float32).max
+        bad = np.isfinite(mag) and mag > float(np.finfo(np.float32).max)
     if bad:
         raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dtype.name]} without "
                            "overflow")

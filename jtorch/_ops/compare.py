@@ -101,12 +101,21 @@ def _minimum(x, y):
     return jnp.minimum(x, y)
 
 
-@E.kink_grad(lambda x, y, out: (x >= y) | jnp.isnan(y), lambda x, y, out: ~((x >= y) | jnp.isnan(y)))
+def _fmax_first(x, y, out):
+    """fmax's gradient goes to x where x >= y or y is NaN (ties included), else to y."""
+    return (x >= y) | jnp.isnan(y)
+
+
+def _fmin_first(x, y, out):
+    return (x <= y) | jnp.isnan(y)
+
+
+@E.kink_grad(_fmax_first, lambda x, y, out: ~_fmax_first(x, y, out))
 def _fmax(x, y):
     return jnp.fmax(x, y)
 
 
-@E.kink_grad(lambda x, y, out: (x <= y) | jnp.isnan(y), lambda x, y, out: ~((x <= y) | jnp.isnan(y)))
+@E.kink_grad(_fmin_first, lambda x, y, out: ~_fmin_first(x, y, out))
 def _fmin(x, y):
     return jnp.fmin(x, y)
 

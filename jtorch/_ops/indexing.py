@@ -1,16 +1,16 @@
-"""Indexing: ``Tensor.__getitem__`` / ``__setitem__``, ``index_put``, ``nonzero``, ``argwhere``,
+"""Indexing: ``Tensor.__getitem__`` (writes: ``indexing_put``), ``nonzero``, ``argwhere``,
 ``masked_select``.
 
 An index is read left to right as PyTorch does. Ints, slices, ``None``, ``...`` and Python bools
 form the *basic* part, applied as ONE view op (so ``stride()``/``storage_offset()`` and writes
-through the result behave as in PyTorch). Tensor, list and NumPy-array indices (*advanced*) then
-index that view as one gathering op (``IndexBackward0``), so advanced dims are placed by NumPy's
-rule applied after the ints were consumed (PyTorch's rule, which differs from NumPy's when ints
-sit between advanced indices). Boolean masks become the integer indices of their ``True``
-entries; that needs their values, so it runs eagerly (under tracing it raises jtorch's
-concretization error, except ``x[mask] = value``, which becomes a ``where``). Index bounds are
-checked eagerly from the concrete index values; under tracing they are not checked (JAX clamps
-gathers and drops out-of-range scatters).
+through the result behave as in PyTorch); its ints and slice starts are traced values, so
+``x[i]`` for every ``i`` reuses one compiled kernel. Tensor, list and NumPy-array indices
+(*advanced*) then index that view as one gathering op (``IndexBackward0``), so advanced dims are
+placed by NumPy's rule applied after the ints were consumed (PyTorch's rule, which differs from
+NumPy's when ints sit between advanced indices). Boolean masks become the integer indices of
+their ``True`` entries; that needs their values, so it runs eagerly (under tracing it raises
+jtorch's concretization error). Index bounds are checked eagerly from the concrete index values;
+under tracing they are not checked (JAX clamps gathers and drops out-of-range scatters).
 """
 
 from __future__ import annotations
@@ -23,18 +23,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .. import _dtype as D
 from .._tensor import Tensor
-from ._index_util import (
-    check_scalar,
-    concrete,
-    first_oob,
-    is_traced,
-    need_concrete,
-    scalar_name,
-    scatter_set,
-)
-from ._registry import TENSOR_METHODS, OpDef, export
+from ._index_util import concrete, first_oob, need_concrete
+from ._registry import OpDef, export
 from ._util import check_broadcast
 
 _BAD_TYPE = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
@@ -302,8 +293,8 @@ def _dyn_body(input, struct, starts):
 # The view a basic index makes: its values and gradient come from one kernel per index
 # *structure* (_DYN_VIEWS); the view's chain records the static index (_STATIC_VIEW), which
 # PyTorch's strides and writes through the view are derived from.
-_DYN_VIEWS = {name: OpDef("getitem", _dyn_body, tensors=("input", "starts"), is_view=True,
-                          saves=False, grad_name=name, stride_rule=_basic_strides)
+_DYN_VIEWS = {name: OpDef("getitem", _dyn_body, tensors=("input", "starts"), saves=False,
+                          grad_name=name)
               for name in ("SelectBackward0", "SliceBackward0", "UnsqueezeBackward0",
                            "AliasBackward0")}
 _STATIC_VIEW = OpDef("getitem", _basic_body, is_view=True, saves=False,
@@ -343,127 +334,6 @@ def _index_body(input, indices):
 _INDEX = OpDef("index", _index_body, saves=False, grad_name="IndexBackward0")
 
 
-def _strip_ones(shape):
-    shape = tuple(shape)
-    while shape and shape[0] == 1:
-        shape = shape[1:]
-    return shape
-
-
-def _fit_value(values, rshape):
-    vs = _strip_ones(values.shape)
-    ok = len(vs) <= len(rshape) and all(a == b or a == 1 for a, b in
-                                        zip(vs[::-1], rshape[::-1]))
-    if not ok:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vs)} cannot be "
-                           f"broadcast to indexing result of shape {list(rshape)}")
-    return jnp.broadcast_to(values.reshape(vs), rshape)
-
-
-def _put_dtype(input, values, cast):
-    if cast:
-        return values.astype(input.dtype)
-    if values.dtype != input.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{scalar_name(input)} for the destination and {scalar_name(values)} "
-                           "for the source.")
-    return values
-
-
-def _full_index(shape, indices):
-    """All-array index for ``indices`` (PyTorch placement: 0-d arrays act as ints) and the
-    indexed result's shape."""
-    n = len(shape)
-    sel = {d for d, i in enumerate(indices) if i is not None and i.ndim == 0}
-    adv = [d for d, i in enumerate(indices) if i is not None and i.ndim > 0]
-    b = tuple(_check_index_shapes([indices[d] for d in adv])) if adv else ()
-    keep = [d for d in range(n) if d not in sel]
-    rest = [d for d in keep if indices[d] is None]
-    pos = [keep.index(d) for d in adv]
-    adjacent = pos == list(range(pos[0], pos[-1] + 1)) if pos else True
-    before = [d for d in rest if adjacent and pos and keep.index(d) < pos[0]]
-    after = [d for d in rest if d not in before]
-    rshape = tuple(shape[d] for d in before) + b + tuple(shape[d] for d in after)
-    nr = len(rshape)
-    out = []
-    for d in range(n):
-        i = indices[d]
-        if d in sel:
-            out.append(_wrap_neg(i, shape[d]))
-        elif i is not None:
-            bshape = (1,) * len(before) + b + (1,) * len(after)
-            out.append(jnp.broadcast_to(i, b).reshape(bshape))
-        else:
-            ax = before.index(d) if d in before else len(before) + len(b) + after.index(d)
-            s = [1] * nr
-            s[ax] = shape[d]
-            out.append(jnp.arange(shape[d]).reshape(s))
-    return tuple(out), rshape
-
-
-def _index_put_body(input, values, indices, accumulate=False, cast=False):
-    values = _put_dtype(input, values, cast)
-    indices = list(indices) + [None] * (input.ndim - len(indices))
-    if any(i is not None and i.ndim == 0 for i in indices):
-        idx, rshape = _full_index(input.shape, indices)
-    else:
-        arrays = [i for i in indices if i is not None]
-        _check_index_shapes(arrays)
-        idx = tuple(slice(None) if i is None else i for i in indices)
-        rshape = jnp.zeros(input.shape, jnp.bool_)[idx].shape
-    v = _fit_value(values, rshape)
-    if accumulate:
-        return input.at[idx].add(v)
-    return scatter_set(input, v, idx)
-
-
-def _mask_put_body(input, values, mask, dim, vshape, accumulate=False, cast=False):
-    """``input[..., mask, ...] = values`` as a where: the values do not depend on how many
-    entries the mask selects (``vshape``: the values' shape aligned with input's dims)."""
-    values = _put_dtype(input, values, cast).reshape(vshape)
-    m = mask.reshape((1,) * dim + mask.shape + (1,) * (input.ndim - dim - mask.ndim))
-    new = input + values if accumulate else values
-    return jnp.where(m, new, input)
-
-
-_INDEX_PUT = OpDef("index_put", _index_put_body, tensors=("input", "values"), saves=False,
-                   grad_name="IndexPutBackward0")
-_MASK_PUT = OpDef("index_put", _mask_put_body, tensors=("input", "values"), saves=False,
-                  grad_name="IndexPutBackward0")
-
-
-def _expand_body(value, shape, dtype):
-    """A value for ``copy_`` into a view of ``shape``: PyTorch drops leading 1s, then expands."""
-    vs = _strip_ones(value.shape)
-    if len(vs) > len(shape):
-        raise RuntimeError(f"expand(torch.{scalar_name(value)}Tensor{{{list(vs)}}}, size="
-                           f"{list(shape)}): the number of sizes provided ({len(shape)}) must be "
-                           f"greater or equal to the number of dimensions in the tensor "
-                           f"({len(vs)})")
-    off = len(shape) - len(vs)
-    for i, s in enumerate(vs):
-        if s != 1 and s != shape[off + i]:
-            raise RuntimeError(f"The expanded size of the tensor ({shape[off + i]}) must match "
-                               f"the existing size ({s}) at non-singleton dimension {off + i}.  "
-                               f"Target sizes: {list(shape)}.  Tensor sizes: {list(vs)}")
-    return jnp.broadcast_to(value.reshape(vs), shape).astype(dtype.np)
-
-
-_EXPAND = OpDef("expand", _expand_body, tensors=("value",), saves=False,
-                grad_name="ExpandBackward0")
-
-
-def _copy_body(input, value):
-    """``t[...] = value``: all of ``t`` is overwritten (its gradient is zero)."""
-    return _expand_body(value, input.shape, D.from_np(input.dtype))
-
-
-_COPY = OpDef("copy", _copy_body, tensors=("input", "value"), saves=False,
-              grad_name="CopyBackwards")
-_FILL = OpDef("fill", _copy_body, tensors=("input", "value"), saves=False,
-              grad_name="FillBackward3")
-
-
 # ------------------------------------------------------------------------------ public
 def _dispatch(opdef, args, kwargs=None):
     from .._dispatch import dispatch
@@ -473,23 +343,12 @@ def _dispatch(opdef, args, kwargs=None):
 
 def _view(t, p):
     from .._dispatch import ARR, _slot, get_kernel
+    from .._views import attach_view
 
     v = _dispatch(_DYN_VIEWS[p.kind], (t, p.struct, p.starts))
-    static = get_kernel(_STATIC_VIEW, ((ARR, _slot(p.basic, False, [], [])), ()))
-    v._chain = v._chain[:-1] + ((static, None),)
-    if v._overlap and _non_overlapping(v.shape, v.stride()):
-        v._overlap = False  # e.g. one row of an expanded tensor can be written to
+    attach_view(v, t, get_kernel(_STATIC_VIEW, ((ARR, _slot(p.basic, False, [], [])), ())),
+                None)
     return v
-
-
-def _non_overlapping(shape, strides):
-    dims = sorted((st, sz) for sz, st in zip(shape, strides) if sz > 1)
-    span = 1
-    for st, sz in dims:
-        if st < span:
-            return False
-        span = st * sz
-    return True
 
 
 _ALIAS = _Parsed()
@@ -507,114 +366,6 @@ def getitem(t, index):
     idx = _adv_indices(p, "boolean-mask indexing (its output shape depends on the mask's "
                           "values)")
     return _dispatch(_INDEX, (y, idx))
-
-
-def _value_arg(t, value):
-    if isinstance(value, Tensor):
-        return value, False
-    if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
-        check_scalar(value, t.dtype)
-        return (value.item() if isinstance(value, np.generic) else value), True
-    raise TypeError(f"can't assign a {_type_path(value)} to a torch.{t.dtype.scalar_name}Tensor")
-
-
-def _type_path(v):
-    m = type(v).__module__
-    return type(v).__name__ if m == "builtins" else f"{m}.{type(v).__name__}"
-
-
-def _mask_vshape(p, value):
-    """The values' shape for the where form of a single-mask put, or None when the values
-    depend on the number of selected entries."""
-    if len(p.adv) != 1 or p.adv[0][1] != "m" or p.adv[0][2].ndim == 0:
-        return None
-    yd, _, m = p.adv[0]
-    k = m.ndim
-    vs = _strip_ones(value.shape) if isinstance(value, Tensor) else ()
-    nt = len(p.yshape) - yd - k
-    if len(vs) > nt:
-        if vs[len(vs) - nt - 1] != 1:
-            return None
-        vs = vs[:len(vs) - nt - 1] + (1,) * k + vs[len(vs) - nt:]
-    if len(vs) > len(p.yshape):
-        return None
-    full = (1,) * (len(p.yshape) - len(vs)) + vs
-    if any(a != 1 and a != b for a, b in zip(full, p.yshape)):
-        return None
-    return full
-
-
-def _put(y, p, value, accumulate, cast):
-    vshape = _mask_vshape(p, value)
-    kw = {"accumulate": accumulate, "cast": cast}
-    if vshape is not None:
-        yd, _, m = p.adv[0]
-        return _dispatch(_MASK_PUT, (y, value, m, yd, vshape), kw)
-    idx = _adv_indices(p, "index_put/__setitem__ with a boolean mask whose selected count "
-                          "changes the values' shape")
-    return _dispatch(_INDEX_PUT, (y, value, idx), kw)
-
-
-def setitem(t, index, value):
-    """``Tensor.__setitem__``: computes the new values out of place, then writes them into
-    ``t`` (through its base when ``t`` or the indexed part is a view)."""
-    from .._views import assign, check_inplace
-
-    p = _parse(t, index, set_mode=True)
-    value, cast = _value_arg(t, value)
-    if p.basic is None and not p.adv:
-        check_inplace(t)
-        assign(t, _dispatch(_FILL if cast else _COPY, (t, value)))
-        return
-    y = t if p.basic is None else _view(t, p)
-    check_inplace(y)
-    if not p.adv:
-        assign(y, _dispatch(_EXPAND, (value, tuple(y.shape), y.dtype)))
-        return
-    if _mask_vshape(p, value) is not None and (cast or value.ndim == 0):
-        cast = True  # PyTorch writes a 0-d value through a mask with masked_fill_ (casting)
-    assign(y, _put(y, p, value, False, cast))
-
-
-def _index_put_impl(input, indices, values, accumulate):
-    p = _parse_put_indices(input, indices)
-    if not p.adv:
-        return input.clone() if not accumulate else input + values
-    return _put(input, p, values, accumulate, False)
-
-
-def _parse_put_indices(input, indices):
-    """index_put's indices: tensors (0-d ones act as ints, as in indexing, but never make a
-    view)."""
-    if not isinstance(indices, (tuple, list)):
-        raise TypeError("index_put(): argument 'indices' must be tuple of Tensors, not "
-                        f"{type(indices).__name__}")
-    for n, i in enumerate(indices):
-        if not isinstance(i, Tensor):
-            raise TypeError(f"expected Tensor as element {n} in argument 1, but got "
-                            f"{type(i).__name__}")
-    p = _parse(input, tuple(indices), set_mode=True, dyn_ints=True)
-    if p.basic is not None:
-        raise NotImplementedError("jtorch does not implement torch.index_put with 0-d boolean "
-                                  "indices yet")
-    return p
-
-
-@export("index_put", method=True)
-def index_put(input, indices, values, accumulate=False):
-    """Out-of-place ``input[indices] = values`` (``+=`` with ``accumulate``)."""
-    return _index_put_impl(input, indices, values, accumulate)
-
-
-def index_put_(input, indices, values, accumulate=False):
-    from .._views import assign, check_inplace
-
-    check_inplace(input)
-    assign(input, _index_put_impl(input, indices, values, accumulate))
-    return input
-
-
-TENSOR_METHODS["index_put_"] = index_put_
 
 
 # ------------------------------------------------------------------ data-dependent selection
@@ -673,5 +424,6 @@ def masked_select(input, mask, *, out=None):
     return res
 
 
-__all__ = ["getitem", "setitem", "index_put", "nonzero", "argwhere", "masked_select",
-           "is_traced"]
+from .indexing_put import index_put, setitem  # noqa: E402 - writes, which use the parser above
+
+__all__ = ["getitem", "setitem", "index_put", "nonzero", "argwhere", "masked_select"]

@@ -48,11 +48,11 @@ def _check_float(name, x, dtype):
     if cplx != (dtype.category == D.COMPLEX):
         kind = "complex" if cplx else "real"
         raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} for {kind} inputs, but "
-                           f"got {type_name(jnp.zeros((), dtype.np))}")
+                           f"got {type_name(dtype)}")
     if D.promote_types(D.from_np(x.dtype), dtype) is not dtype:
         raise RuntimeError(f"{name}: the dtype of the input ({type_name(x)}) should be "
                            "convertible without narrowing to the specified dtype "
-                           f"({type_name(jnp.zeros((), dtype.np))})")
+                           f"({type_name(dtype)})")
     return x.astype(dtype.np)
 
 

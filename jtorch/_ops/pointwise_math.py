@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from . import _elementwise as E
-from ._registry import TENSOR_METHODS, export, op
+from ._registry import export, op
 
 _FLOAT_BIN = {"tensors": ("input", "other"), "promote": "float"}
 

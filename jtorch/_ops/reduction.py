@@ -29,8 +29,8 @@ _TYPE_NAMES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int"
 
 # ---------------------------------------------------------------------------- shared helpers
 def type_name(x):
-    """PyTorch's ScalarType name of an array's dtype (``Long``, ``Float``...) for messages."""
-    return _TYPE_NAMES[jnp.dtype(x.dtype).name]
+    """PyTorch's ScalarType name (``Long``, ``Float``...) of an array or a jtorch dtype."""
+    return _TYPE_NAMES[x.name if isinstance(x, D.dtype) else jnp.dtype(x.dtype).name]
 
 
 def inexact(x):
@@ -134,7 +134,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def _check_mean_dtype(x, dtype):
     if dtype is not None and not jnp.issubdtype(dtype.np, jnp.inexact):
         raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be either "
-                           f"a floating point or complex dtype. Got: {_TYPE_NAMES[dtype.name]}")
+                           f"a floating point or complex dtype. Got: {type_name(dtype)}")
     if dtype is None and not inexact(x):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {type_name(x)}")

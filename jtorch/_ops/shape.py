@@ -1,4 +1,4 @@
-"""Shape ops that are views: view/reshape/flatten, squeeze/unsqueeze, permute/transpose, expand.
+"""Shape ops that are views: view/reshape/flatten, squeeze/unsqueeze, permute/transpose, T.
 
 Every view op is registered with ``is_view=True, saves=False`` and a ``stride_rule``: given the
 input's (shape, strides, storage offset), the output shape and the op's static arguments, it
@@ -6,8 +6,9 @@ returns the output's (strides, offset) exactly as PyTorch computes them, so ``st
 ``storage_offset()`` and ``is_contiguous()`` match PyTorch for any chain of views. A view op's
 kernel must take exactly one array (its input): every other argument is made static first.
 
-Slicing views (narrow, select, diagonal, split...) are in ``shape_slice.py``; ops that copy
-(cat, repeat, flip...) in ``shape_copy.py``.
+Expanding views and atleast_nd are in ``shape_expand.py``, slicing views (narrow, select,
+diagonal, split...) in ``shape_slice.py``, ops that copy (cat, repeat, flip...) in
+``shape_copy.py``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import warnings
 
 import jax.numpy as jnp
 
-from .._views import contiguous_strides, strides, view_strides
+from .._views import strides, view_strides
 from ._registry import NAMESPACES, TENSOR_METHODS, op
 from ._util import wrap_dim
 
@@ -167,9 +168,9 @@ def view_as(input, other):
 
 
 @function("reshape", opdef_of=_view)
-def reshape(input, *shape, **kw):
+def reshape(input, *args, shape=None):
     """A view when PyTorch's strides allow one, else a copy (as ``torch.reshape``)."""
-    shape = size_arg(shape or (kw.pop("shape"),))
+    shape = size_arg(args or (shape,))
     new = infer_size(shape, input.numel())
     if _viewable(input, new):
         return _view(input, new)
@@ -223,8 +224,6 @@ def ravel(input):
 @method("contiguous")
 def contiguous(input, memory_format=None):
     """``input`` itself when contiguous, else a contiguous copy (not a view)."""
-    from .shape_copy import clone
-
     return input if input.is_contiguous() else clone(input)
 
 
@@ -299,8 +298,8 @@ def _permute(input, dims):
 
 
 @function("permute", opdef_of=_permute)
-def permute(input, *dims):
-    return _permute(input, size_arg(dims))
+def permute(input, *args, dims=None):
+    return _permute(input, size_arg(args or (dims,)))
 
 
 def _swap(st, d0, d1):
@@ -411,166 +410,6 @@ def movedim(input, source, destination):
     rest = iter(d for d in range(n) if d not in src)
     perm = tuple(p if p != -1 else next(rest) for p in perm)
     return _permute(input, perm)
-
-
-# ------------------------------------------------------------------------------ expand
-def _type_str(x):
-    from .._tensor_str import _TYPE
-    from .._dtype import from_np
-
-    return f"torch.{_TYPE[from_np(x.dtype).name]}Tensor"
-
-
-def _expand_geometry(in_shape, in_strides, sizes, type_str=None):
-    """PyTorch's inferExpandGeometry: (shape, strides) of ``expand(sizes)``."""
-    ndim, tdim = len(sizes), len(in_shape)
-    if ndim < tdim:
-        raise RuntimeError(f"expand({type_str}{{{list(in_shape)}}}, size={list(sizes)}): the "
-                           f"number of sizes provided ({ndim}) must be greater or equal to the "
-                           f"number of dimensions in the tensor ({tdim})")
-    shape, st = [0] * ndim, [0] * ndim
-    for i in range(ndim - 1, -1, -1):
-        dim = tdim - ndim + i
-        size = in_shape[dim] if dim >= 0 else 1
-        stride = in_strides[dim] if dim >= 0 else \
-            (shape[i + 1] * st[i + 1] if i + 1 < ndim else 0)
-        target = sizes[i]
-        if target == -1:
-            if dim < 0:
-                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
-                                   f"leading, non-existing dimension {i}")
-            target = size
-        if size != target:
-            if size != 1:
-                raise RuntimeError(f"The expanded size of the tensor ({target}) must match the "
-                                   f"existing size ({size}) at non-singleton dimension {i}.  "
-                                   f"Target sizes: {list(sizes)}.  Tensor sizes: "
-                                   f"{list(in_shape)}")
-            size, stride = target, 0
-        shape[i], st[i] = size, stride
-    return tuple(shape), tuple(st)
-
-
-def _expand_rule(shape, st, off, out_shape, idx, size):
-    return _expand_geometry(shape, st, size)[1], off
-
-
-@op("expand", method=False, out=False, is_view=True, saves=False, stride_rule=_expand_rule)
-def _expand(input, size):
-    shape, _ = _expand_geometry(input.shape, contiguous_strides(input.shape), size,
-                                _type_str(input))
-    return jnp.broadcast_to(input, shape)
-
-
-hide("expand")
-
-
-@method("expand", opdef_of=_expand)
-def expand(input, *sizes):
-    """A read-only view repeating size-1 dims (-1 keeps a size); writes through it raise."""
-    if not sizes:
-        raise TypeError('expand() missing 1 required positional arguments: "size"')
-    return _expand(input, size_arg(sizes))
-
-
-@method("expand_as", opdef_of=_expand)
-def expand_as(input, other):
-    return _expand(input, tuple(other.shape))
-
-
-@function("broadcast_to", opdef_of=_expand)
-def broadcast_to(input, size):
-    return _expand(input, size_arg((size,)))
-
-
-@function("broadcast_shapes", tensor_method=False)
-def broadcast_shapes(*shapes):
-    """The shape all ``shapes`` broadcast to, with PyTorch's error for a mismatch."""
-    from .._tensor import Size
-
-    shapes = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
-    for s in shapes:
-        if not isinstance(s, (tuple, list)):
-            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list "
-                               f"of ints, got {s}")
-    common = [1] * max((len(s) for s in shapes), default=0)
-    for j, s in enumerate(shapes):
-        for i in range(-1, -1 - len(s), -1):
-            if s[i] == common[i]:
-                continue
-            if common[i] == 1:
-                if s[i] < 0:
-                    raise ValueError("Attempting to broadcast a dimension with negative length!")
-                common[i] = s[i]
-            if s[i] != 1 and common[i] != s[i]:
-                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[i]} at "
-                                   f"{i}! Mismatching argument at index {j} had {s}; but "
-                                   f"expected shape should be broadcastable to {common}")
-    return Size(common)
-
-
-@function("broadcast_tensors", tensor_method=False, opdef_of=_expand)
-def broadcast_tensors(*tensors):
-    """Views of ``tensors`` expanded to their common shape (a tensor already of that shape is
-    returned as is, as PyTorch does)."""
-    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
-        tensors = tuple(tensors[0])
-    _check_broadcast_tensors(tensors)
-    shape = tuple(broadcast_shapes(*[tuple(t.shape) for t in tensors]))
-    return tuple(t if tuple(t.shape) == shape else _expand(t, shape) for t in tensors)
-
-
-def _check_broadcast_tensors(tensors):
-    from ._util import check_broadcast
-
-    shape = ()
-    for t in tensors:
-        check_broadcast(shape, tuple(t.shape))
-        shape = tuple(broadcast_shapes(shape, tuple(t.shape)))
-
-
-# ------------------------------------------------------------------------------ atleast_nd
-def _atleast(tensors, fn):
-    if len(tensors) == 1:
-        t = tensors[0]
-        if isinstance(t, (tuple, list)):
-            return tuple(fn(x) for x in t)
-        return fn(t)
-    return tuple(fn(x) for x in tensors)
-
-
-def _at1(x):
-    return _view(x, (1,)) if x.ndim == 0 else x
-
-
-def _at2(x):
-    if x.ndim == 0:
-        return _view(x, (1, 1))
-    return unsqueeze(x, 0) if x.ndim == 1 else x
-
-
-def _at3(x):
-    n = x.ndim
-    if n == 0:
-        return _view(x, (1, 1, 1))
-    if n == 1:
-        return unsqueeze(unsqueeze(x, 0), -1)
-    return unsqueeze(x, -1) if n == 2 else x
-
-
-@function("atleast_1d", tensor_method=False)
-def atleast_1d(*tensors):
-    return _atleast(tensors, _at1)
-
-
-@function("atleast_2d", tensor_method=False)
-def atleast_2d(*tensors):
-    return _atleast(tensors, _at2)
-
-
-@function("atleast_3d", tensor_method=False)
-def atleast_3d(*tensors):
-    return _atleast(tensors, _at3)
 
 
 # clone and stack live in shape_copy.py; core modules import them from here

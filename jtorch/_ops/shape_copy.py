@@ -122,13 +122,13 @@ hide("repeat")
 
 
 @method("repeat", opdef_of=_repeat)
-def repeat(input, *sizes):
-    return _repeat(input, size_arg(sizes))
+def repeat(input, *sizes, repeats=None):
+    return _repeat(input, size_arg(sizes or (repeats,)))
 
 
 @function("tile", opdef_of=_repeat)
-def tile(input, *dims):
-    dims = size_arg(dims)
+def tile(input, *args, dims=None):
+    dims = size_arg(args or (dims,))
     return _repeat(input, (1,) * (input.ndim - len(dims)) + dims)
 
 
@@ -234,8 +234,8 @@ def flip(input, dims):
 
 
 @method("flip", opdef_of=flip)
-def _flip_method(input, *dims, **kwargs):
-    return flip(input, size_arg(dims) if dims else kwargs.pop("dims", ()), **kwargs)
+def _flip_method(input, *args, dims=None):
+    return flip(input, size_arg(args) if args else dims)
 
 
 @op("fliplr", out=False, grad_name="FlipBackward0")
@@ -347,7 +347,8 @@ def trace(input):
 @function("meshgrid", tensor_method=False)
 def meshgrid(*tensors, indexing=None):
     """Coordinate grids; each output is a read-only expanded view of its input."""
-    from .shape import _expand, _view
+    from .shape import _view
+    from .shape_expand import _expand
 
     if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
         tensors = tuple(tensors[0])

@@ -341,3 +341,52 @@ hide("unfold")
 def unfold(input, dimension, size, step):
     """Tensor.unfold: a view of all windows of ``size`` along ``dimension`` every ``step``."""
     return _unfold(input, _as_int(dimension), _as_int(size), _as_int(step))
+
+
+# ------------------------------------------------------------------------------ as_strided
+def _as_strided_rule(shape, st, off, out_shape, idx, size, stride, storage_offset):
+    return tuple(stride), storage_offset  # its input is always the storage owner (the base)
+
+
+@op("as_strided", method=False, out=False, is_view=True, saves=False,
+    stride_rule=_as_strided_rule)
+def _as_strided(input, size, stride, storage_offset):
+    import numpy as np
+
+    index = np.full(size, storage_offset, np.int64)
+    for d, (n, s) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[d] = n
+        index = index + np.arange(n).reshape(shape) * s
+    return input.reshape(-1)[index]
+
+
+@function("as_strided", opdef_of=_as_strided)
+def as_strided(input, size, stride, storage_offset=None):
+    """A view of ``input``'s storage (its base's elements, in order) with the given sizes,
+    strides and offset; as PyTorch, writes are refused when a stride-0 dim repeats elements."""
+    from ..autograd.grad_mode import no_grad
+
+    size, stride = tuple(_as_int(s) for s in size), tuple(_as_int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    base = input._base if input._base is not None else input
+    off = input.storage_offset() if storage_offset is None else _as_int(storage_offset)
+    need = 0 if 0 in size else off + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    if need > base.numel():
+        item = input.element_size()
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {off}, and itemsize {item} requiring a storage size of "
+                           f"{need * item} are out of bounds for storage of size "
+                           f"{base.numel() * item}")
+    if input._detached:
+        with no_grad():
+            r = _as_strided(base, size, stride, off)
+        r._detached, r._data_alias = True, input._data_alias
+    else:
+        r = _as_strided(base, size, stride, off)
+    r._overlap = 0 not in size and any(s == 0 and n > 1 for n, s in zip(size, stride))
+    return r

@@ -96,6 +96,8 @@ _INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(name, x, q, dim, keepdim, interpolation, ignore_nan):
     if x.dtype not in (jnp.float32, jnp.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, tuple):
+        raise TypeError(f"{name}(): argument 'q' must be a float or a Tensor, not list")
     scalar_q = isinstance(q, (int, float))
     if scalar_q:
         if not 0 <= q <= 1:

@@ -64,12 +64,26 @@ def _make_grads(outputs, grads, create_graph, batched=False):
                 if o.dtype.category != D.FLOAT:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {o.dtype}")
-            g = ones_like(o)
+            g = _seed(o) if not create_graph else ones_like(o)
         else:
             raise TypeError("gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
         out.append(g if create_graph else g._value)
     return out
+
+
+_SEEDS: dict = {}
+
+
+def _seed(o):
+    """The all-ones gradient of a scalar root: arrays are immutable, so one per dtype/device."""
+    from .._creation import ones_like
+
+    key = (o.dtype, o._device, tuple(o.shape))
+    g = _SEEDS.get(key)
+    if g is None:
+        g = _SEEDS[key] = ones_like(o)
+    return g
 
 
 def _check_roots(outputs):

@@ -14,6 +14,9 @@ from __future__ import annotations
 import re
 import weakref
 
+import jax
+import jax.numpy as jnp
+
 from .. import _dtype as D
 from .._tensor import Tensor
 from .grad_mode import state as grad_state
@@ -30,6 +33,9 @@ from .hooks import register_tensor_hook as register_tensor_hook
 from .hooks import retain_grad as retain_grad
 from .hooks import save_on_cpu as save_on_cpu
 from .hooks import saved_tensors_hooks as saved_tensors_hooks
+
+# eager jnp ops take JAX's slow un-jitted path; gradient sums use one cached jitted add
+add_arrays = jax.jit(jnp.add)
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
          "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -51,6 +57,7 @@ class Node:
     saved_out = None      # [(weakref to output, index, version)] for OpDef saves="output"
     saved = None          # [(tensor, version)] inputs PyTorch saves; None: nothing to free
     freed = False
+    kernel = None
     edges = ()
     diff = ()
     out_float = (True,)
@@ -93,7 +100,10 @@ class Node:
 
     @property
     def next_functions(self):
-        return tuple((e[0], e[1]) if e is not None else (None, 0) for e in self.edges)
+        """One (node, index) per input, (None, 0) where no gradient flows; index and mask
+        tensors are not inputs here, as in PyTorch."""
+        return tuple((e[0], e[1]) if e is not None else (None, 0)
+                     for e in (self.edges[i] for i in _listed_slots(self)))
 
     @property
     def metadata(self):
@@ -142,6 +152,25 @@ class Node:
             self.freed = True
 
 
+def _listed_slots(node):
+    """The slots PyTorch lists as a node's inputs: all but index/mask tensors (found once per
+    kernel from its argument template)."""
+    kernel = node.kernel
+    if kernel is None:
+        return range(len(node.edges))
+    hit = kernel._bwd_op.get("listed")
+    if hit is None:
+        from .._dispatch import ARR_N, _markers
+
+        marks = []
+        for a in kernel.key[0]:
+            _markers(a, marks)
+        for _, v in kernel.key[1]:
+            _markers(v, marks)
+        hit = kernel._bwd_op["listed"] = tuple(i for i, m in enumerate(marks) if m is not ARR_N)
+    return hit
+
+
 def _arr(c):
     return c._value if isinstance(c, Tensor) else c
 
@@ -165,12 +194,7 @@ class AccumulateGrad(Node):
     def name(self):
         return "torch::autograd::AccumulateGrad"
 
-    def __repr__(self):
-        return f"<AccumulateGrad object at {hex(id(self))}>"
-
     def accumulate(self, g, create_graph):
-        from .._tensor import Tensor
-
         t = self.variable
         g = g if isinstance(g, Tensor) else Tensor._make(g, t._device)
         if g.dtype != t.dtype:
@@ -181,10 +205,15 @@ class AccumulateGrad(Node):
             t._grad = g
         elif create_graph:
             t._grad = t._grad + g
-        else:
-            from .._views import assign
+        else:  # in place, so .grad keeps its identity as in PyTorch
+            gt = t._grad
+            if gt._base is None:
+                gt._v = add_arrays(gt._v, g._value)
+                gt._vc += 1
+            else:
+                from .._views import assign
 
-            assign(t._grad, Tensor._make(t._grad._value + g._value, t._device))
+                assign(gt, Tensor._make(add_arrays(gt._value, g._value), t._device))
         if t._post_hooks:
             for h in list(t._post_hooks.values()):
                 h(t)
@@ -380,7 +409,7 @@ def _add_to(buffers, node, idx, g, create_graph):
     elif create_graph:
         buf[idx] = _as_tensor(cur) + _as_tensor(g)
     else:
-        buf[idx] = _arr(cur) + _arr(g)
+        buf[idx] = add_arrays(_arr(cur), _arr(g))
 
 
 def _tensor_pre_hooks(node, buf, retained):
@@ -417,15 +446,17 @@ def _retain(t, g):
 
 
 def _post_hooks(node, out, buf):
-    grad_inputs = [None] * len(node.edges)
-    for slot, g in zip(node.diff, out):
-        grad_inputs[slot] = _as_tensor(g)
+    """Node hooks see (and may replace) one gradient per listed input (next_functions)."""
+    by_slot = dict(zip(node.diff, out))
+    listed = list(_listed_slots(node))
+    grad_inputs = tuple(_as_tensor(by_slot.get(i)) for i in listed)
     grad_outputs = tuple(_as_tensor(b) for b in buf)
     for h in list(node._hooks.values()):
-        r = h(tuple(grad_inputs), grad_outputs)
+        r = h(grad_inputs, grad_outputs)
         if r is not None:
-            grad_inputs = list(r)
-    return [grad_inputs[slot] for slot in node.diff]
+            grad_inputs = tuple(r)
+    by_slot.update(zip(listed, grad_inputs))
+    return [by_slot[slot] for slot in node.diff]
 
 
 def _topo(roots):

@@ -1,0 +1,172 @@
+"""Expanding views (expand, expand_as, broadcast_to, broadcast_tensors, broadcast_shapes)
+and atleast_1d/2d/3d. An expanded view repeats elements (stride 0), so in-place writes through
+it raise PyTorch's "more than one element ... refers to a single memory location" error."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from .._views import contiguous_strides
+from ._registry import op
+from .shape import _view, function, hide, method, size_arg, unsqueeze
+
+
+# ------------------------------------------------------------------------------ expand
+def _type_str(x):
+    from .._dtype import from_np
+    from .._tensor_str import _TYPE
+
+    return f"torch.{_TYPE[from_np(x.dtype).name]}Tensor"
+
+
+def _expand_geometry(in_shape, in_strides, sizes, type_str=None):
+    """PyTorch's inferExpandGeometry: (shape, strides) of ``expand(sizes)``."""
+    ndim, tdim = len(sizes), len(in_shape)
+    if ndim < tdim:
+        raise RuntimeError(f"expand({type_str}{{{list(in_shape)}}}, size={list(sizes)}): the "
+                           f"number of sizes provided ({ndim}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({tdim})")
+    shape, st = [0] * ndim, [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        dim = tdim - ndim + i
+        size = in_shape[dim] if dim >= 0 else 1
+        stride = in_strides[dim] if dim >= 0 else \
+            (shape[i + 1] * st[i + 1] if i + 1 < ndim else 0)
+        target = sizes[i]
+        if target == -1:
+            if dim < 0:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            target = size
+        if size != target:
+            if size != 1:
+                raise RuntimeError(f"The expanded size of the tensor ({target}) must match the "
+                                   f"existing size ({size}) at non-singleton dimension {i}.  "
+                                   f"Target sizes: {list(sizes)}.  Tensor sizes: "
+                                   f"{list(in_shape)}")
+            size, stride = target, 0
+        shape[i], st[i] = size, stride
+    return tuple(shape), tuple(st)
+
+
+def _expand_rule(shape, st, off, out_shape, idx, size):
+    return _expand_geometry(shape, st, size)[1], off
+
+
+@op("expand", method=False, out=False, is_view=True, saves=False, stride_rule=_expand_rule)
+def _expand(input, size):
+    shape, _ = _expand_geometry(input.shape, contiguous_strides(input.shape), size,
+                                _type_str(input))
+    return jnp.broadcast_to(input, shape)
+
+
+hide("expand")
+
+
+@method("expand", opdef_of=_expand)
+def expand(input, *sizes, size=None):
+    """A read-only view repeating size-1 dims (-1 keeps a size); writes through it raise."""
+    sizes = sizes or ((size,) if size is not None else ())
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
+    return _expand(input, size_arg(sizes))
+
+
+@method("expand_as", opdef_of=_expand)
+def expand_as(input, other):
+    return _expand(input, tuple(other.shape))
+
+
+@function("broadcast_to", opdef_of=_expand)
+def broadcast_to(input, size):
+    return _expand(input, size_arg((size,)))
+
+
+@function("broadcast_shapes", tensor_method=False)
+def broadcast_shapes(*shapes):
+    """The shape all ``shapes`` broadcast to, with PyTorch's error for a mismatch."""
+    from .._tensor import Size
+
+    shapes = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
+    for s in shapes:
+        if not isinstance(s, (tuple, list)):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {s}")
+    common = [1] * max((len(s) for s in shapes), default=0)
+    for j, s in enumerate(shapes):
+        for i in range(-1, -1 - len(s), -1):
+            if s[i] == common[i]:
+                continue
+            if common[i] == 1:
+                if s[i] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = s[i]
+            if s[i] != 1 and common[i] != s[i]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[i]} at "
+                                   f"{i}! Mismatching argument at index {j} had {s}; but "
+                                   f"expected shape should be broadcastable to {common}")
+    return Size(common)
+
+
+@function("broadcast_tensors", tensor_method=False, opdef_of=_expand)
+def broadcast_tensors(*tensors):
+    """Views of ``tensors`` expanded to their common shape (a tensor already of that shape is
+    returned as is, as PyTorch does)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tuple(tensors[0])
+    _check_broadcast_tensors(tensors)
+    shape = tuple(broadcast_shapes(*[tuple(t.shape) for t in tensors]))
+    return tuple(t if tuple(t.shape) == shape else _expand(t, shape) for t in tensors)
+
+
+def _check_broadcast_tensors(tensors):
+    from ._util import check_broadcast
+
+    shape = ()
+    for t in tensors:
+        check_broadcast(shape, tuple(t.shape))
+        shape = tuple(broadcast_shapes(shape, tuple(t.shape)))
+
+
+# ------------------------------------------------------------------------------ atleast_nd
+def _atleast(tensors, fn):
+    if len(tensors) == 1:
+        t = tensors[0]
+        if isinstance(t, (tuple, list)):
+            return tuple(fn(x) for x in t)
+        return fn(t)
+    return tuple(fn(x) for x in tensors)
+
+
+def _at1(x):
+    return _view(x, (1,)) if x.ndim == 0 else x
+
+
+def _at2(x):
+    if x.ndim == 0:
+        return _view(x, (1, 1))
+    return unsqueeze(x, 0) if x.ndim == 1 else x
+
+
+def _at3(x):
+    n = x.ndim
+    if n == 0:
+        return _view(x, (1, 1, 1))
+    if n == 1:
+        return unsqueeze(unsqueeze(x, 0), -1)
+    return unsqueeze(x, -1) if n == 2 else x
+
+
+@function("atleast_1d", tensor_method=False)
+def atleast_1d(*tensors):
+    return _atleast(tensors, _at1)
+
+
+@function("atleast_2d", tensor_method=False)
+def atleast_2d(*tensors):
+    return _atleast(tensors, _at2)
+
+
+@function("atleast_3d", tensor_method=False)
+def atleast_3d(*tensors):
+    return _atleast(tensors, _at3)
