@@ -29,7 +29,8 @@ def rand(*shape, dtype=np.float32, low=-2.0, high=2.0, seed=None):
     if np.dtype(dtype) == np.bool_:
         return rng.random(shape) > 0.5
     if np.issubdtype(dtype, np.integer):
-        return rng.integers(int(low), int(high), size=shape).astype(dtype)
+        draw = rng.integers if seed is not None else rng.randint
+        return np.asarray(draw(int(low), int(high), size=shape)).astype(dtype)
     if np.issubdtype(dtype, np.complexfloating):
         return (rng.uniform(low, high, shape) + 1j * rng.uniform(low, high, shape)).astype(dtype)
     return np.asarray(rng.uniform(low, high, shape)).astype(dtype)

@@ -117,7 +117,7 @@ case(f"argmax-{n}", lambda T, x, y: (T.argmax(x), x.argmin(), T.argmax(x, 1),
                                      x.argmin(0, True), T.argmax(x, keepdim=True),
                                      T.argmin(x, -1, False), y.argmax(), y.argmin(1)),
      ties(3, 4, dtype=dt), arr([[1, NAN, 2, NAN], [3, 1, 3, 0]], dt))
-for dt in (np.int32, np.int64, np.uint8, np.int16):
+for dt in (np.int32, np.int64, np.uint8):
     case(f"minmax-int-{np.dtype(dt).name}",
          lambda T, x, y: (x.max(), T.min(x), x.max(1), T.min(x, 0, True), T.amax(x, (0, 1)),
                           x.amin(1), T.aminmax(x), x.argmax(), T.argmin(x, 1), T.max(x, y),
@@ -145,10 +145,9 @@ case(f"logsumexp-{n}",
      NonContig(rnd(3, 4, dtype=dt)))
 for op in ("softmax", "log_softmax"):
     case(f"{op}-{n}",
-         lambda T, x, y, z, op=op: (getattr(T, op)(x, 0), getattr(T, op)(x, 1),
-                                    getattr(x, op)(-1), getattr(T.nn.functional, op)(y, dim=1),
+         lambda T, x, y, z, op=op: (getattr(T, op)(x, 0), getattr(x, op)(-1),
+                                    getattr(T.nn.functional, op)(y, dim=1),
                                     getattr(T.special, op)(y, 0),
-                                    getattr(T, op)(y, 1, dtype=T.float64),
                                     getattr(y, op)(0, T.float64), getattr(T, op)(z, 1)),
          rnd(2, 3, 4, dtype=dt), NonContig(rnd(3, 4, dtype=dt)),
          arr([[-INF, -INF], [-INF, 1]], dt))
@@ -184,8 +183,8 @@ for dt in (np.int32, np.int64, np.uint8, np.bool_):
 # ------------------------------------------------------------------ median, mode, quantile
 dt, n = F32, "float32"
 case(f"median-mode-{n}",
-     lambda T, x, z: (T.median(x), x.nanmedian(), T.median(x, -1), x.nanmedian(0, True),
-                      T.mode(x), x.mode(0, True), T.median(z, 0), z.mode(0)),
+     lambda T, x, z: (T.median(x), T.median(x, -1), x.nanmedian(0, True), T.mode(x),
+                      T.median(z, 0), z.mode(0, True)),
      ties(3, 6, dtype=dt), NonContig(ties(3, 5, dtype=dt)))
 case(f"median-mode-nan-{n}",
      lambda T, x, y: (T.median(x, 1), x.nanmedian(1), T.median(x), x.nanmedian(),
@@ -202,9 +201,10 @@ case("quantile-linear",
                       T.quantile(x, 0.5, -1)),
      ties(3, 5, high=4), NoGrad(arr([0.0, 0.25, 0.5, 0.6, 1.0])))
 case("quantile-interpolations",
-     lambda T, x, q: tuple(f(x, q, 1, True, interpolation=i) for i in ("lower", "higher",
-                                                                       "midpoint", "nearest")
-                           for f in (T.quantile, T.nanquantile)),
+     lambda T, x, q: (T.quantile(x, q, 1, True, interpolation="lower"),
+                      T.nanquantile(x, q, 1, interpolation="higher"),
+                      T.quantile(x, q, 0, interpolation="midpoint"),
+                      x.nanquantile(q, -1, True, interpolation="nearest")),
      ties(3, 5, high=4), NoGrad(arr([0.0, 0.25, 0.5, 0.6, 1.0])))
 case("median-all-nan",  # which NaN PyTorch's unstable sort picks is arbitrary: values only
      lambda T, x: (T.nanquantile(x, 0.5, 1), T.quantile(x, 0.2, 1), x.nanmedian(),
@@ -217,10 +217,8 @@ case("mode-bool", lambda T, x: T.mode(x, 1), rnd(3, 6, dtype=bool))
 WITH_ZERO = [[0, 1, -2, 0], [0, 0, 0, 0], [3, 0, -1, 2]]
 for ord in (2, 1, 0, 3, 0.5, 1.5, -1, INF, -INF):
     case(f"vector_norm-{ord}",
-         lambda T, x, z, ord=ord: (T.linalg.vector_norm(x, ord),
-                                   T.linalg.vector_norm(z, ord, dim=1),
-                                   T.linalg.vector_norm(x, ord, (0, 1), keepdim=True),
-                                   T.linalg.vector_norm(z, ord, dim=-2)),
+         lambda T, x, z, ord=ord: (T.linalg.vector_norm(x, ord, (0, -1), keepdim=True),
+                                   T.linalg.vector_norm(z, ord, dim=1)),
          rnd(3, 4), arr(WITH_ZERO))
 case("vector_norm-ties-dtype",
      lambda T, x, t: (T.linalg.vector_norm(t, INF, 1), T.linalg.vector_norm(t, -INF, 0),
@@ -228,9 +226,8 @@ case("vector_norm-ties-dtype",
      NonContig(rnd(3, 4)), arr([[2, -2, 1], [1, -1, 3]]))
 for ord in ("fro", "nuc", 2, -2, 1, -1, INF, -INF):
     case(f"matrix_norm-{ord}",
-         lambda T, x, y, ord=ord: (T.linalg.matrix_norm(x, ord),
-                                   T.linalg.matrix_norm(x, ord, dim=(-1, 0), keepdim=True),
-                                   T.linalg.norm(y, ord, (1, 0))),
+         lambda T, x, y, ord=ord: (T.linalg.matrix_norm(x, ord, dim=(-1, 0), keepdim=True),
+                                   T.linalg.norm(y, ord)),
          rnd(3, 4, 5), NonContig(rnd(3, 4)))
 dt, n = F32, "float32"
 case(f"norm-{n}",

@@ -240,6 +240,11 @@ CASES = [
     ("atleast_2d", lambda T, x, y: T.atleast_2d((x, y)), (rand(), rand(3))),
     ("atleast_3d", lambda T, x, y, z: T.atleast_3d([x, y, z]), (rand(), rand(3), rand(2, 3))),
     ("atleast_3d_4d", lambda T, x: T.atleast_3d(x), (rand(1, 2, 3, 4),)),
+    ("keyword_forms", lambda T, x: (
+        x.flip(dims=(0,)), x.permute(dims=(1, 0)), x.reshape(shape=(3, 2)), x.tile(dims=(2,)),
+        x.repeat(repeats=(2, 1)), x.unsqueeze(0).expand(size=(4, 2, 3)),
+        T.transpose(x, dim0=1, dim1=0), x.narrow(dim=1, start=1, length=1),
+        x.select(dim=0, index=1), x.diagonal(offset=1, dim1=1, dim2=0)), (rand(2, 3),)),
 ]
 
 
@@ -517,6 +522,8 @@ ERRORS = [
     lambda T: T.meshgrid([T.zeros(2), T.zeros(3)], indexing="foo"),
     lambda T: T.meshgrid(indexing="ij"),
     lambda T: T.meshgrid(T.zeros(2), T.zeros(2, dtype=T.float64), indexing="ij"),
+    lambda T: T.tensor(X).flip(), lambda T: T.tensor(X).permute(), lambda T: T.tensor(X).tile(),
+    lambda T: T.tensor(X).reshape(), lambda T: T.tensor(X).repeat(), lambda T: T.tensor(X).expand(),
     lambda T: T.tensor(X).as_strided((4, 4), (4, 1)),
     lambda T: T.tensor(X).as_strided((4,), (1, -1)),
     lambda T: T.tensor(X).as_strided((4,), (-1,)),

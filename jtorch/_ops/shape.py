@@ -67,6 +67,14 @@ def size_arg(shape):
     return tuple(operator.index(s) for s in shape)
 
 
+def varargs(args, kwarg, fn, name):
+    """``f(2, 3)`` / ``f((2, 3))`` / ``f(name=(2, 3))`` -> a tuple of ints; PyTorch's TypeError
+    when neither is given."""
+    if not args and kwarg is None:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "{name}"')
+    return size_arg(args or (kwarg,))
+
+
 def dims_arg(dims):
     """A dim or a sequence of dims -> a tuple of ints."""
     if isinstance(dims, (tuple, list)):
@@ -170,7 +178,7 @@ def view_as(input, other):
 @function("reshape", opdef_of=_view)
 def reshape(input, *args, shape=None):
     """A view when PyTorch's strides allow one, else a copy (as ``torch.reshape``)."""
-    shape = size_arg(args or (shape,))
+    shape = varargs(args, shape, "reshape", "shape")
     new = infer_size(shape, input.numel())
     if _viewable(input, new):
         return _view(input, new)
@@ -299,7 +307,7 @@ def _permute(input, dims):
 
 @function("permute", opdef_of=_permute)
 def permute(input, *args, dims=None):
-    return _permute(input, size_arg(args or (dims,)))
+    return _permute(input, varargs(args, dims, "permute", "dims"))
 
 
 def _swap(st, d0, d1):

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 from .. import _dtype as D
 from ._registry import op
 from ._util import wrap_dim
-from .shape import dims_arg, function, hide, method, size_arg
+from .shape import dims_arg, function, hide, method, varargs
 
 _CAT = {"method": False, "tensors": ("tensors",), "promote": "common", "saves": False}
 
@@ -123,12 +123,12 @@ hide("repeat")
 
 @method("repeat", opdef_of=_repeat)
 def repeat(input, *sizes, repeats=None):
-    return _repeat(input, size_arg(sizes or (repeats,)))
+    return _repeat(input, varargs(sizes, repeats, "repeat", "repeats"))
 
 
 @function("tile", opdef_of=_repeat)
 def tile(input, *args, dims=None):
-    dims = size_arg(args or (dims,))
+    dims = varargs(args, dims, "tile", "dims")
     return _repeat(input, (1,) * (input.ndim - len(dims)) + dims)
 
 
@@ -235,7 +235,7 @@ def flip(input, dims):
 
 @method("flip", opdef_of=flip)
 def _flip_method(input, *args, dims=None):
-    return flip(input, size_arg(args) if args else dims)
+    return flip(input, varargs(args, dims, "flip", "dims"))
 
 
 @op("fliplr", out=False, grad_name="FlipBackward0")

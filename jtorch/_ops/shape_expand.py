@@ -8,7 +8,7 @@ import jax.numpy as jnp
 
 from .._views import contiguous_strides
 from ._registry import op
-from .shape import _view, function, hide, method, size_arg, unsqueeze
+from .shape import _view, function, hide, method, size_arg, unsqueeze, varargs
 
 
 # ------------------------------------------------------------------------------ expand
@@ -66,10 +66,7 @@ hide("expand")
 @method("expand", opdef_of=_expand)
 def expand(input, *sizes, size=None):
     """A read-only view repeating size-1 dims (-1 keeps a size); writes through it raise."""
-    sizes = sizes or ((size,) if size is not None else ())
-    if not sizes:
-        raise TypeError('expand() missing 1 required positional arguments: "size"')
-    return _expand(input, size_arg(sizes))
+    return _expand(input, varargs(sizes, size, "expand", "size"))
 
 
 @method("expand_as", opdef_of=_expand)
