@@ -120,7 +120,7 @@ def promote_values(vals, promotable, scalar_slots, mode):
 class Kernel:
     """One op with its static arguments fixed: a jitted forward and cached jitted vjps."""
 
-    __slots__ = ("opdef", "key", "py", "fwd", "nondiff", "bwd", "_bwd_op")
+    __slots__ = ("opdef", "key", "py", "fwd", "nondiff", "bwd", "_bwd_op", "grad_name")
 
     def __init__(self, opdef, key):
         self.opdef = opdef
@@ -149,6 +149,11 @@ class Kernel:
             return fn(*args, **kwargs)
 
         self.py = py
+        self.grad_name = opdef.grad_name
+        if callable(self.grad_name):  # the name depends on static arguments (sum vs sum(dim))
+            it = iter(marks)  # tensor slots are passed as their (non-None) markers
+            self.grad_name = opdef.grad_name(*[_fill(a, it) for a in targs],
+                                             **{k: _fill(v, it) for k, v in tkw})
         # keep_unused: a tensor whose values the body ignores (fill_, *_like, uniform_) still
         # decides the device the kernel runs on; pruned, its output lands on device 0
         self.fwd = jax.jit(py, keep_unused=True)

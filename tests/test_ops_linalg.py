@@ -429,20 +429,18 @@ def usv(u, s, vh):
 for dt in (F64,):
     n = np.dtype(dt).name
     t = tol(dt)
-    dcase(f"inv-{n}", lambda T, a: (T.linalg.inv(a), T.inverse(a[0]), a.inverse()),
+    dcase(f"inv-{n}", lambda T, a: T.linalg.inv(a),
           wc(2, 3, 3, dtype=dt), **t)
     dcase(f"inv-noncontig-{n}", lambda T, a: T.linalg.inv(a), NonContig(wc(3, 3, dtype=dt)), **t)
-    dcase(f"det-{n}", lambda T, a: (T.linalg.det(a), T.det(a), a.det()),
+    dcase(f"det-{n}", lambda T, a: T.linalg.det(a),
           wc(2, 3, 3, dtype=dt), **t)
-    dcase(f"slogdet-logdet-{n}", lambda T, a, p: (T.linalg.slogdet(a), T.slogdet(a), a.slogdet(),
-                                                  T.logdet(p), p.logdet(), T.logdet(a)),
+    dcase(f"slogdet-logdet-{n}", lambda T, a, p: (T.linalg.slogdet(a), T.logdet(p),
+                                                  T.logdet(a)),
           rnd(2, 3, 3, dtype=dt), spd(2, 3, 3, dtype=dt), **t)
-    dcase(f"solve-{n}", lambda T, a, b, c: (T.linalg.solve(a, b), T.linalg.solve(a, c),
-                                           T.linalg.solve(a[0], c), T.linalg.solve(a, b[0])),
-          wc(2, 3, 3, dtype=dt), rnd(2, 3, dtype=dt), rnd(3, 2, dtype=dt), **t)
-    dcase(f"solve-broadcast-{n}", lambda T, a, b: (T.linalg.solve(a, b),
-                                                  T.linalg.solve(a, b[0].mT, left=False)),
-          wc(2, 3, 3, dtype=dt), NonContig(rnd(4, 1, 3, 2, dtype=dt)), **t)
+    dcase(f"solve-{n}", lambda T, a, b, c: (T.linalg.solve(a, b), T.linalg.solve(a, c[0]),
+                                           T.linalg.solve(a, c[0].mT, left=False)),
+          wc(2, 3, 3, dtype=dt), rnd(2, 3, dtype=dt), NonContig(rnd(4, 1, 3, 2, dtype=dt)),
+          **t)
     dcase(f"svd-{n}", lambda T, a: (usv(*T.linalg.svd(a, full_matrices=False)),
                                     T.linalg.svd(a).S, T.linalg.svdvals(a)),
           rnd(2, 4, 3, dtype=dt), **t)
@@ -450,46 +448,41 @@ for dt in (F64,):
           NonContig(rnd(2, 3, 5, dtype=dt)), **t)
     dcase(f"torch-svd-{n}", lambda T, a: (lambda r: (r.S, (r.U * r.S[..., None, :]) @ r.V.mT))(
         T.svd(a)), rnd(4, 3, dtype=dt), **t)
-    dcase(f"qr-{n}", lambda T, a: (T.linalg.qr(a), T.linalg.qr(a[..., :2, :]),
-                                   T.linalg.qr(a.mT, mode="complete"), a.qr()),
+    dcase(f"qr-{n}", lambda T, a: (T.linalg.qr(a), T.linalg.qr(a.mT, mode="complete")),
           rnd(2, 4, 3, dtype=dt), **t)
     dcase(f"cholesky-{n}", lambda T, a: (T.linalg.cholesky(a), T.linalg.cholesky(a, upper=True),
-                                         T.cholesky(a[0]), a.cholesky(upper=True)),
+                                         a.cholesky(upper=True)),
           spd(2, 3, 3, dtype=dt), **t)
     dcase(f"eigh-{n}", lambda T, a: (lambda w, v: (w, v * v, (v * w[..., None, :]) @ v.mT))(
         *T.linalg.eigh(a)), distinct_sym(2, 3, 3, dtype=dt), **t)
     dcase(f"eigh-upper-{n}", lambda T, a: (T.linalg.eigh(a, UPLO="U").eigenvalues,
                                            T.linalg.eigvalsh(a), T.linalg.eigvalsh(a, "U")),
           distinct_sym(3, 3, dtype=dt), **t)
-    dcase(f"pinv-{n}", lambda T, a: (T.linalg.pinv(a), T.linalg.pinv(a.mT), T.pinverse(a[0]),
-                                     a.pinverse()),
+    dcase(f"pinv-{n}", lambda T, a: (T.linalg.pinv(a), a.pinverse()),
           rnd(2, 4, 3, dtype=dt), **t)
     dcase(f"pinv-tol-{n}", lambda T, a, h: (
-        T.linalg.pinv(a, atol=0.5), T.linalg.pinv(a, rtol=0.3), T.linalg.pinv(a, 0.3),
-        T.linalg.pinv(h, hermitian=True)),
+        T.linalg.pinv(a, atol=0.5), T.linalg.pinv(a, 0.3), T.linalg.pinv(h, hermitian=True)),
           rnd(4, 3, dtype=dt), distinct_sym(3, 3, dtype=dt), **t)
-    dcase(f"matrix_power-{n}", lambda T, a: (T.linalg.matrix_power(a, 0), T.matrix_power(a, 1),
-                                             a.matrix_power(2), T.linalg.matrix_power(a, 5),
+    dcase(f"matrix_power-{n}", lambda T, a: (T.linalg.matrix_power(a, 0), a.matrix_power(1),
+                                             T.linalg.matrix_power(a, 5),
                                              T.linalg.matrix_power(a, -3)),
           wc(2, 3, 3, dtype=dt) / 4, **t)
-    dcase(f"matrix_exp-{n}", lambda T, a: (T.linalg.matrix_exp(a), T.matrix_exp(a),
-                                           a.matrix_exp()),
+    dcase(f"matrix_exp-{n}", lambda T, a: T.linalg.matrix_exp(a),
           rnd(2, 3, 3, dtype=dt, low=-1, high=1), **t)
     dcase(f"solve_triangular-{n}", lambda T, a, b: (
-        T.linalg.solve_triangular(a, b, upper=True), T.linalg.solve_triangular(a, b, upper=False),
+        T.linalg.solve_triangular(a, b, upper=True),
         T.linalg.solve_triangular(a, b.mT, upper=True, left=False),
         T.linalg.solve_triangular(a, b, upper=False, unitriangular=True)),
           wc(2, 3, 3, dtype=dt), NonContig(rnd(3, 2, dtype=dt)), **t)
     dcase(f"triangular_solve-{n}", lambda T, b, a: (
-        T.triangular_solve(b, a), T.triangular_solve(b, a, upper=False, transpose=True),
-        b.triangular_solve(a, unitriangular=True)),
+        T.triangular_solve(b, a), b.triangular_solve(a, upper=False, transpose=True)),
           rnd(1, 3, 2, dtype=dt), wc(2, 3, 3, dtype=dt), **t)
     dcase(f"cholesky_solve-{n}", lambda T, b, lo, up: (
         T.cholesky_solve(b, lo), b.cholesky_solve(up, upper=True)),
           rnd(3, 2, dtype=dt), np.linalg.cholesky(spd(2, 3, 3)).astype(dt),
           np.swapaxes(np.linalg.cholesky(spd(2, 3, 3)), -1, -2).astype(dt), **t)
-    dcase(f"lstsq-{n}", lambda T, a, b: (T.linalg.lstsq(a, b), T.linalg.lstsq(a, b[..., 0]),
-                                         T.linalg.lstsq(a, b, driver="gelsd"),
+    dcase(f"lstsq-{n}", lambda T, a, b: (T.linalg.lstsq(a, b),
+                                         T.linalg.lstsq(a, b[..., 0], driver="gelsd"),
                                          T.linalg.lstsq(a.mT, b[..., :3, :]).solution),
           rnd(2, 4, 3, dtype=dt), rnd(2, 4, 2, dtype=dt), **t)
     dcase(f"matrix_rank-{n}", lambda T, a, s: (
@@ -539,6 +532,22 @@ dcase("singular-values", lambda T, a: (T.linalg.det(a), T.linalg.slogdet(a).sign
 @pytest.mark.parametrize("fn,args,kw", DCASES)
 def test_decompositions(fn, args, kw):
     parity(fn, *args, **kw)
+
+
+def test_aliases():
+    """PyTorch's aliases are the same functions (parity runs one spelling of each)."""
+    J = jtorch
+    for a, b in ((J.det, J.linalg.det), (J.slogdet, J.linalg.slogdet), (J.inverse, J.linalg.inv),
+                 (J.matrix_power, J.linalg.matrix_power), (J.matrix_exp, J.linalg.matrix_exp),
+                 (J.Tensor.det, J.det), (J.Tensor.inverse, J.inverse),
+                 (J.Tensor.matrix_exp, J.matrix_exp), (J.Tensor.slogdet, J.slogdet),
+                 (J.Tensor.matrix_power, J.matrix_power), (J.ger, J.outer),
+                 (J.Tensor.ger, J.outer), (J.linalg.matmul, J.matmul)):
+        assert a is b
+    for name in ("det", "slogdet", "inverse", "matrix_exp", "matrix_power", "svd", "qr",
+                 "cholesky", "pinverse", "logdet", "triangular_solve", "cholesky_solve", "mm",
+                 "bmm", "mv", "dot", "vdot", "inner", "outer", "kron", "cross", "addmm_"):
+        assert hasattr(torch.Tensor, name) and hasattr(J.Tensor, name), name
 
 
 def test_decomposition_values_with_gauge():

@@ -115,7 +115,8 @@ def _acc_dtype(x, dtype):
 
 
 # ---------------------------------------------------------------------------- sums and means
-@op("sum", saves=False)
+@op("sum", saves=False,
+    grad_name=lambda input, dim=None, *a, **k: "SumBackward0" if dim is None else "SumBackward1")
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     x = cast(input, dtype)
     return jnp.sum(x, axis=reduce_dims(dim, x.ndim), keepdims=keepdim, dtype=_acc_dtype(x, dtype))
@@ -140,7 +141,9 @@ def _check_mean_dtype(x, dtype):
                            f"floating point or complex dtype. Got: {type_name(x)}")
 
 
-@op("mean", saves=False)
+@op("mean", saves=False,
+    grad_name=lambda input, dim=None, *a, **k: "MeanBackward0" if dim is None else
+    "MeanBackward1")
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     _check_mean_dtype(input, dtype)
     x = cast(input, dtype)
@@ -280,12 +283,23 @@ def _route_other(public):
 _MINMAX = {"tensors": ("input", "other"), "promote": "common", "returns": ("values", "indices")}
 
 
-@op("max", **_MINMAX)
+def _minmax_name(kind):
+    cap = kind.capitalize()
+
+    def name(input, dim=None, keepdim=False, *, other=None):
+        if other is not None or (dim is None and keepdim is not False):
+            return ("Maximum" if kind == "max" else "Minimum") + "Backward0"
+        return f"{cap}Backward1" if dim is None else f"{cap}Backward0"
+
+    return name
+
+
+@op("max", grad_name=_minmax_name("max"), **_MINMAX)
 def max(input, dim=None, keepdim=False, *, other=None):
     return _minmax("max", input, dim, keepdim, other)
 
 
-@op("min", **_MINMAX)
+@op("min", grad_name=_minmax_name("min"), **_MINMAX)
 def min(input, dim=None, keepdim=False, *, other=None):
     return _minmax("min", input, dim, keepdim, other)
 

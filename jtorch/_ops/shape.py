@@ -216,7 +216,7 @@ def unflatten(input, dim, sizes):
     known = _numel([s for s in sizes if s != -1])
     if (-1 not in sizes and known != n) or (-1 in sizes and (known == 0 or n % known)):
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
-                           f"size of dim {dim} ({n}) in the input tensor")
+                           f"size of dim {d} ({n}) in the input tensor")
     if -1 in sizes:
         sizes = tuple(n // known if s == -1 else s for s in sizes)
     shape = tuple(input.shape)

@@ -62,7 +62,7 @@ def _check_select(shape, dim, index):
     n = shape[d]
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
-                         f"{list(shape)} at dimension {dim}")
+                         f"{list(shape)} at dimension {d}")
     return d, index % n
 
 

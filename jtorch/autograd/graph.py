@@ -83,7 +83,7 @@ class Node:
             # "others": bilinear ops (mul, matmul) need input j only for the others' grads
             saved = [(t, t._version) for i, t in enumerate(tens)
                      if t is not None and (saves is True or any(j != i for j in diff))]
-        node = _node_class(kernel.opdef.grad_name)(kernel, tuple(vals), edges, diff, out_float,
+        node = _node_class(kernel.grad_name)(kernel, tuple(vals), edges, diff, out_float,
                                                    saved)
         if saves == "output":
             node.saved_out = []
@@ -290,7 +290,7 @@ def _backward_op(kernel, diff, vals, cts):
                                                     for c in cts)).jaxpr
         used = pe.dce_jaxpr(jaxpr, [True] * len(jaxpr.outvars))[1][:len(vals)]
         op = OpDef(kernel.opdef.name + "_backward", backward_body, tensors=("vals", "cts"),
-                   grad_name=kernel.opdef.grad_name[:-1] + "Backward0", saves=True)
+                   grad_name=kernel.grad_name[:-1] + "Backward0", saves=True)
         hit = kernel._bwd_op[key] = (op, tuple(used))
     return hit
 
