@@ -18,6 +18,7 @@ from . import (  # noqa: E402
     _typeinfo,  # noqa: E402,F401
     autograd,
     cuda,
+    random,  # noqa: E402 - the jtorch.random submodule (fork_rng, seeding)
 )
 from ._creation import (  # noqa: E402
     as_tensor,
@@ -63,7 +64,6 @@ from ._random import (  # noqa: E402
     seed,
     set_rng_state,
 )
-from . import random  # noqa: E402 - the jtorch.random submodule (fork_rng, seeding)
 from ._tensor import Size, Tensor  # noqa: E402
 from .autograd import (  # noqa: E402
     enable_grad,

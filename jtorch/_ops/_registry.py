@@ -35,8 +35,9 @@ class OpDef:
             bilinear ops (mul, matmul) set ``"others"``: input j is saved only when another
             input needs a gradient.
         grad_name: the grad_fn's class name; default ``<CamelName>Backward0``. May be a
-            function of the op's arguments (tensors passed as opaque markers) when PyTorch's name depends
-            on the overload, e.g. ``SumBackward0`` for ``sum()`` and ``SumBackward1`` with dim.
+            function of the op's arguments (tensors passed as opaque markers) when PyTorch's
+            name depends on the overload: ``SumBackward0`` for ``sum()``, ``SumBackward1``
+            with a dim.
         returns: field names of the namedtuple PyTorch returns (``("values", "indices")``).
         differentiable: False for ops whose outputs never carry gradients (comparisons...).
         nondiff: parameter names whose tensors never receive gradients (index, mask...).

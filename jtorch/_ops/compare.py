@@ -213,7 +213,7 @@ def clamp_max(input, max):
     return _clamp(input, None, max)
 
 
-@op("relu", inplace=True, namespace=",nn.functional")
+@op("relu", inplace=True, namespace=",nn.functional", saves="output")
 def relu(input):
     """max(x, 0); the gradient at 0 is 0 and NaN passes through, as in PyTorch."""
     if E.is_bool(input):

@@ -236,7 +236,7 @@ def abs(input):
     return _abs(input) if jnp.issubdtype(input.dtype, jnp.floating) else jnp.abs(input)
 
 
-@op("reciprocal", inplace=True, promote="float")
+@op("reciprocal", inplace=True, promote="float", saves="output")
 def reciprocal(input):
     return 1 / input
 
@@ -262,7 +262,8 @@ def lerp(input, end, weight):
     return jnp.where(jnp.abs(w) < 0.5, input + w * diff, end - diff * (1 - w))
 
 
-@op("addcmul", inplace=True, tensors=("input", "tensor1", "tensor2"), promote="common")
+@op("addcmul", inplace=True, tensors=("input", "tensor1", "tensor2"), promote="common",
+    saves="others")
 def addcmul(input, tensor1, tensor2, *, value=1):
     E.broadcast_check(input, tensor1, tensor2)
     E.refuse("addcmul_cpu_out", input, bool_=True)

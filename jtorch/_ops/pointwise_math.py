@@ -18,28 +18,32 @@ from ._registry import export, op
 _FLOAT_BIN = {"tensors": ("input", "other"), "promote": "float"}
 
 
-def _unary(names, fn, *, special=(), doc=None):
-    """Register a unary float function (``torch.fn``, ``Tensor.fn``, ``Tensor.fn_``)."""
+def _unary(names, fn, *, special=(), doc=None, saves=True):
+    """Register a unary float function (``torch.fn``, ``Tensor.fn``, ``Tensor.fn_``).
+
+    saves: what PyTorch's backward reads: the input (True), the result ("output": exp,
+    sigmoid, tanh, sqrt... so modifying the input afterwards is fine), or nothing (False)."""
 
     def body(input):
         return fn(input)
 
     body.__doc__ = doc
-    public = op(names, inplace=True, promote="float")(body)
+    public = op(names, inplace=True, promote="float", saves=saves)(body)
     for s in special:
         export(s, namespace="special")(public)
     return public
 
 
-exp = _unary("exp", jnp.exp)
-exp2 = _unary("exp2", jnp.exp2, special=("exp2",))
-expm1 = _unary("expm1", jnp.expm1, special=("expm1",))
+exp = _unary("exp", jnp.exp, saves="output")
+exp2 = _unary("exp2", jnp.exp2, special=("exp2",), saves="output")
+expm1 = _unary("expm1", jnp.expm1, special=("expm1",), saves="output")
 log = _unary("log", jnp.log)
 log1p = _unary("log1p", jnp.log1p, special=("log1p",))
 log2 = _unary("log2", jnp.log2)
 log10 = _unary("log10", jnp.log10)
-sqrt = _unary("sqrt", jnp.sqrt, doc="The derivative at 0 is inf, as in PyTorch.")
-rsqrt = _unary("rsqrt", jax.lax.rsqrt)
+sqrt = _unary("sqrt", jnp.sqrt, doc="The derivative at 0 is inf, as in PyTorch.",
+              saves="output")
+rsqrt = _unary("rsqrt", jax.lax.rsqrt, saves="output")
 sin = _unary("sin", jnp.sin)
 cos = _unary("cos", jnp.cos)
 tan = _unary("tan", jnp.tan)
@@ -48,17 +52,19 @@ acos = _unary(("acos", "arccos"), jnp.arccos)
 atan = _unary(("atan", "arctan"), jnp.arctan)
 sinh = _unary("sinh", jnp.sinh)
 cosh = _unary("cosh", jnp.cosh)
-tanh = _unary("tanh", jnp.tanh)
+tanh = _unary("tanh", jnp.tanh, saves="output")
 asinh = _unary(("asinh", "arcsinh"), jnp.arcsinh)
 acosh = _unary(("acosh", "arccosh"), jnp.arccosh)
 atanh = _unary(("atanh", "arctanh"), jnp.arctanh)
-sigmoid = _unary("sigmoid", jax.nn.sigmoid, special=("expit",))
+sigmoid = _unary("sigmoid", jax.nn.sigmoid, special=("expit",), saves="output")
 erf = _unary("erf", jax.scipy.special.erf, special=("erf",))
 erfc = _unary("erfc", jax.scipy.special.erfc, special=("erfc",))
-erfinv = _unary("erfinv", jax.scipy.special.erfinv, special=("erfinv",))
+erfinv = _unary("erfinv", jax.scipy.special.erfinv, special=("erfinv",), saves="output")
 sinc = _unary("sinc", jnp.sinc, special=("sinc",), doc="sin(pi x) / (pi x); 1 at 0.")
-deg2rad = _unary("deg2rad", lambda x: x * jnp.asarray(math.pi / 180, x.dtype))
-rad2deg = _unary("rad2deg", lambda x: x * jnp.asarray(180 / math.pi, x.dtype))
+deg2rad = _unary("deg2rad", lambda x: x * jnp.asarray(math.pi / 180, x.dtype),
+                 saves=False)
+rad2deg = _unary("rad2deg", lambda x: x * jnp.asarray(180 / math.pi, x.dtype),
+                 saves=False)
 
 
 @op("ndtr", method=False, namespace="special", promote="float")
@@ -125,7 +131,7 @@ def _rounding(names, fn, kernel, grad_name=None):
             return input
         return fn(input)
 
-    return op(names, inplace=True, grad_name=grad_name)(body)
+    return op(names, inplace=True, grad_name=grad_name, saves=False)(body)
 
 
 floor = _rounding("floor", jnp.floor, "floor_vml_cpu")
@@ -143,7 +149,7 @@ def _round_decimals(x, decimals):
     return y.astype(x.dtype)
 
 
-@op("round", inplace=True)
+@op("round", inplace=True, saves=False)
 def round(input, *, decimals=0):
     """Rounds half to even, as PyTorch (and C's nearbyint); gradient 0."""
     if decimals == 0:
@@ -156,7 +162,7 @@ def round(input, *, decimals=0):
 export("round", namespace="special")(round)
 
 
-@op("frac", inplace=True)
+@op("frac", inplace=True, saves=False)
 def frac(input):
     E.refuse("frac_cpu", input, integral=True)
     return input - jnp.trunc(input)
@@ -172,12 +178,12 @@ def _sign(x):
     return s
 
 
-@op("sign", inplace=True)
+@op("sign", inplace=True, saves=False)
 def sign(input):
     return _sign(input)
 
 
-@op("sgn", inplace=True)
+@op("sgn", inplace=True, saves=False)
 def sgn(input):
     """sign for reals; x / |x| (0 at 0) for complex numbers."""
     if jnp.issubdtype(input.dtype, jnp.complexfloating):
