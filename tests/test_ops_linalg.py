@@ -516,6 +516,22 @@ for name, fn, args in [
 ]:
     dcase(f"{name}-float32", fn, *args, **T32)
 
+dcase("cond", lambda T, a: (T.linalg.cond(a), T.linalg.cond(a, -2)), wc(2, 3, 3))
+# PyTorch's own backward of the norm-based cond fails (an in-place write): values only
+dcase("cond-norms", lambda T, a: (T.linalg.cond(a, "fro"), T.linalg.cond(a, "nuc"),
+                                  T.linalg.cond(a, float("inf")), T.linalg.cond(a, -1)),
+      wc(2, 3, 3), grad=False)
+dcase("cond-float32-singular", lambda T, a, z: (T.linalg.cond(a), T.linalg.cond(z, 1),
+                                                T.linalg.cond(z, "fro")),
+      rnd(2, 4, 3), NoGrad(np.zeros((3, 3), F32)), **T32)
+dcase("vander", lambda T, x, n: (T.linalg.vander(x), T.linalg.vander(x, N=4), T.linalg.vander(n)),
+      rnd(2, 3, dtype=F64), ints(3, dtype=np.int32))
+dcase("tensorinv-tensorsolve", lambda T, a, b: (
+    T.linalg.tensorinv(a.reshape(2, 3, 6), ind=2), T.linalg.tensorsolve(a.reshape(2, 3, 6), b),
+    T.linalg.tensorsolve(a.reshape(6, 2, 3), b.reshape(6),
+                         dims=(1, 2))),
+      wc(6, 6), rnd(2, 3, dtype=F64))
+
 # 0-size batches and 0x0 matrices where PyTorch allows them
 dcase("empty", lambda T, a, e: (T.linalg.inv(a), T.linalg.det(a), T.linalg.slogdet(a),
                                 T.linalg.svdvals(a), T.linalg.eigvalsh(a), T.linalg.cholesky(a),
@@ -709,6 +725,27 @@ def test_decomposition_errors(name, args):
 def test_decomposition_errors_kw(name, args, kw):
     raises_like(lambda: _fn(torch, name)(*_lib_args(torch, args), **kw),
                 lambda: _fn(jtorch, name)(*_lib_args(jtorch, args), **kw))
+
+
+@pytest.mark.parametrize("name", ["eig", "eigvals", "lu", "lu_factor", "lu_solve", "inv_ex",
+                                  "cholesky_ex", "solve_ex", "householder_product"])
+def test_not_implemented_linalg(name):
+    with pytest.raises(NotImplementedError, match=f"torch.linalg.{name}"):
+        getattr(jtorch.linalg, name)(jtorch.eye(3))
+
+
+def test_det_grad_at_singular_input():
+    """Documented difference: at an exactly singular matrix jtorch's det gradient is the
+    adjugate (the derivative); PyTorch 2.13 returns zeros for this rank-2 input."""
+    a = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+    cof = np.array([[(-1) ** (r + c) * np.linalg.det(np.delete(np.delete(a, r, 0), c, 1))
+                     for c in range(3)] for r in range(3)])
+    x = jtorch.tensor(a, requires_grad=True)
+    jtorch.linalg.det(x).backward()
+    np.testing.assert_allclose(x.grad.numpy(), cof, atol=1e-12)
+    t = torch.tensor(a, requires_grad=True)
+    torch.linalg.det(t).backward()
+    assert not t.grad.abs().sum()
 
 
 def test_singular_input_does_not_raise():

@@ -692,6 +692,19 @@ ERRORS = [
 ]
 
 
+COMPLEX_ERRORS = ["T.clamp(z, 0, 1)", "T.clamp_min(z, 0)", "T.clamp_max(z, 0)", "T.relu(z)",
+                  "T.maximum(z, z)", "T.minimum(z, z)", "T.fmax(z, z)", "T.fmin(z, z)", "z < z",
+                  "z <= z", "z > z", "z >= z", "T.sign(z)", "T.floor(z)", "T.ceil(z)",
+                  "T.trunc(z)", "T.round(z)", "T.round(z, decimals=1)", "T.frac(z)",
+                  "T.remainder(z, z)", "T.fmod(z, z)", "z // z", "T.atan2(z, z)",
+                  "T.hypot(z, z)", "T.copysign(z, z)", "T.erf(z)", "T.erfc(z)", "T.erfinv(z)",
+                  "T.logit(z)", "T.signbit(z)", "T.heaviside(z, z)", "T.nextafter(z, z)",
+                  "T.isposinf(z)", "T.isneginf(z)", "T.xlogy(z, z)", "T.special.xlog1py(z, z)",
+                  "T.logaddexp2(z, z)", "T.deg2rad(z)", "T.rad2deg(z)", "T.special.ndtr(z)"]
+ERRORS += [(f"complex-{e}", lambda L, e=e: eval(e, {"T": L, "z": L.tensor([1 + 1j, 2j])}))
+           for e in COMPLEX_ERRORS]
+
+
 @pytest.mark.parametrize("fn", [P(f, id=n) for n, f in ERRORS])
 def test_errors(fn):
     raises_like(lambda: fn(torch), lambda: fn(jtorch))
@@ -773,3 +786,44 @@ def test_operator_module_forms():
             operator.invert]
     parity(lambda T, x, y: tuple(f(x, y) if f is not operator.invert else f(x) for f in iops),
            rnd(3, 4, dtype=np.int64, low=0, high=8), rnd(4, dtype=np.int64, low=0, high=5))
+
+
+GRAD_NAMES = ["x - 1", "1 - x", "x + 1", "x * 2", "x / 2", "x ** 2", "2 ** x", "x ** x",
+              "x % 2", "T.remainder(x, x)", "T.fmod(x, 2)", "T.clamp(x, 0, 1)",
+              "T.clamp(x, T.tensor(0.), T.tensor(1.))", "T.clamp_min(x, 0)",
+              "T.clamp_min(x, T.tensor(0.))", "T.clamp_max(x, 1)", "T.lerp(x, x, 0.5)",
+              "T.lerp(x, x, x)", "T.copysign(x, 2.)", "T.copysign(x, x)", "T.xlogy(x, 2.)",
+              "T.xlogy(2., x)", "T.xlogy(x, x)", "T.rsub(x, 1)", "T.round(x, decimals=1)",
+              "T.round(x)", "T.float_power(x, 2)", "T.float_power(x, x)",
+              "T.div(x, 2, rounding_mode='floor')", "T.special.xlog1py(x, 2.)", "T.square(x)",
+              "T.where(x > 0, x, 0.)", "T.maximum(x, x)", "T.fmax(x, x)", "T.sigmoid(x)",
+              "T.special.expit(x)", "T.negative(x)", "T.absolute(x)", "T.fix(x)", "T.arcsin(x)",
+              "T.clip(x, 0, 1)", "T.addcmul(x, x, x)", "T.addcdiv(x, x, x)", "T.logit(x)",
+              "T.nan_to_num(x)", "T.sgn(x)", "T.exp2(x)", "T.atan2(x, x)", "T.hypot(x, x)"]
+
+
+def test_grad_fn_names():
+    def names(T):
+        x = T.tensor([0.25, 0.5], requires_grad=True)
+        return [type(eval(s, {"T": T, "x": x}).grad_fn).__name__ for s in GRAD_NAMES]
+
+    assert names(jtorch) == names(torch)
+
+
+def test_saved_tensor_versions():
+    """exp/sigmoid/tanh/sqrt/relu save their result (the input may change afterwards); sin and
+    the others save their input (PyTorch's rule)."""
+    for name, ok in (("exp", True), ("sigmoid", True), ("tanh", True), ("sqrt", True),
+                     ("relu", True), ("reciprocal", True), ("sin", False), ("log", False)):
+        outcome = []
+        for T in (torch, jtorch):
+            x = T.tensor([0.5, 2.0], requires_grad=True)
+            a = x * 1
+            y = getattr(T, name)(a)
+            a.add_(1)
+            try:
+                y.sum().backward()
+                outcome.append("ok")
+            except RuntimeError as e:
+                outcome.append(type(e).__name__)
+        assert outcome == (["ok", "ok"] if ok else ["RuntimeError", "RuntimeError"]), name

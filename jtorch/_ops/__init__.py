@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     linalg,
     linalg_decomp,
     linalg_einsum,
+    linalg_matfn,
     norms,
     pointwise,
     pointwise_math,

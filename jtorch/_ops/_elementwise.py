@@ -60,11 +60,19 @@ def not_implemented_for(kernel, x):
     return NotImplementedError(f'"{kernel}" not implemented for \'{type_name(x)}\'')
 
 
-def refuse(kernel, x, *, bool_=False, integral=False, floating=False):
-    """Raise PyTorch's ``"<kernel>" not implemented for '<Type>'`` for the dtypes named."""
+def refuse(kernel, x, *, bool_=False, integral=False, floating=False, complex_=False):
+    """Raise PyTorch's ``"<kernel>" not implemented for '<Type>'`` for the dtypes named
+    (``floating`` includes complex)."""
     c = category(x)
-    if (bool_ and c == D.BOOL) or (integral and c <= D.INT) or (floating and c >= D.FLOAT):
+    if ((bool_ and c == D.BOOL) or (integral and c <= D.INT) or (floating and c >= D.FLOAT)
+            or (complex_ and c == D.COMPLEX)):
         raise not_implemented_for(kernel, x)
+
+
+def no_complex(x, exc, message):
+    """Raise ``exc(message)`` for a complex input (ops PyTorch defines on reals only)."""
+    if category(x) == D.COMPLEX:
+        raise exc(message)
 
 
 def default_float():
@@ -158,3 +166,28 @@ def check_int_pow(input, exponent=None, *args, **kwargs):
     if (type(exponent) is int and exponent < 0 and isinstance(input, Tensor)
             and input.dtype.category <= D.INT):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+# ------------------------------------------------------------------ overload-dependent names
+def is_number(marker):
+    """In a ``grad_name`` callable: the argument was a Python number (PyTorch's Scalar
+    overload), not a tensor."""
+    from .._dispatch import SCALAR
+
+    return marker is SCALAR or isinstance(marker, (bool, int, float, complex))
+
+
+def overload_grad_name(base, tensor_tensor, *scalar_suffixes):
+    """grad_name callable: ``<base><tensor_tensor>`` when every operand is a tensor, else the
+    suffix paired with the first operand that is a number (``PowBackward2`` for 2 ** x); a
+    suffix ``"->Rsub1"`` names another op (``1 - x`` is ``RsubBackward1`` in PyTorch)."""
+
+    def name(*args, **kwargs):
+        for a, suffix in zip(args, scalar_suffixes):
+            if suffix is not None and is_number(a):
+                if isinstance(suffix, str) and suffix.startswith("->"):  # another op's name
+                    return f"{suffix[2:-1]}Backward{suffix[-1]}"
+                return f"{base}{suffix}"
+        return f"{base}{tensor_tensor}"
+
+    return name

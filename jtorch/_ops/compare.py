@@ -16,16 +16,20 @@ from ._registry import TENSOR_METHODS, export, op
 _CMP = {"tensors": ("input", "other"), "promote": "common", "differentiable": False}
 
 
-def _comparison(names, fn, dunder):
+def _comparison(names, fn, dunder, ordered=True):
+    kernel = (names if isinstance(names, str) else names[0]) + "_cpu"
+
     def body(input, other):
         E.broadcast_check(input, other)
+        if ordered:
+            E.refuse(kernel, input, complex_=True)
         return fn(input, other)
 
     return op(names, inplace=True, dunder=(dunder,), **_CMP)(body)
 
 
-eq = _comparison("eq", jnp.equal, "__eq__")
-ne = _comparison(("ne", "not_equal"), jnp.not_equal, "__ne__")
+eq = _comparison("eq", jnp.equal, "__eq__", ordered=False)
+ne = _comparison(("ne", "not_equal"), jnp.not_equal, "__ne__", ordered=False)
 lt = _comparison(("lt", "less"), jnp.less, "__lt__")
 le = _comparison(("le", "less_equal"), jnp.less_equal, "__le__")
 gt = _comparison(("gt", "greater"), jnp.greater, "__gt__")
@@ -130,6 +134,7 @@ def _float_or(fn, plain):
 def _binary_select(name, fn, doc):
     def body(input, other):
         E.broadcast_check(input, other)
+        E.no_complex(input, RuntimeError, f"{name} not implemented for complex tensors.")
         return fn(input, other)
 
     body.__doc__ = doc
@@ -184,6 +189,7 @@ _CLAMPS = {(a, b): _clamp_fn(a, b) for a in (True, False) for b in (True, False)
 
 
 def _clamp(x, lo, hi):
+    E.no_complex(x, NotImplementedError, "clamp is not supported for complex types")
     if not jnp.issubdtype(x.dtype, jnp.floating):
         return _clamp_value(x, lo, hi)
     z = jnp.zeros((), x.dtype)
@@ -191,8 +197,13 @@ def _clamp(x, lo, hi):
                                                    z if hi is None else hi)
 
 
+def _clamp_name(input, min=None, max=None):
+    tensor_bound = not (min is None or E.is_number(min)) or not (max is None or E.is_number(max))
+    return "ClampBackward0" if tensor_bound else "ClampBackward1"
+
+
 @op(("clamp", "clip"), inplace=True, tensors=("input", "min", "max"), promote="common",
-    grad_name="ClampBackward1")
+    grad_name=_clamp_name)
 def clamp(input, min=None, max=None):
     """Clamps into [min, max] (max wins when min > max); min/max may be numbers or tensors."""
     if min is None and max is None:
@@ -201,13 +212,15 @@ def clamp(input, min=None, max=None):
     return _clamp(input, min, max)
 
 
-@op("clamp_min", inplace=True, tensors=("input", "min"), promote="common")
+@op("clamp_min", inplace=True, tensors=("input", "min"), promote="common",
+    grad_name=E.overload_grad_name("ClampMinBackward", 1, None, 0))
 def clamp_min(input, min):
     E.broadcast_check(input, min)
     return _clamp(input, min, None)
 
 
-@op("clamp_max", inplace=True, tensors=("input", "max"), promote="common")
+@op("clamp_max", inplace=True, tensors=("input", "max"), promote="common",
+    grad_name=E.overload_grad_name("ClampMaxBackward", 1, None, 0))
 def clamp_max(input, max):
     E.broadcast_check(input, max)
     return _clamp(input, None, max)
@@ -218,6 +231,7 @@ def relu(input):
     """max(x, 0); the gradient at 0 is 0 and NaN passes through, as in PyTorch."""
     if E.is_bool(input):
         raise RuntimeError("Boolean inputs not supported for relu")
+    E.no_complex(input, NotImplementedError, "clamp is not supported for complex types")
     return jnp.where(input <= 0, jnp.zeros_like(input), input)
 
 
@@ -256,8 +270,10 @@ TENSOR_METHODS["where"] = _where_method
 
 
 # ------------------------------------------------------------------ classification
-def _classify(name, fn, integral_value, out=False):
+def _classify(name, fn, integral_value, out=False, real_only=False):
     def body(input):
+        if real_only:
+            E.no_complex(input, RuntimeError, f"{name} does not support complex inputs.")
         if not jnp.issubdtype(input.dtype, jnp.inexact):
             return jnp.full(input.shape, integral_value, jnp.bool_)
         return fn(input)
@@ -273,8 +289,8 @@ def _isreal(x):
 
 isnan = _classify("isnan", jnp.isnan, False)
 isinf = _classify("isinf", jnp.isinf, False)
-isposinf = _classify("isposinf", jnp.isposinf, False, out=True)
-isneginf = _classify("isneginf", jnp.isneginf, False, out=True)
+isposinf = _classify("isposinf", jnp.isposinf, False, out=True, real_only=True)
+isneginf = _classify("isneginf", jnp.isneginf, False, out=True, real_only=True)
 isfinite = _classify("isfinite", jnp.isfinite, True)
 isreal = _classify("isreal", _isreal, True)
 

@@ -1,9 +1,11 @@
-"""Matrix products: matmul and its family (mm, bmm, mv, dot, addmm...), einsum, tensordot, kron.
+"""Matrix products: matmul and its family (mm, bmm, mv, dot, inner, outer, kron, addmm...),
+multi_dot, vecdot and cross. einsum and tensordot: linalg_einsum.py; decompositions:
+linalg_decomp.py; matrix functions: linalg_matfn.py.
 
 PyTorch does not promote dtypes in the matmul family: mixed dtypes raise, with a message that
 depends on the internal kernel the call reaches (dot, mv, mm or bmm). ``matmul`` follows
-PyTorch's dispatch (``_matmul_impl``) to raise the same text; decompositions live in
-``linalg_decomp.py``.
+PyTorch's dispatch (``_matmul_impl``) to raise the same text. Products run at full precision
+(``Precision.HIGHEST``), as PyTorch does by default (no TF32).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """torch.linalg decompositions and solvers: inv, det, slogdet, solve, svd, qr, cholesky, eigh,
-pinv, matrix_rank, lstsq, matrix_power, matrix_exp, triangular solves.
+pinv, matrix_rank, lstsq, triangular and Cholesky solves (matrix functions: linalg_matfn.py).
 
 Gradients are JAX's derivatives of these bodies. Where PyTorch's convention differs they are
 adjusted in one place each: Hermitian inputs (``_hermitian``: the values use one triangle, the
@@ -136,7 +136,7 @@ def slogdet(A):
     return jax.lax.stop_gradient(sign), logabs
 
 
-@op("logdet", grad_name="LinalgSlogdetBackward0")
+@op("logdet", grad_name="WhereBackward0")  # PyTorch's logdet is where(sign < 0, nan, ...)
 def logdet(input):
     _check_square(input, "logdet")
     _check_float(input, "logdet")
@@ -519,88 +519,3 @@ def lstsq(A, B, rcond=None, *, driver=None):
     """torch.linalg.lstsq: the singular values it returns never carry gradients."""
     res = _lstsq(A, B, rcond, driver=driver)
     return type(res)(res.solution, res.residuals, res.rank, res.singular_values.detach())
-
-
-# --- powers, exponential, diagonal -----------------------------------------------------------
-
-@op(("linalg.matrix_power", "matrix_power"), namespace=",linalg", method_name="matrix_power",
-    grad_name="MmBackward0", tensors=("A",))
-def matrix_power(A, n):
-    if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError("linalg_matrix_power(): argument 'n' (position 2) must be int, not "
-                        f"{type(n).__name__}")
-    _check_square(A, "linalg.matrix_power")
-    if n == 0:
-        return jnp.broadcast_to(jnp.eye(A.shape[-1], dtype=A.dtype), A.shape)
-    if n < 0:
-        _check_float(A, "linalg.inv")
-        A, n = jnp.linalg.inv(A), -n
-    if n == 1:
-        return A
-    from .linalg import no_bool
-
-    no_bool("addmm_impl_cpu_", A)
-    z = result = None
-    while n > 0:  # PyTorch's binary decomposition of n
-        bit, n = n % 2, n // 2
-        z = A if z is None else prod_(z, z)
-        if bit:
-            result = z if result is None else prod_(result, z)
-    return result
-
-
-@op(("linalg.matrix_exp", "matrix_exp"), namespace=",linalg", method_name="matrix_exp",
-    grad_name="LinalgMatrixExpBackward0", tensors=("A",))
-def matrix_exp(A):
-    _check_square(A, "linalg.matrix_exp")
-    if not jnp.issubdtype(A.dtype, jnp.inexact):
-        raise RuntimeError("linalg.matrix_exp: Expected a floating point or complex tensor as "
-                           f"input. Got {scalar_name(A)}")
-    if A.size == 0:
-        return A
-    if A.dtype in _LOW:
-        return _expm(A.astype(jnp.float32)).astype(A.dtype)
-    return _expm(A)
-
-
-# Pade(13) coefficients and the norm bound of Higham's scaling and squaring (2005)
-_PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
-           129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
-           40840800., 960960., 16380., 182., 1.)
-_THETA13 = 5.371920351148152
-_MAX_SQUARINGS = 48
-
-
-def _expm(A):
-    """exp(A) by scaling and squaring with a [13/13] Pade approximant: compact to compile and
-    differentiated by JAX through the squarings (a fixed-length loop whose steps past the
-    needed count are skipped at run time)."""
-    norm = jnp.max(jnp.sum(jnp.abs(A), axis=-2), axis=-1)
-    s = jnp.ceil(jnp.log2(jnp.maximum(norm, 1e-30) / _THETA13))
-    s = jnp.clip(jnp.nan_to_num(s), 0, _MAX_SQUARINGS).astype(jnp.int32)
-    A = A / jnp.exp2(s).astype(A.dtype)[..., None, None]
-    b = _PADE13
-    eye = jnp.eye(A.shape[-1], dtype=A.dtype)
-    A2 = prod_(A, A)
-    A4 = prod_(A2, A2)
-    A6 = prod_(A4, A2)
-    U = prod_(A, prod_(A6, b[13] * A6 + b[11] * A4 + b[9] * A2)
-              + b[7] * A6 + b[5] * A4 + b[3] * A2 + b[1] * eye)
-    V = (prod_(A6, b[12] * A6 + b[10] * A4 + b[8] * A2)
-         + b[6] * A6 + b[4] * A4 + b[2] * A2 + b[0] * eye)
-    X = jnp.linalg.solve(V - U, V + U)
-    smax = jnp.max(s)
-
-    def square(i, X):
-        return jax.lax.cond(i < smax, lambda X: jnp.where((i < s)[..., None, None],
-                                                          prod_(X, X), X), lambda X: X, X)
-
-    return jax.lax.fori_loop(0, _MAX_SQUARINGS, square, X)
-
-
-@export("diagonal", namespace="linalg")
-def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
-    """torch.linalg.diagonal: torch.diagonal with dims defaulting to the last two."""
-    from ._registry import NAMESPACES
-
-    return NAMESPACES[""]["diagonal"](A, offset, dim1, dim2)

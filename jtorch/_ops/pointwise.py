@@ -57,13 +57,14 @@ def _check_sub(input, other, *, alpha=1):
 
 
 @op(("sub", "subtract"), inplace=True, dunder=("__sub__", "__rsub__", "__isub__"), saves=False,
-    check=_check_sub, **_BIN)
+    check=_check_sub, grad_name=E.overload_grad_name("SubBackward", 0, "->Rsub1"), **_BIN)
 def sub(input, other, *, alpha=1):
     E.broadcast_check(input, other)
     return input - _alpha(other, alpha)
 
 
-@op("rsub", method=False, saves=False, check=_check_sub, grad_name="RsubBackward1", **_BIN)
+@op("rsub", method=False, saves=False, check=_check_sub,
+    grad_name=E.overload_grad_name("RsubBackward", 0, None, 1), **_BIN)
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
     E.broadcast_check(input, other)
@@ -102,9 +103,13 @@ def _floor_div(a, b):
 _DIV_KERNEL = {"trunc": "div_trunc_cpu", "floor": "div_floor_cpu"}
 
 
+def _div_name(input, other, *, rounding_mode=None):
+    return "DivBackward0" if rounding_mode is None else "DivBackward2"
+
+
 @op(("div", "divide", "true_divide"), inplace=True,
     dunder=("__truediv__", "__rtruediv__", "__itruediv__", "__div__", "__rdiv__", "__idiv__"),
-    check=E.check_div, grad_name="DivBackward0", **_BIN)
+    check=E.check_div, grad_name=_div_name, **_BIN)
 def div(input, other, *, rounding_mode=None):
     E.broadcast_check(input, other)
     if rounding_mode is None:
@@ -113,7 +118,7 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode not in _DIV_KERNEL:
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")
-    E.refuse(_DIV_KERNEL[rounding_mode], input, bool_=True)
+    E.refuse(_DIV_KERNEL[rounding_mode], input, bool_=True, complex_=True)
     f = _trunc_div if rounding_mode == "trunc" else _floor_div
     # piecewise constant: PyTorch's gradient is 0 everywhere
     return jax.lax.stop_gradient(f(input, other))
@@ -124,24 +129,26 @@ def div(input, other, *, rounding_mode=None):
 def floor_divide(input, other):
     """Differences from PyTorch: the gradient is 0 (PyTorch raises at backward)."""
     E.broadcast_check(input, other)
-    E.refuse("div_floor_cpu", input, bool_=True)
+    E.refuse("div_floor_cpu", input, bool_=True, complex_=True)
     return jax.lax.stop_gradient(_floor_div(input, other))
 
 
 @op("remainder", inplace=True, dunder=("__mod__", "__rmod__", "__imod__"),
-    check=E.check_int_divisor, **_BIN)
+    check=E.check_int_divisor, grad_name=E.overload_grad_name("RemainderBackward", 1, None, 0),
+    **_BIN)
 def remainder(input, other):
     """Python's sign convention: the result has the sign of the divisor."""
     E.broadcast_check(input, other)
-    E.refuse("remainder_cpu", input, bool_=True)
+    E.refuse("remainder_cpu", input, bool_=True, complex_=True)
     return jnp.remainder(input, other)
 
 
-@op("fmod", inplace=True, check=E.check_int_divisor, **_BIN)
+@op("fmod", inplace=True, check=E.check_int_divisor,
+    grad_name=E.overload_grad_name("FmodBackward", 1, None, 0), **_BIN)
 def fmod(input, other):
     """C's fmod: the result has the sign of the dividend."""
     E.broadcast_check(input, other)
-    E.refuse("fmod_cpu", input, bool_=True)
+    E.refuse("fmod_cpu", input, bool_=True, complex_=True)
     return jnp.fmod(input, other)
 
 
@@ -177,14 +184,16 @@ def _pow(x, y):
 
 
 @op("pow", inplace=True, dunder=("__pow__", "__rpow__", "__ipow__"),
-    tensors=("input", "exponent"), promote="common", check=E.check_int_pow)
+    tensors=("input", "exponent"), promote="common", check=E.check_int_pow,
+    grad_name=E.overload_grad_name("PowBackward", 1, 2, 0))
 def pow(input, exponent):
     E.broadcast_check(input, exponent)
     E.refuse("pow", input, bool_=True)
     return _pow(input, exponent)
 
 
-@op("float_power", inplace=True, tensors=("input", "exponent"), grad_name="PowBackward0")
+@op("float_power", inplace=True, tensors=("input", "exponent"),
+    grad_name=E.overload_grad_name("PowBackward", 1, 2, 0))
 def float_power(input, exponent):
     """``pow`` computed in float64 (complex128 when an operand is complex).
 
@@ -248,7 +257,8 @@ def _lerp_check(input, other, what):
                            f"{E.cpp_name(other)}")
 
 
-@op("lerp", inplace=True, tensors=("input", "end", "weight"))
+@op("lerp", inplace=True, tensors=("input", "end", "weight"),
+    grad_name=E.overload_grad_name("LerpBackward", 1, None, None, 0))
 def lerp(input, end, weight):
     """``input + weight * (end - input)``, with PyTorch's two-sided formula for accuracy."""
     _lerp_check(input, end, "end")

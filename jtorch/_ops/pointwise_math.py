@@ -18,13 +18,16 @@ from ._registry import export, op
 _FLOAT_BIN = {"tensors": ("input", "other"), "promote": "float"}
 
 
-def _unary(names, fn, *, special=(), doc=None, saves=True):
+def _unary(names, fn, *, special=(), doc=None, saves=True, real_only=None):
     """Register a unary float function (``torch.fn``, ``Tensor.fn``, ``Tensor.fn_``).
 
     saves: what PyTorch's backward reads: the input (True), the result ("output": exp,
-    sigmoid, tanh, sqrt... so modifying the input afterwards is fine), or nothing (False)."""
+    sigmoid, tanh, sqrt... so modifying the input afterwards is fine), or nothing (False).
+    real_only: PyTorch's error for a complex input, as (exception type, message)."""
 
     def body(input):
+        if real_only is not None:
+            E.no_complex(input, *real_only)
         return fn(input)
 
     body.__doc__ = doc
@@ -57,19 +60,26 @@ asinh = _unary(("asinh", "arcsinh"), jnp.arcsinh)
 acosh = _unary(("acosh", "arccosh"), jnp.arccosh)
 atanh = _unary(("atanh", "arctanh"), jnp.arctanh)
 sigmoid = _unary("sigmoid", jax.nn.sigmoid, special=("expit",), saves="output")
-erf = _unary("erf", jax.scipy.special.erf, special=("erf",))
-erfc = _unary("erfc", jax.scipy.special.erfc, special=("erfc",))
-erfinv = _unary("erfinv", jax.scipy.special.erfinv, special=("erfinv",), saves="output")
+_C64 = "not implemented for 'ComplexFloat'"
+erf = _unary("erf", jax.scipy.special.erf, special=("erf",),
+             real_only=(NotImplementedError, f'"erf_vml_cpu" {_C64}'))
+erfc = _unary("erfc", jax.scipy.special.erfc, special=("erfc",),
+              real_only=(NotImplementedError, f'"erfc_vml_cpu" {_C64}'))
+erfinv = _unary("erfinv", jax.scipy.special.erfinv, special=("erfinv",), saves="output",
+                real_only=(NotImplementedError, f'"erfinv_vml_cpu" {_C64}'))
 sinc = _unary("sinc", jnp.sinc, special=("sinc",), doc="sin(pi x) / (pi x); 1 at 0.")
 deg2rad = _unary("deg2rad", lambda x: x * jnp.asarray(math.pi / 180, x.dtype),
-                 saves=False)
+                 saves=False, real_only=(RuntimeError,
+                                         "deg2rad is not supported for complex tensors."))
 rad2deg = _unary("rad2deg", lambda x: x * jnp.asarray(180 / math.pi, x.dtype),
-                 saves=False)
+                 saves=False, real_only=(RuntimeError,
+                                         "rad2deg is not supported for complex tensors."))
 
 
 @op("ndtr", method=False, namespace="special", promote="float")
 def ndtr(input):
     """The standard normal CDF (``torch.special.ndtr``)."""
+    E.refuse("erf_vml_cpu", input, complex_=True)
     return 0.5 * jax.scipy.special.erfc(-input / math.sqrt(2.0))
 
 
@@ -117,6 +127,7 @@ def logit(input, eps=None):
     """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given. The gradient is
     PyTorch's: 0 outside [eps, 1 - eps] (passing at the bounds), NaN outside [0, 1] without
     eps."""
+    E.refuse("logit_cpu", input, complex_=True)
     return _logit_fn(eps)(input)
 
 
@@ -125,8 +136,11 @@ export("logit", namespace="special")(logit)
 
 # ------------------------------------------------------------------ rounding and signs
 def _rounding(names, fn, kernel, grad_name=None):
+    short = names if isinstance(names, str) else names[0]
+
     def body(input):
         E.refuse(kernel, input, bool_=True)
+        E.no_complex(input, NotImplementedError, f"{short} is not supported for complex inputs")
         if E.is_integral(input):
             return input
         return fn(input)
@@ -149,13 +163,14 @@ def _round_decimals(x, decimals):
     return y.astype(x.dtype)
 
 
-@op("round", inplace=True, saves=False)
+@op("round", inplace=True, saves=False,
+    grad_name=lambda input, *, decimals=0: f"RoundBackward{int(decimals != 0)}")
 def round(input, *, decimals=0):
     """Rounds half to even, as PyTorch (and C's nearbyint); gradient 0."""
     if decimals == 0:
-        E.refuse("round_vml_cpu", input, bool_=True)
+        E.refuse("round_vml_cpu", input, bool_=True, complex_=True)
         return input if E.is_integral(input) else jnp.round(input)
-    E.refuse("round_cpu", input, integral=True)
+    E.refuse("round_cpu", input, integral=True, complex_=True)
     return _round_decimals(input, decimals)
 
 
@@ -164,7 +179,7 @@ export("round", namespace="special")(round)
 
 @op("frac", inplace=True, saves=False)
 def frac(input):
-    E.refuse("frac_cpu", input, integral=True)
+    E.refuse("frac_cpu", input, integral=True, complex_=True)
     return input - jnp.trunc(input)
 
 
@@ -180,6 +195,8 @@ def _sign(x):
 
 @op("sign", inplace=True, saves=False)
 def sign(input):
+    E.no_complex(input, NotImplementedError, "Unlike NumPy, torch.sign is not intended to "
+                 "support complex numbers. Please use torch.sgn instead.")
     return _sign(input)
 
 
@@ -194,6 +211,7 @@ def sgn(input):
 
 @op("signbit", differentiable=False)
 def signbit(input):
+    E.no_complex(input, NotImplementedError, "signbit is not implemented for complex tensors.")
     if E.is_bool(input):
         return jnp.zeros(input.shape, jnp.bool_)
     if E.is_integral(input):
@@ -216,6 +234,7 @@ def _masked_recip(d):
 def atan2(input, other):
     """The gradient at (0, 0) is 0, as in PyTorch."""
     E.broadcast_check(input, other)
+    E.refuse("atan2_cpu", input, complex_=True)
     return _atan2(input, other)
 
 
@@ -231,7 +250,7 @@ def _hypot(x, y):
 def hypot(input, other):
     """sqrt(x^2 + y^2); the gradient at (0, 0) is NaN, as in PyTorch (x / result)."""
     E.broadcast_check(input, other)
-    E.refuse("hypot_cpu", input, integral=True)
+    E.refuse("hypot_cpu", input, integral=True, complex_=True)
     return _hypot(input, other)
 
 
@@ -258,7 +277,7 @@ def logaddexp(input, other):
 @op("logaddexp2", **_REAL_BIN)
 def logaddexp2(input, other):
     E.broadcast_check(input, other)
-    E.refuse("logaddexp2_cpu", input, integral=True)
+    E.refuse("logaddexp2_cpu", input, integral=True, complex_=True)
     return _logaddexp2(input, other)
 
 
@@ -279,20 +298,24 @@ _xlogy = _xlogy_like(jnp.log, lambda y: 1 / y,
 _xlog1py = _xlogy_like(jnp.log1p, lambda y: 1 / (1 + y), lambda fwd, x, y, out: jnp.log1p(y))
 
 
-@op("xlogy", inplace=True, **_FLOAT_BIN)
+@op("xlogy", inplace=True, grad_name=E.overload_grad_name("XlogyBackward", 0, 1, 2),
+    **_FLOAT_BIN)
 def xlogy(input, other):
     """x * log(y), 0 where x == 0 (NaN if y is NaN)."""
     E.broadcast_check(input, other)
+    E.refuse("xlogy_cpu", input, complex_=True)
     return _xlogy(input, other)
 
 
 export("xlogy", namespace="special")(xlogy)
 
 
-@op("xlog1py", namespace="special", method=False, **_FLOAT_BIN)
+@op("xlog1py", namespace="special", method=False,
+    grad_name=E.overload_grad_name("SpecialXlog1PyBackward", 0, 1, 2), **_FLOAT_BIN)
 def xlog1py(input, other):
     """x * log1p(y), 0 where x == 0 (NaN if y is NaN)."""
     E.broadcast_check(input, other)
+    E.refuse("xlog1py_cpu", input, complex_=True)
     return _xlog1py(input, other)
 
 
@@ -301,10 +324,12 @@ def _copysign(x, y):
     return jnp.copysign(x, y)
 
 
-@op("copysign", inplace=True, **_FLOAT_BIN)
+@op("copysign", inplace=True, grad_name=E.overload_grad_name("CopysignBackward", 0, None, 1),
+    **_FLOAT_BIN)
 def copysign(input, other):
     """|x| with the sign of y (including -0.0); the gradient at x == 0 is 0."""
     E.broadcast_check(input, other)
+    E.refuse("copysign_cpu", input, complex_=True)
     return _copysign(input, other)
 
 
@@ -312,7 +337,7 @@ def copysign(input, other):
 def nextafter(input, other):
     """Differences from PyTorch: the gradient is 0 (PyTorch raises at backward)."""
     E.broadcast_check(input, other)
-    E.refuse("nextafter_cpu", input, integral=True)
+    E.refuse("nextafter_cpu", input, integral=True, complex_=True)
     return jax.lax.stop_gradient(jnp.nextafter(input, other))
 
 
@@ -321,6 +346,7 @@ def heaviside(input, values):
     """0 for x < 0 (and NaN), ``values`` where x == 0, 1 for x > 0.
 
     Differences from PyTorch: the gradient is 0 (PyTorch raises at backward)."""
+    E.no_complex(input, RuntimeError, "heaviside is not yet implemented for complex tensors.")
     if jnp.result_type(input) != jnp.result_type(values):
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     E.broadcast_check(input, values)

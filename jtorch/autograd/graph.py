@@ -152,22 +152,30 @@ class Node:
             self.freed = True
 
 
+# PyTorch's Tensor overloads of these wrap a Python number into a tensor input of the node;
+# every other op takes numbers as plain Scalar arguments, which next_functions does not list
+_WRAPS_NUMBERS = frozenset({"add", "sub", "mul", "div"})
+
+
 def _listed_slots(node):
-    """The slots PyTorch lists as a node's inputs: all but index/mask tensors (found once per
-    kernel from its argument template)."""
+    """The slots PyTorch lists as a node's inputs: all but index/mask tensors and, except for
+    add/sub/mul/div, Python numbers (found once per kernel from its argument template)."""
     kernel = node.kernel
     if kernel is None:
         return range(len(node.edges))
     hit = kernel._bwd_op.get("listed")
     if hit is None:
-        from .._dispatch import ARR_N, _markers
+        from .._dispatch import ARR_N, SCALAR, _markers
 
         marks = []
         for a in kernel.key[0]:
             _markers(a, marks)
         for _, v in kernel.key[1]:
             _markers(v, marks)
-        hit = kernel._bwd_op["listed"] = tuple(i for i, m in enumerate(marks) if m is not ARR_N)
+        numbers = kernel.opdef.name in _WRAPS_NUMBERS
+        hit = kernel._bwd_op["listed"] = tuple(
+            i for i, m in enumerate(marks)
+            if m is not ARR_N and (numbers or m is not SCALAR))
     return hit
 
 
