@@ -273,8 +273,8 @@ def setitem(t, index, value):
 
 def _index_put_impl(input, indices, values, accumulate):
     p = _parse_put_indices(input, indices)
-    if not p.adv:
-        return input.clone() if not accumulate else input + values
+    if not p.adv:  # no indices: the whole tensor
+        return input + values if accumulate else _dispatch(_COPY, (input, values))
     return _put(input, p, values, accumulate, False)
 
 
