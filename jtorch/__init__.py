@@ -75,6 +75,11 @@ from .autograd import (  # noqa: E402
 )
 
 globals().update({k: v for k, v in _dtype.ALIASES.items() if k != "bool"})
+
+# the components built on the core; importing them registers their ops (nn.functional...)
+from . import nn, optim, serialization, utils, vision  # noqa: E402,F401
+from .serialization import load, save  # noqa: E402,F401
+
 for _name, _fn in _TM.items():
     if _name not in Tensor.__dict__ or _name.startswith("__"):
         setattr(Tensor, _name, _fn)

@@ -1,0 +1,1 @@
+"""nn.functional ops: conv."""

@@ -1,0 +1,6 @@
+"""torch.nn: modules, parameters, functional, init and utils."""
+
+from . import functional, init, modules, utils  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .modules import Module  # noqa: F401
+from .parameter import Parameter  # noqa: F401

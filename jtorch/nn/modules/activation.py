@@ -1,0 +1,3 @@
+"""nn.modules.activation."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn.modules.attention."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn.modules.batchnorm."""
+
+__all__: list = []

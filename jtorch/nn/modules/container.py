@@ -1,0 +1,3 @@
+"""nn.modules.container."""
+
+__all__: list = []

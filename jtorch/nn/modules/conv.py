@@ -1,0 +1,3 @@
+"""nn.modules.conv."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn.modules.distance."""
+
+__all__: list = []

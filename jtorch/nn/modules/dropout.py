@@ -1,0 +1,3 @@
+"""nn.modules.dropout."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn.modules.flatten."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn.modules.fold."""
+
+__all__: list = []

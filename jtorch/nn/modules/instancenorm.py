@@ -1,0 +1,3 @@
+"""nn.modules.instancenorm."""
+
+__all__: list = []

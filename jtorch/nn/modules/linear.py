@@ -1,0 +1,3 @@
+"""nn.modules.linear."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn.modules.loss."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn.modules.normalization."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn.modules.padding."""
+
+__all__: list = []

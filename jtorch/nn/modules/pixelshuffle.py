@@ -1,0 +1,3 @@
+"""nn.modules.pixelshuffle."""
+
+__all__: list = []

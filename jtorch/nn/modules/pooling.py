@@ -1,0 +1,3 @@
+"""nn.modules.pooling."""
+
+__all__: list = []

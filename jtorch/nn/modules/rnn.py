@@ -1,0 +1,3 @@
+"""nn.modules.rnn."""
+
+__all__: list = []

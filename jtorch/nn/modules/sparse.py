@@ -1,0 +1,3 @@
+"""nn.modules.sparse."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn.modules.transformer."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""nn.modules.upsampling."""
+
+__all__: list = []

@@ -1,0 +1,12 @@
+"""torch.nn.utils."""
+
+from . import (  # noqa: F401
+    clip_grad,
+    convert_parameters,
+    parametrizations,
+    parametrize,
+    rnn,
+    stateless,
+)
+from .clip_grad import *  # noqa: F401,F403
+from .convert_parameters import *  # noqa: F401,F403

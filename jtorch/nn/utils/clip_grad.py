@@ -1,0 +1,1 @@
+"""nn.utils.clip_grad."""

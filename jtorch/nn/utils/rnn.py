@@ -1,0 +1,1 @@
+"""nn.utils.rnn."""

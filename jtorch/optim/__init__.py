@@ -1,0 +1,3 @@
+"""torch.optim."""
+
+from . import lr_scheduler  # noqa: F401

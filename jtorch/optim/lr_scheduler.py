@@ -1,0 +1,1 @@
+"""torch.optim.lr_scheduler."""

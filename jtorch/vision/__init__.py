@@ -1,0 +1,1 @@
+"""jtorch.vision: MNIST-style datasets and transforms (torchvision's names)."""
