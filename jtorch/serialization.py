@@ -1,9 +1,466 @@
-"""torch.save / torch.load in PyTorch's checkpoint format."""
+"""``torch.save`` / ``torch.load`` in PyTorch's own checkpoint format.
+
+Format (what ``torch.save`` writes since 1.6): an uncompressed zip archive with one folder,
+holding ``data.pkl`` (the object, pickled with protocol 2, each tensor written as
+``torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks)`` and
+each storage as a persistent id ``('storage', torch.FloatStorage, key, location, numel)``),
+``data/<key>`` (the raw little-endian bytes of each storage, 64-byte aligned), ``byteorder``,
+``version``, ``.format_version``, ``.storage_alignment`` and ``.data/serialization_id``.
+
+Tensors that share memory in jtorch (a view and its base, or several views of one base) are
+written with ONE storage, as PyTorch does, and load back sharing it (views of one base).
+``save`` writes to a temporary file in the target's directory and renames it over the target,
+so a crash never leaves a truncated checkpoint in place of a good one. ``load`` also reads
+PyTorch's legacy (pre-1.6, non-zip) format.
+"""
+
+from __future__ import annotations
+
+import collections
+import io
+import mmap as _mmap
+import os
+import pickle
+import struct
+import sys
+import tempfile
+import zipfile
+
+import numpy as np
+
+from . import _dtype as D
+from ._weights_only import (
+    STORAGE_NAMES,
+    StorageType,
+    TorchUnpickler,
+    WeightsOnlyUnpickler,
+    add_safe_globals,  # noqa: F401 - re-exported as torch.serialization.add_safe_globals
+    clear_safe_globals,  # noqa: F401
+    get_safe_globals,  # noqa: F401
+    safe_globals,  # noqa: F401
+    weights_only_error,
+)
+
+DEFAULT_PROTOCOL = 2
+_ALIGN = 64
+_LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
+_LEGACY_PROTOCOL = 1001
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True):
-    raise NotImplementedError("jtorch does not implement torch.save yet")
+# ============================================================================ save
+class _Global:
+    """A name in PyTorch's namespace, pickled as ``GLOBAL 'module name'``."""
+
+    _cache: dict = {}
+
+    def __new__(cls, module, name):
+        key = (module, name)
+        g = cls._cache.get(key)
+        if g is None:
+            g = cls._cache[key] = object.__new__(cls)
+            g.module, g.name = module, name
+        return g
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **kw):
-    raise NotImplementedError("jtorch does not implement torch.load yet")
+class _StorageRef:
+    def __init__(self, key, array, location):
+        self.key, self.array, self.location = key, array, location
+
+
+class _Pickler(pickle._Pickler):
+    """A pickler that writes jtorch tensors, dtypes, sizes and devices under PyTorch's names."""
+
+    dispatch = pickle._Pickler.dispatch.copy()
+
+    def __init__(self, file, protocol):
+        super().__init__(file, protocol)
+        self.storages = {}  # id(root tensor) -> _StorageRef
+
+    def _save_global_ref(self, g):
+        if id(g) in self.memo:
+            self.write(self.get(self.memo[id(g)][0]))
+            return
+        self.write(pickle.GLOBAL + f"{g.module}\n{g.name}\n".encode())
+        self.memoize(g)
+
+    def _save_dtype(self, d):
+        self._save_global_ref(_Global("torch", d.name))
+
+    dispatch[_Global] = _save_global_ref
+    dispatch[D.dtype] = _save_dtype
+
+    def persistent_id(self, obj):
+        if isinstance(obj, _StorageRef):
+            name = STORAGE_NAMES[str(obj.array.dtype) if obj.array.dtype != np.bool_ else "bool"]
+            return ("storage", _Global("torch", name), obj.key, obj.location, obj.array.size)
+        return None
+
+    def _storage(self, t):
+        root = t if t._base is None else t._base
+        ref = self.storages.get(id(root))
+        if ref is None:
+            arr = np.asarray(root._value).reshape(-1)
+            dev = root._device
+            loc = "cpu" if dev.type == "cpu" else str(dev)
+            ref = self.storages[id(root)] = _StorageRef(str(len(self.storages)), arr, loc)
+            ref.root = root  # keep it alive so ids stay unique
+        return ref
+
+    def reducer_override(self, obj):
+        from ._tensor import Size, Tensor
+        from .nn.parameter import Parameter
+
+        if isinstance(obj, Tensor):
+            if obj.dtype.is_complex and obj._base is not None:
+                obj = obj.detach().clone()  # complex views are copies in jtorch
+            if isinstance(obj, Parameter):
+                data = obj.detach()
+                return (_Global("torch._utils", "_rebuild_parameter"),
+                        (data, obj.requires_grad, collections.OrderedDict()))
+            ref = self._storage(obj)
+            return (_Global("torch._utils", "_rebuild_tensor_v2"),
+                    (ref, obj.storage_offset(), tuple(obj.shape), tuple(obj.stride()),
+                     obj.requires_grad, collections.OrderedDict()))
+        if isinstance(obj, Size):
+            return _Global("torch", "Size"), (tuple(obj),)
+        from ._device import device
+
+        if isinstance(obj, device):
+            args = (obj.type,) if obj.index is None else (obj.type, obj.index)
+            return _Global("torch", "device"), args
+        return NotImplemented
+
+    def save_reduce(self, func, args, *a, obj=None, **kw):
+        # a reduce whose callable is a _Global: write it, then the args and REDUCE
+        if isinstance(func, _Global):
+            self.save(func)
+            self.save(args)
+            self.write(pickle.REDUCE)
+            if obj is not None:
+                self.memoize(obj)
+            return
+        super().save_reduce(func, args, *a, obj=obj, **kw)
+
+
+def _aligned_extra(offset, name):
+    """A zip 'FB' extra field padding the record so its data starts on a 64-byte boundary."""
+    start = offset + 30 + len(name) + 4
+    pad = (-start) % _ALIGN
+    return struct.pack("<HH", 0x4246, pad) + b"Z" * pad
+
+
+def _write_zip(fileobj, prefix, pkl, storages):
+    with zipfile.ZipFile(fileobj, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+        def record(name, data):
+            full = f"{prefix}/{name}"
+            info = zipfile.ZipInfo(full, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_STORED
+            info.extra = _aligned_extra(fileobj.tell(), full.encode())
+            z.writestr(info, data)
+
+        record("data.pkl", pkl)
+        record(".format_version", b"1")
+        record(".storage_alignment", str(_ALIGN).encode())
+        record("byteorder", sys.byteorder.encode())
+        for ref in storages:
+            a = ref.array
+            record(f"data/{ref.key}", a.astype(a.dtype.newbyteorder("<")).tobytes())
+        record("version", b"3\n")
+        record(".data/serialization_id", str(abs(hash(pkl)) % 10**40).zfill(40).encode())
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL,
+         _use_new_zipfile_serialization=True, _disable_byteorder_record=False):
+    """Save ``obj`` to ``f`` (a path or a writable binary file) in PyTorch's format."""
+    if pickle_module is not None and pickle_module is not pickle:
+        raise NotImplementedError("jtorch.save supports only the standard pickle module")
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError(
+            "jtorch.save writes only the zip format (_use_new_zipfile_serialization=True); "
+            "the legacy format can be loaded but not written")
+    buf = io.BytesIO()
+    p = _Pickler(buf, pickle_protocol)
+    p.dump(obj)
+    pkl = buf.getvalue()
+    storages = list(p.storages.values())
+    if isinstance(f, (str, os.PathLike)):
+        path = os.fspath(f)
+        prefix = os.path.splitext(os.path.basename(path))[0] or "archive"
+        d = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-" + os.path.basename(path), dir=d)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                _write_zip(out, prefix, pkl, storages)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+    else:
+        _write_zip(_Seekable(f), "archive", pkl, storages)
+
+
+class _Seekable:
+    """Gives zipfile a position for file objects that start mid-stream."""
+
+    def __init__(self, f):
+        self.f = f
+        self.start = f.tell() if hasattr(f, "tell") else 0
+
+    def __getattr__(self, name):
+        return getattr(self.f, name)
+
+
+# ============================================================================ load rebuilders
+class _Loaded:
+    """One storage read from a checkpoint: a flat NumPy array and its target device."""
+
+    def __init__(self, array, device):
+        self.array, self.device = array, device
+        self.owner = None  # the jtorch tensor holding the whole storage, once one exists
+
+
+def _to_jtorch(arr, device):
+    import jax.numpy as jnp
+
+    from ._tensor import Tensor
+
+    t = Tensor._make(jnp.asarray(arr))
+    return t if device is None or str(device) == "cpu" else t.to(device)
+
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
+                       backward_hooks=None, metadata=None):
+    size, stride = tuple(size), tuple(stride)
+    n = int(np.prod(size)) if size else 1
+    contiguous = stride == tuple(int(np.prod(size[i + 1:])) for i in range(len(size)))
+    if storage.owner is None and storage_offset == 0 and contiguous \
+            and n == storage.array.size:
+        t = storage.owner = _to_jtorch(storage.array.reshape(size), storage.device)
+    else:
+        if storage.owner is None:
+            storage.owner = _to_jtorch(storage.array, storage.device)
+        from .autograd import no_grad
+
+        with no_grad():
+            t = storage.owner.as_strided(size, stride, storage_offset)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _rebuild_tensor(storage, storage_offset, size, stride):
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride)
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks=None):
+    from .nn.parameter import Parameter
+
+    return Parameter(data, requires_grad)
+
+
+def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
+    p = _rebuild_parameter(data, requires_grad)
+    for k, v in (state or {}).items():
+        setattr(p, k, v)
+    return p
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    return func(*args)
+
+
+# ============================================================================ load
+def _location_device(location, map_location):
+    """Where a storage saved at ``location`` goes (``None``: the CPU)."""
+    from . import cuda
+    from ._device import device
+
+    if isinstance(map_location, dict):
+        location = map_location.get(location, location)
+    elif map_location is not None and not callable(map_location):
+        return device(map_location) if isinstance(map_location, str) else map_location
+    if location.startswith("cuda") and not cuda.is_available():
+        raise RuntimeError(
+            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
+            "is False. If you are running on a CPU-only machine, please use torch.load with "
+            "map_location=torch.device('cpu') to map your storages to the CPU.")
+    return None if location == "cpu" else device(location)
+
+
+def _make_storage(array, location, map_location):
+    if callable(map_location) and not isinstance(map_location, dict):
+        # PyTorch's rule: the callable gets the storage on the CPU and its location tag;
+        # returning None means the default placement
+        res = map_location(_to_jtorch(array, None), location)
+        if res is not None:
+            return _Loaded(np.asarray(res.detach().cpu()._value), res.device)
+        map_location = None
+    return _Loaded(array, _location_device(location, map_location))
+
+
+def _unpickler(weights_only, pickle_module):
+    if weights_only:
+        return WeightsOnlyUnpickler
+    if pickle_module is not None and pickle_module is not pickle:
+        base = pickle_module.Unpickler
+
+        class _Custom(TorchUnpickler, base):  # type: ignore[misc, valid-type]
+            pass
+
+        return _Custom
+    return TorchUnpickler
+
+
+def _load_zip(zf, raw, map_location, unpickler_cls, load_args):
+    names = zf.namelist()
+    pkl_name = next((n for n in names if n.endswith("data.pkl")), None)
+    if pkl_name is None:
+        if any(n.endswith("constants.pkl") for n in names):
+            raise RuntimeError("jtorch.load cannot read TorchScript archives (torch.jit.save)")
+        raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found")
+    prefix = pkl_name[: -len("data.pkl")]
+    order = zf.read(prefix + "byteorder").decode() if prefix + "byteorder" in names else "little"
+    cache = {}
+
+    def record(name):
+        info = zf.getinfo(prefix + name)
+        if raw is not None and info.compress_type == zipfile.ZIP_STORED:
+            off = info.header_offset
+            n, m = struct.unpack("<HH", raw[off + 26: off + 30])
+            start = off + 30 + n + m
+            return raw[start: start + info.file_size]
+        return zf.read(info)
+
+    def pload(pid):
+        kind, stype, key, location, numel = pid[:5]
+        if kind != "storage":
+            raise pickle.UnpicklingError(f"unknown persistent id {kind!r}")
+        if key not in cache:
+            dt = _storage_dtype(stype)
+            npdt = np.dtype(dt.np).newbyteorder("<" if order == "little" else ">")
+            arr = np.frombuffer(record(f"data/{key}"), dtype=npdt, count=numel)
+            cache[key] = _make_storage(arr.astype(arr.dtype.newbyteorder("=")),
+                                       location, map_location)
+        return cache[key]
+
+    return unpickler_cls(io.BytesIO(zf.read(pkl_name)), pload, **load_args).load()
+
+
+def _storage_dtype(stype):
+    return stype.dtype if isinstance(stype, StorageType) else stype
+
+
+class _Any:
+    """Stands in for every callable while the legacy scan walks the pickle: nothing runs."""
+
+    def __call__(self, *a, **k):
+        return self
+
+    def __setstate__(self, state):
+        pass
+
+    def __setitem__(self, k, v):
+        pass
+
+    def append(self, v):
+        pass
+
+    def extend(self, v):
+        pass
+
+
+def _load_legacy(f, map_location, unpickler_cls, load_args):
+    """PyTorch's pre-1.6 format: magic, protocol, sys info, the object's pickle, the storage
+    keys, then each storage's element count and raw bytes. The storages' dtypes are named in
+    the object's pickle, so it is first scanned with every callable replaced by a stand-in."""
+    if pickle.load(f) != _LEGACY_MAGIC:
+        raise RuntimeError("Invalid magic number; corrupt file?")
+    if pickle.load(f) != _LEGACY_PROTOCOL:
+        raise RuntimeError("Invalid protocol version")
+    pickle.load(f)  # sys info
+    start = f.tell()
+    pids = {}
+
+    class _Scan(unpickler_cls):
+        def find_class(self, module, name):
+            obj = super().find_class(module, name)  # refuses what a real load would refuse
+            return obj if isinstance(obj, (StorageType, D.dtype)) else _Any()
+
+    def record(pid):
+        pids[pid[2]] = pid
+
+    _Scan(f, record, **load_args).load()
+    arrays = {}
+    for key in pickle.load(f):
+        (numel,) = struct.unpack("<q", f.read(8))
+        dt = np.dtype(_storage_dtype(pids[key][1]).np)
+        data = f.read(numel * dt.itemsize)
+        arrays[key] = np.frombuffer(data, dtype=dt, count=numel).copy()
+    loaded = {}
+
+    def pload(pid):
+        if pid[0] != "storage":
+            raise pickle.UnpicklingError(f"unknown persistent id {pid[0]!r}")
+        if len(pid) > 5 and pid[5] is not None:
+            raise NotImplementedError("jtorch.load: legacy storage views are not supported")
+        key = pid[2]
+        if key not in loaded:
+            loaded[key] = _make_storage(arrays[key], pid[3], map_location)
+        return loaded[key]
+
+    f.seek(start)
+    return unpickler_cls(f, pload, **load_args).load()
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
+         **pickle_load_args):
+    """Load an object saved by ``torch.save`` or ``jtorch.save``.
+
+    ``weights_only`` defaults to True: only tensors, containers, numbers, strings and the
+    allow-listed types load, and a pickle that names anything else raises
+    ``pickle.UnpicklingError`` without running it.
+    """
+    if weights_only is None:
+        weights_only = pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
+                           "specified")
+    pickle_load_args.setdefault("encoding", "utf-8")
+    cls = _unpickler(weights_only, pickle_module)
+    close = None
+    if isinstance(f, (str, os.PathLike)):
+        f = close = open(f, "rb")
+    try:
+        raw = None
+        if mmap and close is not None:
+            raw = memoryview(_mmap.mmap(f.fileno(), 0, access=_mmap.ACCESS_READ))
+        start = f.tell()
+        head = f.read(4)
+        f.seek(start)
+        try:
+            if head == b"PK\x03\x04":
+                try:
+                    zf = zipfile.ZipFile(f)
+                except zipfile.BadZipFile:
+                    raise RuntimeError("PytorchStreamReader failed reading zip archive: failed "
+                                       "finding central directory") from None
+                return _load_zip(zf, raw, map_location, cls, pickle_load_args)
+            if mmap:
+                raise RuntimeError("mmap can only be used with files saved with "
+                                   "`torch.save(_use_new_zipfile_serialization=True), "
+                                   "please torch.save your checkpoint with this option in order "
+                                   "to use mmap.")
+            return _load_legacy(f, map_location, cls, pickle_load_args)
+        except pickle.UnpicklingError as e:
+            if weights_only:
+                raise weights_only_error(e) from None
+            raise
+        except (EOFError, struct.error, zipfile.BadZipFile) as e:
+            raise RuntimeError(f"jtorch.load: the checkpoint is truncated or corrupt ({e})") \
+                from None
+    finally:
+        if close is not None:
+            close.close()

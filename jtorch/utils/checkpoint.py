@@ -1,1 +1,167 @@
-"""torch.utils.checkpoint."""
+"""torch.utils.checkpoint: trade compute for memory by recomputing a segment in backward.
+
+Eager algorithm (both ``use_reentrant`` modes): run the segment once with grad enabled to
+find the tensors it differentiates against (its tensor arguments that require grad, plus the
+leaves it reaches through closures, e.g. a module's parameters), then drop that graph so the
+segment's activations are freed, and record ONE node whose backward re-runs the segment
+(with the random state it saw, when ``preserve_rng_state``) and backpropagates through the
+recomputed graph. Outputs and gradients equal those without checkpointing, dropout included.
+Inside a compiled step (``jtorch.compile``), the segment maps onto ``jax.checkpoint``.
+
+Difference: PyTorch's reentrant variant gives no gradients when no tensor argument requires
+grad (and warns); jtorch mirrors that for ``use_reentrant=True`` and differentiates closure
+parameters for ``use_reentrant=False``, as PyTorch does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+
+__all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn"]
+
+
+def noop_context_fn():
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+def _flat(out):
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def _pack(kind, flat):
+    return flat[0] if kind is None else kind(flat)
+
+
+def _leaves(outputs, stop):
+    """The leaf tensors requiring grad that ``outputs``' graph reaches, not walking past the
+    edges in ``stop`` (the segment's own tensor arguments)."""
+    from ..autograd.graph import AccumulateGrad
+
+    leaves, seen, todo = {}, set(), [o._node for o in outputs if o._node is not None]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        for e in getattr(node, "edges", None) or ():
+            if e is None or (id(e[0]), e[1]) in stop:
+                continue
+            if isinstance(e[0], AccumulateGrad):
+                v = e[0].variable
+                leaves[id(v)] = v
+            else:
+                todo.append(e[0])
+    return list(leaves.values())
+
+
+def _warn_no_grad():
+    warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
+                  stacklevel=3)
+
+
+def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
+               determinism_check="default", debug=False, early_stop=True, **kwargs):
+    """Run ``function(*args, **kwargs)`` without keeping its activations for backward."""
+    from .. import autograd
+    from .._random import default_generator
+    from .._tensor import Tensor
+    from ..autograd.function import _record_python
+    from ..autograd.grad_mode import state as grad_state
+
+    if use_reentrant is None:
+        warnings.warn(
+            "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
+            "Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an "
+            "exception. use_reentrant=False is recommended, but if you need to preserve the "
+            "current default behavior, you can pass use_reentrant=True. Refer to docs for "
+            "more details on the differences between the two variants.", stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs and use_reentrant:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
+    if use_reentrant and (context_fn is not noop_context_fn or debug is not False):
+        raise ValueError("Passing `context_fn` or `debug` is only supported when "
+                         "use_reentrant=False.")
+    if not grad_state.enabled:
+        return function(*args, **kwargs)
+    tensor_args = [a for a in args if isinstance(a, Tensor) and a._rg]
+    if use_reentrant and not tensor_args:
+        _warn_no_grad()
+        with autograd.no_grad():
+            return function(*args, **kwargs)
+    rng = default_generator.get_state() if preserve else None
+    fwd_ctx, recompute_ctx = context_fn()
+    with fwd_ctx:
+        out = function(*args, **kwargs)
+    flat = _flat(out)
+    kind = type(out) if isinstance(out, (tuple, list)) else None
+    diff_out = [o for o in flat if isinstance(o, Tensor) and o._rg]
+    if not diff_out:
+        return out
+    stop = {(id(e[0]), e[1]) for e in (a._edge() for a in tensor_args) if e is not None}
+    wrt = tensor_args + [v for v in _leaves(diff_out, stop)
+                         if not any(v is a for a in tensor_args)]
+    detached = [o.detach() if isinstance(o, Tensor) and o._rg else o for o in flat]
+    del out, diff_out  # the segment's graph (and its activations) can go now
+
+    def backward(*grads):
+        cur = default_generator.get_state() if preserve else None
+        if preserve:
+            default_generator.set_state(rng)
+        try:
+            inputs = [a.detach().requires_grad_(a._rg) if isinstance(a, Tensor) else a
+                      for a in args]
+            with autograd.enable_grad(), recompute_ctx:
+                again = _flat(function(*inputs, **kwargs))
+        finally:
+            if preserve:
+                default_generator.set_state(cur)
+        pairs = [(o, g) for o, g in zip(again, grads)
+                 if isinstance(o, Tensor) and o._rg and g is not None]
+        targets = [x for a, x in zip(args, inputs) if isinstance(a, Tensor) and a._rg]
+        targets += wrt[len(tensor_args):]
+        if not pairs:
+            return tuple(None for _ in wrt)
+        return tuple(autograd.grad([o for o, _ in pairs], targets, [g for _, g in pairs],
+                                   allow_unused=True))
+
+    keep = [i for i, o in enumerate(detached) if isinstance(o, Tensor) and flat[i]._rg]
+    _record_python(detached, wrt, backward, name="CheckpointFunctionBackward",
+                   attach=set(keep))
+    return _pack(kind, detached)
+
+
+def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
+    """Run a sequence of modules/functions in ``segments`` checkpointed chunks."""
+    from ..nn import Sequential
+
+    if use_reentrant is None:
+        warnings.warn(
+            "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should "
+            "be passed explicitly. In version 2.9 we will raise an exception if use_reentrant "
+            "is not passed. use_reentrant=False is recommended, but if you need to preserve "
+            "the current default behavior, you can pass use_reentrant=True. Refer to docs for "
+            "more details on the differences between the two variants.", stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
+
+    def run(start, end):
+        def forward(x):
+            for j in range(start, end + 1):
+                x = functions[j](x)
+            return x
+
+        return forward
+
+    if isinstance(functions, Sequential):
+        functions = list(functions.children())
+    size = len(functions) // segments
+    end = -1
+    for start in range(0, size * (segments - 1), size):
+        end = start + size - 1
+        input = checkpoint(run(start, end), input, use_reentrant=use_reentrant,
+                           preserve_rng_state=preserve)
+    return run(end + 1, len(functions) - 1)(input)
