@@ -51,8 +51,15 @@ def _narrow(input, dim, start, length):
 
 @function("narrow", opdef_of=_narrow)
 def narrow(input, dim, start, length):
-    """A view of ``length`` elements of ``dim`` from ``start`` (which may be a 0-d tensor)."""
-    return _narrow(input, _as_int(dim), _as_int(start), _as_int(length))
+    """A view of ``length`` elements of ``dim`` from ``start`` (which may be a 0-d tensor).
+
+    It runs as the basic index ``input[:, ..., start:start + length]``, whose kernel takes the
+    start as a traced value: one compiled kernel serves every start."""
+    from .indexing import getitem
+
+    dim, start, length = _as_int(dim), _as_int(start), _as_int(length)
+    d, start = _check_narrow(input.shape, dim, start, length)
+    return getitem(input, (slice(None),) * d + (slice(start, start + length),))
 
 
 def _check_select(shape, dim, index):
@@ -79,7 +86,12 @@ def _select(input, dim, index):
 
 @function("select", opdef_of=_select)
 def select(input, dim, index):
-    return _select(input, _as_int(dim), _as_int(index))
+    """``input[:, ..., index]`` along ``dim``: one compiled kernel serves every index."""
+    from .indexing import getitem
+
+    dim, index = _as_int(dim), _as_int(index)
+    d, i = _check_select(input.shape, dim, index)
+    return getitem(input, (slice(None),) * d + (i,))
 
 
 # ------------------------------------------------------------------------------ diagonal
