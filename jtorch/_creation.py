@@ -575,4 +575,36 @@ def zero_(input):
     return inplace_call(input, _FILL["ZeroBackward0"], (0,), {})
 
 
+# ------------------------------------------------------------------------------ copy_
+def _copy_body(input, src):
+    from ._ops._util import check_broadcast
+
+    check_broadcast(tuple(input.shape), tuple(src.shape))
+    shape = jnp.broadcast_shapes(input.shape, src.shape)
+    if shape != input.shape:
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
+    if jnp.iscomplexobj(src) and not jnp.iscomplexobj(input):
+        src = jnp.real(src)
+    return jnp.broadcast_to(src.astype(input.dtype), input.shape)
+
+
+_COPY = op("_copy_from", method=False, out=False, tensors=("input", "src"), saves=False,
+           grad_name="CopyBackwards")(_copy_body)._opdef
+
+
+@export("copy_", method=True)
+def copy_(input, src, non_blocking=False):
+    """Copies ``src`` into ``input`` in place (broadcast to its shape, cast to its dtype and
+    device); the gradient flows to ``src``."""
+    from ._dispatch import inplace_call
+
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(src).__name__}")
+    if src.device != input.device:
+        src = src.to(input.device)
+    return inplace_call(input, _COPY, (src,), {})
+
+
 from . import _creation_math  # noqa: E402,F401 - eye, arange, linspace, complex, polar...

@@ -464,3 +464,21 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     finally:
         if close is not None:
             close.close()
+
+
+# ============================================================================ plain pickle
+def reduce_tensor(t, proto=2):
+    """``Tensor.__reduce_ex__`` for plain ``pickle`` / ``copy`` / multiprocessing: the values
+    as a NumPy array, with dtype, requires_grad and device. (``jtorch.save`` keeps shared
+    storage and writes PyTorch's format; plain pickling, like PyTorch's across processes,
+    gives each tensor its own copy here.)"""
+    dev = t._device
+    return (_rebuild_pickled, (np.asarray(t.detach()._value), t.requires_grad,
+                               None if dev.type == "cpu" and dev.index is None else str(dev)))
+
+
+def _rebuild_pickled(array, requires_grad, device):
+    t = _to_jtorch(array, device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t

@@ -311,18 +311,3 @@ def index_put_(input, indices, values, accumulate=False):
 
 TENSOR_METHODS["index_put_"] = index_put_
 
-
-def copy_(input, src, non_blocking=False):
-    """``Tensor.copy_(src)``: writes ``src`` (broadcast, cast to ``input``'s dtype, moved to its
-    device) into ``input`` in place; gradients flow to ``src`` (CopyBackwards)."""
-    from .._dispatch import inplace_call
-
-    if not isinstance(src, Tensor):
-        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not "
-                        f"{type(src).__name__}")
-    if src._device != input._device:
-        src = src.to(input._device)
-    return inplace_call(input, _COPY, (src,), {})
-
-
-TENSOR_METHODS["copy_"] = copy_
