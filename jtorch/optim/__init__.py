@@ -1,3 +1,17 @@
-"""torch.optim."""
+"""torch.optim: optimizers whose arithmetic is optax transformations (one jitted program per
+parameter group and step), and learning-rate schedulers."""
 
-from . import lr_scheduler  # noqa: F401
+from . import lr_scheduler, swa_utils  # noqa: F401
+from .adam import Adam, Adamax, AdamW, NAdam, RAdam, SparseAdam
+from .adaptive import Adadelta, Adagrad, RMSprop, Rprop
+from .lbfgs import LBFGS
+from .optimizer import (
+    Optimizer,
+    register_optimizer_step_post_hook,
+    register_optimizer_step_pre_hook,
+)
+from .sgd import ASGD, SGD
+
+__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam",
+           "Optimizer", "RAdam", "RMSprop", "Rprop", "SparseAdam", "lr_scheduler",
+           "register_optimizer_step_post_hook", "register_optimizer_step_pre_hook", "swa_utils"]

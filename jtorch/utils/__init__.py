@@ -1,3 +1,3 @@
 """torch.utils."""
 
-from . import checkpoint, data, safetensors  # noqa: F401
+from . import checkpoint, data, hooks, safetensors  # noqa: F401

@@ -1,0 +1,5 @@
+"""torch.utils.hooks: the handle every ``register_*_hook`` returns."""
+
+from ..nn.modules._hooks import RemovableHandle
+
+__all__ = ["RemovableHandle"]
