@@ -77,7 +77,16 @@ from .autograd import (  # noqa: E402
 globals().update({k: v for k, v in _dtype.ALIASES.items() if k != "bool"})
 
 # the components built on the core; importing them registers their ops (nn.functional...)
-from . import nn, optim, serialization, utils, vision  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    compiler,  # noqa: E402
+    func,
+    nn,
+    optim,
+    serialization,
+    utils,
+    vision,
+)
+from .compiler import compile  # noqa: E402,F401,A001
 from .serialization import load, save  # noqa: E402,F401
 
 for _name, _fn in _TM.items():

@@ -246,6 +246,8 @@ def dispatch(opdef, args, kwargs):
     except TypeError:
         raise TypeError(f"{opdef.name}(): unsupported argument types "
                         f"{[type(a).__name__ for a in args]}") from None
+    if _CTX.tracing:
+        _CTX.check_all(tens)
     out = kernel.fwd(*vals)
     if _grad_state.enabled and opdef.differentiable:
         nd = kernel.nondiff
@@ -361,6 +363,7 @@ def inplace_call(t, opdef, args, kwargs):
 
 import numpy as _np  # noqa: E402
 
+from ._compile.context import CTX as _CTX  # noqa: E402
 from .autograd.graph import Node as _Node  # noqa: E402
 
 _np_ndarray = _np.ndarray

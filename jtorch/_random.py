@@ -131,6 +131,10 @@ class Generator:
         if isinstance(state, jax.core.Tracer):  # lifted into a trace (jtorch.compile)
             new, sub = _split(state)
         else:  # concrete, even under a foreign trace: advance now, leak no tracer
+            from ._compile.context import CTX
+
+            if CTX.tracing:  # jtorch.compile met a generator it did not lift: lift it
+                CTX.check(self._key)
             new, sub = _concrete(_split, state)
         self._write(new)
         return sub

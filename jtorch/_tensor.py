@@ -18,6 +18,8 @@ from ._device import default_device, from_jax, to_jax
 
 _CPU = None
 
+from ._compile.context import CTX as _CTX  # noqa: E402
+
 
 class Size(tuple):
     """torch.Size: a tuple of ints with PyTorch's repr."""
@@ -63,6 +65,7 @@ class Tensor:
     _is_param = False
     _dw = 0              # writes made through .data aliases: not counted in _version
     _data_alias = False  # made by .data (or a view of one): PyTorch gives it its own version
+    _in_trace = False    # created while jtorch.compile traced a function (see _compile/)
 
     __array_priority__ = 1000
 
@@ -76,6 +79,8 @@ class Tensor:
         t = object.__new__(Tensor)
         t._v = arr
         t._device = device if device is not None else _cpu()
+        if _CTX.tracing:
+            t._in_trace = True
         return t
 
     # ---------------------------------------------------------------- value and views
@@ -512,10 +517,21 @@ def _wrap_dim(dim, ndim):
 
 def _to_numpy(arr):
     if isinstance(arr, jax.core.Tracer):
+        known = _concrete_value(arr)  # eager grad/jvp tracers know their value (torch.func)
+        if known is not None:
+            return np.asarray(known)
         from ._compile_errors import concretization_error
 
         raise concretization_error("converting a traced Tensor to a Python value or NumPy")
     return np.asarray(arr)
+
+
+def _concrete_value(arr):
+    try:
+        from jax._src.core import to_concrete_value
+    except ImportError:  # pragma: no cover - another JAX: treat every tracer as abstract
+        return None
+    return to_concrete_value(arr)
 
 
 def _cpu():

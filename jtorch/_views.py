@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -86,8 +87,11 @@ def refresh(v):
 
 
 def detached_alias(t, share_version=False):
-    """``t.detach()`` / ``t.data``: shares t's storage, carries no autograd history."""
-    a = Tensor._make(t._value, t._device)
+    """``t.detach()`` / ``t.data``: shares t's storage, carries no autograd history (under a
+    JAX transform, e.g. torch.func.grad, no derivative either: stop_gradient on a tracer)."""
+    v = t._value
+    a = Tensor._make(jax.lax.stop_gradient(v) if isinstance(v, jax.core.Tracer) else v,
+                     t._device)
     base = t._base if t._base is not None else t
     a._base = base
     a._chain = t._chain
@@ -142,6 +146,9 @@ def _cast_for(t, res):
     return res
 
 
+from ._compile.context import CTX as _CTX  # noqa: E402
+
+
 def assign(t, res, *, resize=False):
     """Rebind tensor ``t`` to the values (and autograd history) of ``res``, in place."""
     if t._overlap:
@@ -152,6 +159,8 @@ def assign(t, res, *, resize=False):
         raise RuntimeError(f"output with shape {list(t._v.shape)} doesn't match the broadcast "
                            f"shape {list(res._v.shape)}")
     res = _cast_for(t, res)
+    if _CTX.tracing:
+        _CTX.check(t)
     record = res._node is not None
     base = t._base
     if base is None:

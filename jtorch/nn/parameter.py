@@ -36,6 +36,8 @@ def _wrap(cls, data, requires_grad):
     p._device = data._device
     if requires_grad:
         p._rg = True
+    if data._in_trace:
+        p._in_trace = True
     return p
 
 

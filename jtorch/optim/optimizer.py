@@ -17,6 +17,7 @@ from copy import deepcopy
 from itertools import chain
 
 from .. import _dtype as D
+from .._compile.context import CTX as _CTX
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.hooks import RemovableHandle
@@ -396,9 +397,12 @@ class _JaxOptimizer(Optimizer):
                 states.append(st)
         svals = {k: [None if st.get(k) is None else st[k]._value for st in states]
                  for k in keys}
+        hyper = self._hyper(group)
+        if _CTX.tracing:  # jtorch.compile: the hyperparameters are inputs of the program
+            hyper = _CTX.hyper(self, group, hyper)
         new_p, new_s = _transforms.run_step(
             type(self)._build, self._flags(group, states), [p._value for p in params],
-            [g._value for g in grads], svals, self._hyper(group))
+            [g._value for g in grads], svals, hyper)
         for p, v in zip(params, new_p):
             _transforms.write(p, v)
         for k in keys:

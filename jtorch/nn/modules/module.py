@@ -142,7 +142,17 @@ class Module(StateDictMixin):
     _wrapped_call_impl = __call__
 
     def compile(self, *args, **kwargs):
-        raise NotImplementedError("jtorch does not implement torch.nn.Module.compile yet")
+        """``Module.compile()``: from now on, calling this module runs it compiled (as
+        ``jtorch.compile(self, *args, **kwargs)``); its state_dict keys do not change."""
+        from ...compiler import compile as _compile
+
+        compiled = _compile(self, *args, **kwargs)
+        cls = type(self)
+        sub = type(cls.__name__, (cls,), {
+            "__call__": lambda m, *a, **k: compiled(*a, **k),
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+            "_jtorch_compiled_from": cls})
+        object.__setattr__(self, "__class__", sub)
 
     # ------------------------------------------------------------ registration
     def register_buffer(self, name, tensor, persistent=True):

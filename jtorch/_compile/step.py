@@ -1,0 +1,298 @@
+"""Compiling a function that uses jtorch into one ``jax.jit`` program.
+
+A call looks up its guard key (the state's structure, train/eval flags, the inputs' shapes,
+dtypes and static values, grad mode) in a small cache. On a miss the function is traced:
+every state tensor (see ``state.py``) gets a tracer as its value, the optimizers'
+hyperparameters become inputs, the inputs become tracers, and the function runs once; its
+outputs and the final value of every state slot are the program's outputs. State buffers are
+donated. After each run the new values are written back into the same Python objects, and
+host-side calls recorded during the trace (``lr_scheduler.step()``) are replayed.
+
+What a trace cannot do (``.item()``, ``bool()`` of a tensor, data-dependent shapes) makes the
+call run eagerly with one warning, or raises ``CompileError`` with ``fullgraph=True``.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import traceback
+import warnings
+
+import jax
+
+from .. import _compile_errors
+from .._tensor import Tensor
+from ..autograd.grad_mode import state as grad_state
+from . import stats
+from .context import CTX, Rediscover, Unsupported
+from .state import State, roots_of
+
+_UNTRACEABLE = (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError,
+                jax.errors.TracerIntegerConversionError, jax.errors.TracerArrayConversionError,
+                _compile_errors.TraceError, Unsupported)
+
+
+class CompileError(RuntimeError):
+    """What a compiled function cannot do (raised with ``fullgraph=True``)."""
+
+
+def _is_leaf(x):
+    return isinstance(x, Tensor) or x is None
+
+
+def _flatten(args, kwargs):
+    return jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
+
+
+def _static(x):
+    try:
+        hash(x)
+        return x
+    except TypeError:
+        return ("id", id(x))
+
+
+def _spec(leaves):
+    out = []
+    for x in leaves:
+        if isinstance(x, Tensor):
+            v = x._value
+            out.append((v.shape, v.dtype, x._rg, x._device))
+        else:
+            out.append(_static(x))
+    return tuple(out)
+
+
+class _Snapshot:
+    """Everything a failed trace could have changed, to put back before running eagerly."""
+
+    def __init__(self, st):
+        self.values = [(t, t._v, t._vc) for t in st.tensors]
+        self.grads = [(p, p._grad) for p in st.grad_params]
+        self.opt = [(o, {p: dict(s) for p, s in o.state.items()},
+                     [dict(g) for g in o.param_groups]) for o in st.optimizers]
+        self.sched = [(s, dict(s.__dict__)) for s in st.schedulers]
+
+    def restore(self):
+        for t, v, vc in self.values:
+            t._v, t._vc = v, vc + 2  # views re-derive from the restored value
+        for p, g in self.grads:
+            p._grad = g
+        for o, state, groups in self.opt:
+            o.state.clear()
+            o.state.update(state)
+            for g, saved in zip(o.param_groups, groups):
+                g.clear()
+                g.update(saved)
+        for s, d in self.sched:
+            s.__dict__.clear()
+            s.__dict__.update(d)
+
+
+class _Entry:
+    """One compiled program: its slots in, its slots out, and how to rebuild outputs."""
+
+    def __init__(self, st, grads_in, post, jitted, out_tree, out_static, replays):
+        self.st, self.grads_in, self.post = st, grads_in, post
+        self.jitted, self.out_tree, self.out_static = jitted, out_tree, out_static
+        self.replays = replays
+
+    def run(self, leaves):
+        st = self.st
+        outs, new_state, new_grads = self.jitted(
+            [t._v for t in st.tensors], [p._grad._value for p in self.grads_in],
+            st.hyper_values(), [x._value for x in leaves if isinstance(x, Tensor)])
+        _write_back(self.post, new_state, new_grads)
+        for fn, obj, a, k in self.replays:
+            fn(obj, *a, **k)
+        return _rebuild(self.out_tree, self.out_static, outs)
+
+
+def _write_back(post, new_state, new_grads):
+    for t, a in zip(post.tensors, new_state):
+        t._v = a
+        t._vc += 1
+    for p, g in zip(post.grad_params, new_grads):
+        if g is None:
+            p._grad = None
+        else:
+            gt = p._grad
+            if gt is not None and gt._base is None and gt._node is None and not gt._rg:
+                gt._v = g  # keep the grad tensor object (and its identity) across steps
+                gt._vc += 1
+            else:
+                p._grad = Tensor._make(g, p._device)
+
+
+def _rebuild(tree, static, outs):
+    it = iter(outs)
+    leaves = [Tensor._make(next(it)) if s is _TENSOR else s for s in static]
+    return jax.tree_util.tree_unflatten(tree, leaves)
+
+
+_TENSOR = object()
+
+
+def _user_frame(tb):
+    """The innermost traceback frame outside jtorch and jax (where the user's code was)."""
+    best = None
+    for fr in traceback.extract_tb(tb):
+        f = fr.filename.replace("\\", "/")
+        if "/jtorch/" not in f and "/jax/" not in f and "/jaxlib/" not in f:
+            best = fr
+    return best
+
+
+class CompiledFunction:
+    """What ``jtorch.compile(fn)`` returns: call it as ``fn``."""
+
+    def __init__(self, fn, *, fullgraph=False, dynamic=None, mode=None, backend=None,
+                 options=None, disable=False, cache_size=8):
+        functools.update_wrapper(self, fn, updated=())
+        self._fn = fn
+        self.fullgraph = fullgraph
+        self.disable = disable
+        self._cache = collections.OrderedDict()
+        self._cache_size = cache_size
+        self._extra = []
+        self._state = None
+        self._last_key = None
+        self._eager_keys = set()
+
+    def __get__(self, obj, objtype=None):  # decorating a method
+        return self if obj is None else functools.partial(self, obj)
+
+    def _roots(self, args, kwargs):
+        return roots_of(self._fn, args, kwargs) + self._extra
+
+    def __call__(self, *args, **kwargs):
+        if self.disable or CTX.tracing:
+            return self._fn(*args, **kwargs)
+        leaves, treedef = _flatten(args, kwargs)
+        st = self._state
+        if st is None:
+            st = self._state = State.collect(self._roots(args, kwargs),
+                                             [x for x in leaves if isinstance(x, Tensor)])
+        key = (st.signature(), _spec(leaves), treedef, grad_state.enabled, stats.amp_key())
+        entry = self._cache.get(key)
+        if entry is not None:
+            stats.COUNTERS["hits"] += 1
+            return entry.run(leaves)
+        if key in self._eager_keys:
+            return self._fn(*args, **kwargs)
+        return self._compile_and_run(key, args, kwargs, leaves, treedef)
+
+    # ------------------------------------------------------------------ building
+    def _compile_and_run(self, key, args, kwargs, leaves, treedef):
+        reason = stats.reason(self._last_key, key)
+        for _ in range(50):
+            inputs = [x for x in leaves if isinstance(x, Tensor)]
+            st = State.collect(self._roots(args, kwargs), inputs)
+            snap = _Snapshot(st)
+            try:
+                entry, result = self._trace(st, leaves, treedef)
+            except Rediscover as r:
+                snap.restore()
+                self._extra.append(r.obj)
+                continue
+            except _UNTRACEABLE as e:
+                snap.restore()
+                return self._fallback(key, e, args, kwargs)
+            except BaseException:
+                snap.restore()
+                raise
+            break
+        else:  # pragma: no cover - a rediscovery loop
+            raise CompileError("jtorch.compile: could not find the state of "
+                               f"{getattr(self._fn, '__qualname__', self._fn)}")
+        stats.record(self._fn, reason)
+        self._cache[key] = entry
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        self._last_key = key
+        self._state = State.collect(self._roots(args, kwargs), inputs)
+        return result
+
+    def _trace(self, st, leaves, treedef):
+        grads_in = [p for p in st.grad_params if p._grad is not None]
+        hyper_vals = st.hyper_values()
+        rec = {}
+        fn = self._fn
+        roots = self._roots
+
+        def pure(state_arrs, grad_arrs, hyper_arrs, in_arrs):
+            CTX.tracing, CTX.backward = True, False
+            CTX.lifted = {id(t) for t in st.tensors}
+            CTX.hypers = {}
+            j = 0
+            for opt in st.optimizers:
+                for gi in range(len(opt.param_groups)):
+                    CTX.hypers[(id(opt), gi)] = tuple(hyper_arrs[j])
+                    j += 1
+            CTX.replays = []
+            try:
+                for t, a in zip(st.tensors, state_arrs):
+                    t._v = a
+                    t._vc += 1
+                for p in st.grad_params:
+                    p._grad = None
+                for p, g in zip(grads_in, grad_arrs):
+                    p._grad = Tensor._make(g, p._device)
+                it = iter(in_arrs)
+                new_leaves = []
+                for x in leaves:
+                    if isinstance(x, Tensor):
+                        y = Tensor._make(next(it), x._device)
+                        if x._rg:
+                            y._rg = True
+                        new_leaves.append(y)
+                    else:
+                        new_leaves.append(x)
+                a2, k2 = jax.tree_util.tree_unflatten(treedef, new_leaves)
+                out = fn(*a2, **k2)
+                post = State.collect(roots(a2, k2), [x for x in new_leaves
+                                                     if isinstance(x, Tensor)])
+                out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
+                rec.update(post=post, out_tree=out_tree, replays=list(CTX.replays),
+                           static=[_TENSOR if isinstance(o, Tensor) else o
+                                   for o in out_leaves])
+                return ([o._value for o in out_leaves if isinstance(o, Tensor)],
+                        [t._value for t in post.tensors],
+                        [None if p._grad is None else p._grad._value
+                         for p in post.grad_params])
+            finally:
+                CTX.tracing = False
+                CTX.lifted = CTX.hypers = CTX.replays = None
+
+        jitted = jax.jit(pure, donate_argnums=(0, 1))
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
+            outs, new_state, new_grads = jitted(
+                [t._v for t in st.tensors], [p._grad._value for p in grads_in], hyper_vals,
+                [x._value for x in leaves if isinstance(x, Tensor)])
+        _write_back(rec["post"], new_state, new_grads)
+        entry = _Entry(st, grads_in, rec["post"], jitted, rec["out_tree"], rec["static"],
+                       rec["replays"])
+        return entry, _rebuild(rec["out_tree"], rec["static"], outs)
+
+    # ------------------------------------------------------------------ fallback
+    def _fallback(self, key, err, args, kwargs):
+        name = getattr(self._fn, "__qualname__", repr(self._fn))
+        fr = _user_frame(err.__traceback__)
+        where = f'File "{fr.filename}", line {fr.lineno}, in {fr.name}: {fr.line}' if fr \
+            else "(location unknown)"
+        what = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        msg = (f"jtorch.compile could not trace {name}: {what}\n  at {where}\n"
+               "A compiled function runs as one XLA program, so it cannot read tensor values "
+               "on the host (.item(), bool(), if/while on a tensor, print of values), nor make "
+               "shapes that depend on values (boolean-mask indexing, nonzero, unique). Move "
+               "such code outside the compiled function, or express it with tensor ops "
+               "(torch.where, masks multiplied in, fixed-size outputs).")
+        stats.COUNTERS["fallbacks"] += 1
+        if self.fullgraph:
+            raise CompileError(msg) from err
+        warnings.warn(msg + " Running it eagerly instead (results stay correct).",
+                      stacklevel=3)
+        self._eager_keys.add(key)
+        return self._fn(*args, **kwargs)

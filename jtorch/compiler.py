@@ -1,0 +1,81 @@
+"""torch.compile and torch.compiler for jtorch: whole functions as one XLA program.
+
+``jtorch.compile(fn)`` (also ``torch.compile`` under ``import jtorch as torch``) returns a
+function that traces ``fn`` once per guard key into one ``jax.jit`` program, lifting all the
+state it reads or writes (see ``jtorch/_compile``). ``jtorch.compile(module)`` and
+``module.compile()`` compile a module's forward, with its backward as one compiled vjp.
+"""
+
+from __future__ import annotations
+
+from ._compile import stats
+from ._compile.context import CTX
+from ._compile.step import CompiledFunction, CompileError
+
+__all__ = ["compile", "reset", "counters", "compile_log", "set_logs", "disable",
+           "is_compiling", "CompileError"]
+
+_MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
+            options=None, disable=False):
+    """``torch.compile``: compile a function or module; usable as ``@compile`` and
+    ``@compile(...)``. ``backend``, ``mode``, ``dynamic`` and ``options`` are accepted for
+    compatibility: XLA is the only backend, and shapes are static per compilation (a new
+    shape compiles again)."""
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be "
+                           "specified at the same time.")
+    if mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: "
+                           + ", ".join(m for m in _MODES if m))
+    kw = {"fullgraph": fullgraph, "dynamic": dynamic, "backend": backend, "mode": mode,
+              "options": options, "disable": disable}
+    if model is None:
+        return lambda m: compile(m, **kw)
+    from .nn.modules.module import Module
+
+    if isinstance(model, Module):
+        from ._compile.module import OptimizedModule
+
+        return OptimizedModule(model, **kw)
+    if not callable(model):
+        raise RuntimeError("torch.compile: model must be a callable or nn.Module")
+    return CompiledFunction(model, **kw)
+
+
+def reset():
+    """Forget every compiled program's counters and log (compiled functions keep their own
+    caches until they are garbage collected)."""
+    for k in stats.COUNTERS:
+        stats.COUNTERS[k] = 0
+    stats.LOG.clear()
+
+
+def counters():
+    """``{"compiles": n, "hits": n, "fallbacks": n}`` since the last ``reset()``."""
+    return dict(stats.COUNTERS)
+
+
+def compile_log():
+    """``[(function name, reason), ...]`` for every compilation since ``reset()``."""
+    return list(stats.LOG)
+
+
+def set_logs(recompiles=True):
+    """Print each (re)compilation and its reason to stderr (also: ``JTORCH_LOGS=recompiles``)."""
+    stats.VERBOSE[0] = bool(recompiles)
+
+
+def disable(fn=None, recursive=True):
+    """``torch.compiler.disable``: run ``fn`` eagerly even when called from compiled code."""
+    if fn is None:
+        return lambda f: disable(f, recursive)
+    fn._jtorch_compile_disabled = True
+    return fn
+
+
+def is_compiling():
+    """True while jtorch.compile traces a function."""
+    return CTX.tracing
