@@ -23,6 +23,7 @@ class Rediscover(Exception):
 class _Ctx:
     tracing = False
     lifted = None     # id() of every lifted tensor (and generator, optimizer)
+    tensors = None    # the lifted tensors themselves
     hypers = None     # {(id(optimizer), group index): tuple of traced hyperparameters}
     replays = None    # host-side calls made during the trace, replayed after each run
     backward = False  # whether the traced function ran a backward pass

@@ -98,6 +98,7 @@ class _DiffCompiled(CompiledFunction):
         def pure(d_arrs, r_arrs, din_arrs, other_arrs):
             CTX.tracing = True
             CTX.lifted = {id(t) for t in st.tensors}
+            CTX.tensors = st.tensors
             CTX.hypers, CTX.replays = {}, []
             prev = grad_state.enabled
             grad_state.enabled = False  # jax.vjp differentiates; the tape records nothing
@@ -124,7 +125,7 @@ class _DiffCompiled(CompiledFunction):
                     t._vc += 1
                 grad_state.enabled = prev
                 CTX.tracing = False
-                CTX.lifted = CTX.hypers = CTX.replays = None
+                CTX.lifted = CTX.hypers = CTX.replays = CTX.tensors = None
 
         def fwd(d_arrs, r_arrs, din_arrs, other_arrs):
             outs, pullback, new_rest = jax.vjp(

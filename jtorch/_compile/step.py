@@ -224,6 +224,7 @@ class CompiledFunction:
         def pure(state_arrs, grad_arrs, hyper_arrs, in_arrs):
             CTX.tracing, CTX.backward = True, False
             CTX.lifted = {id(t) for t in st.tensors}
+            CTX.tensors = st.tensors
             CTX.hypers = {}
             j = 0
             for opt in st.optimizers:
@@ -263,7 +264,7 @@ class CompiledFunction:
                          for p in post.grad_params])
             finally:
                 CTX.tracing = False
-                CTX.lifted = CTX.hypers = CTX.replays = None
+                CTX.lifted = CTX.hypers = CTX.replays = CTX.tensors = None
 
         jitted = jax.jit(pure, donate_argnums=(0, 1))
         with warnings.catch_warnings():

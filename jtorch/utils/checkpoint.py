@@ -90,7 +90,12 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         _warn_no_grad()
         with autograd.no_grad():
             return function(*args, **kwargs)
-    rng = default_generator.get_state() if preserve else None
+    from .._compile.context import CTX
+
+    traced = CTX.tracing
+    if traced:  # inside jtorch.compile: this run only finds the leaves; jax.checkpoint runs it
+        snap = [(t, t._v) for t in CTX.tensors]
+    rng = default_generator.get_state() if preserve and not traced else None
     fwd_ctx, recompute_ctx = context_fn()
     with fwd_ctx:
         out = function(*args, **kwargs)
@@ -102,6 +107,11 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     stop = {(id(e[0]), e[1]) for e in (a._edge() for a in tensor_args) if e is not None}
     wrt = tensor_args + [v for v in _leaves(diff_out, stop)
                          if not any(v is a for a in tensor_args)]
+    if traced:
+        for t, v in snap:
+            t._v = v
+            t._vc += 1
+        return _remat(function, args, kwargs, wrt, kind)
     detached = [o.detach() if isinstance(o, Tensor) and o._rg else o for o in flat]
     del out, diff_out  # the segment's graph (and its activations) can go now
 
@@ -130,6 +140,67 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     _record_python(detached, wrt, backward, name="CheckpointFunctionBackward",
                    attach=set(keep))
     return _pack(kind, detached)
+
+
+def _remat(function, args, kwargs, wrt, kind):
+    """Inside a compiled trace: the segment as ``jax.checkpoint`` of a pure function of its
+    inputs, the leaves it differentiates against and the lifted state (generator keys,
+    running stats), so XLA keeps only the segment's inputs and recomputes the rest in
+    backward. One autograd node routes the vjp's gradients."""
+    import jax
+
+    from .. import autograd
+    from .._compile.context import CTX
+    from .._tensor import Tensor
+    from ..autograd.function import _record_python
+
+    state = list(CTX.tensors)
+    pos = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a._rg]
+    leaves = wrt[len(pos):]
+    meta = {}
+
+    def seg(in_arrs, leaf_arrs, state_arrs):
+        outer = [(t, t._v) for t in state]
+        for t, a in zip(state, state_arrs):
+            t._v = a
+            t._vc += 1
+        for t, a in zip(leaves, leaf_arrs):
+            t._v = a
+            t._vc += 1
+        new_args = list(args)
+        for i, a in zip(pos, in_arrs):
+            new_args[i] = Tensor._make(a, args[i]._device)
+        try:
+            with autograd.no_grad():
+                out = _flat(function(*new_args, **kwargs))
+            new_state = [t._value for t in state]
+        finally:
+            for t, v in outer:
+                t._v = v
+                t._vc += 1
+        meta["static"] = [None if isinstance(o, Tensor) else o for o in out]
+        return [o._value for o in out if isinstance(o, Tensor)], new_state
+
+    outs, pullback, new_state = jax.vjp(
+        jax.checkpoint(seg), [args[i]._value for i in pos], [t._value for t in leaves],
+        [t._v for t in state], has_aux=True)
+    for t, a in zip(state, new_state):
+        t._v = a
+        t._vc += 1
+    wrapped = [Tensor._make(o) for o in outs]
+
+    def backward(*grads):
+        cts = [g._value if g is not None else jax.numpy.zeros(o.shape, o.dtype)
+               for g, o in zip(grads, outs)]
+        g_in, g_leaf, _ = pullback(cts)
+        return tuple(Tensor._make(g) for g in list(g_in) + list(g_leaf))
+
+    _record_python(wrapped, [args[i] for i in pos] + list(leaves), backward,
+                   name="CheckpointFunctionBackward",
+                   attach={i for i, o in enumerate(wrapped) if o.dtype.is_floating_point})
+    it = iter(wrapped)
+    flat = [next(it) if s is None else s for s in meta["static"]]
+    return _pack(kind, flat)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
