@@ -20,6 +20,7 @@ from . import (  # noqa: F401
     nn_embedding,
     nn_interp,
     nn_loss,
+    nn_loss_extra,
     nn_attention,
     nn_rnn,
     pointwise,

@@ -1,1 +1,383 @@
-"""nn.functional ops: activation."""
+"""Activation functions: ``F.<act>``, ``F.<act>_`` and ``inplace=`` forms, and the ``torch.*`` /
+``Tensor.*`` forms where PyTorch has them (``torch.selu``, ``torch.celu``, ``torch.threshold``,
+``torch.rrelu``, ``torch.prelu``, ``torch.hardshrink``...).
+
+Each activation is one op; its backward is the vjp of the body. At the kinks the body selects
+branches with ``jnp.where`` on PyTorch's own comparisons, so the derivative there is PyTorch's
+(relu6/hardtanh/hardsigmoid: 0 at the bounds; hardswish: 0 at -3, 1 at 3; leaky_relu/prelu/
+rrelu/elu: the negative branch at 0; hard/softshrink: 0 at +-lambda; threshold: 0 at the
+threshold). Branches that would overflow where they are not selected are computed on clamped
+inputs, so no NaN leaks into gradients.
+
+In-place forms (``F.elu_``, ``F.elu(x, inplace=True)``) write through views like every in-place
+op, with PyTorch's in-place grad_fn names (``EluBackward1``...).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._random import next_key, wrap
+from . import _elementwise as E
+from ._registry import OpDef, export, op
+from ._util import wrap_dim
+from .compare import relu as _relu
+from .pointwise_math import sigmoid as _sigmoid
+from .pointwise_math import tanh as _tanh
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _need_float(x, kernel):
+    if E.category(x) < E.D.FLOAT:
+        raise E.not_implemented_for(kernel, x)
+
+
+def _inplace(public, body, grad1, flags):
+    """The OpDef the in-place forms use (PyTorch names some of their nodes ``...Backward1``)."""
+    opdef = public._opdef
+    if grad1 is None:
+        return opdef
+    return OpDef(opdef.name, body, tensors=tuple(opdef.tensors), promote=opdef.promote,
+                 saves=opdef.saves, grad_name=grad1, **flags)
+
+
+def activation(name, *, torch=False, method=False, inplace=False, grad1=None, **flags):
+    """Register ``body`` as ``F.<name>`` (and ``torch.<name>`` with ``torch``, ``Tensor.<name>``
+    with ``method``). With ``inplace``: ``F.<name>(..., inplace=False)`` and ``F.<name>_``
+    (also ``torch.<name>_`` with ``torch``); ``grad1`` is the in-place node's grad_fn name."""
+
+    def deco(body):
+        ns = "nn.functional," if torch else "nn.functional"
+        public = op(name, namespace=ns, method=method, inplace=method, out=False, **flags)(body)
+        if not inplace:
+            return public
+        ipdef = _inplace(public, body, grad1, {})
+        return functional_forms(name, public, ipdef, torch=torch)
+
+    return deco
+
+
+def functional_forms(name, public, ipdef, *, torch=False, sig_from=None):
+    """Export ``F.<name>(input, *args, inplace=False)`` and ``F.<name>_``."""
+    from .._dispatch import inplace_call
+
+    params = list(inspect.signature(sig_from or ipdef.fn).parameters.values())[1:]
+    n = sum(1 for p in params if p.kind is p.POSITIONAL_OR_KEYWORD)
+
+    def functional(input, *args, inplace=False, **kwargs):
+        if len(args) > n:
+            inplace, args = args[n], args[:n]
+        if inplace:
+            return inplace_call(input, ipdef, args, kwargs)
+        return public(input, *args, **kwargs)
+
+    def functional_(input, *args, **kwargs):
+        return inplace_call(input, ipdef, args, kwargs)
+
+    functional.__name__ = name
+    functional.__doc__ = public.__doc__
+    functional._opdef = public._opdef
+    functional_.__name__ = name + "_"
+    export(name, namespace="nn.functional")(functional)
+    export(name + "_", namespace="nn.functional," if torch else "nn.functional")(functional_)
+    return functional
+
+
+# ------------------------------------------------------------------ relu family
+functional_forms("relu", _relu, _relu._opdef, torch=True)
+export("tanh", namespace="nn.functional")(_tanh)
+export("sigmoid", namespace="nn.functional")(_sigmoid)
+
+
+@activation("threshold", torch=True, inplace=True, grad1="ThresholdBackward1")
+def threshold(input, threshold, value):
+    """``value`` where ``input <= threshold``, else ``input``."""
+    if E.is_bool(input):
+        raise RuntimeError("Boolean inputs not supported for threshold")
+    return jnp.where(input <= threshold, jnp.asarray(value).astype(input.dtype), input)
+
+
+def _hardtanh_body(input, min_val=-1.0, max_val=1.0):
+    if E.is_bool(input):
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    dt = input.dtype
+    lo, hi = jnp.asarray(min_val).astype(dt), jnp.asarray(max_val).astype(dt)
+    clipped = jax.lax.stop_gradient(jnp.clip(input, lo, hi))
+    return jnp.where((input > lo) & (input < hi), input, clipped)
+
+
+_hardtanh_op = op("hardtanh", namespace="nn.functional", method=False, out=False)(
+    _hardtanh_body)
+_hardtanh_f = functional_forms("hardtanh", _hardtanh_op, _hardtanh_op._opdef)
+
+
+@export("hardtanh", namespace="nn.functional")
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """``clamp(input, min_val, max_val)``; the gradient is 0 at and beyond the bounds."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _hardtanh_f(input, min_val, max_val, inplace=inplace)
+
+
+@export("hardtanh_", namespace="nn.functional")
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+@export("relu6", namespace="nn.functional")
+def relu6(input, inplace=False):
+    """``min(max(0, x), 6)`` (PyTorch computes it as ``hardtanh(x, 0, 6)``)."""
+    return _hardtanh_f(input, 0.0, 6.0, inplace=inplace)
+
+
+@activation("leaky_relu", inplace=True, grad1="LeakyReluBackward1")
+def leaky_relu(input, negative_slope=0.01):
+    """``x`` for ``x > 0`` else ``negative_slope * x`` (slope at 0 is ``negative_slope``)."""
+    _need_float(input, "leaky_relu_cpu")
+    return jnp.where(input > 0, input, input * negative_slope)
+
+
+def _elu(x, alpha, scale, input_scale):
+    neg = alpha * jnp.expm1(jnp.where(x > 0, 0, x) * input_scale)
+    return jnp.where(x > 0, x * scale, neg * scale)
+
+
+@activation("elu", inplace=True, grad1="EluBackward1")
+def elu(input, alpha=1.0):
+    """``x`` for ``x > 0`` else ``alpha * (exp(x) - 1)``."""
+    _need_float(input, "elu_cpu")
+    return _elu(input, alpha, 1.0, 1.0)
+
+
+@activation("selu", torch=True, inplace=True, grad1="EluBackward1", grad_name="EluBackward0")
+def selu(input):
+    """``scale * elu(x, alpha)`` with SELU's constants."""
+    _need_float(input, "elu_cpu")
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+@activation("celu", torch=True, inplace=True, grad1="CeluBackward1")
+def celu(input, alpha=1.0):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    _need_float(input, "elu_cpu")
+    return _elu(input, alpha, 1.0, 1.0 / alpha)
+
+
+@op("gelu", namespace="nn.functional", method=False, out=False)
+def gelu(input, approximate="none"):
+    """``x * Phi(x)``; ``approximate="tanh"`` uses the tanh approximation."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _need_float(input, "GeluKernelImpl")
+    if approximate == "tanh":
+        inner = math.sqrt(2 / math.pi) * (input + 0.044715 * input ** 3)
+        return 0.5 * input * (1 + jnp.tanh(inner))
+    return 0.5 * input * (1 + jax.lax.erf(input * (1 / math.sqrt(2))))
+
+
+@activation("silu", inplace=True)
+def silu(input):
+    """``x * sigmoid(x)``."""
+    _need_float(input, "silu_cpu")
+    return input * jax.nn.sigmoid(input)
+
+
+@activation("mish", inplace=True)
+def mish(input):
+    """``x * tanh(softplus(x))``."""
+    _need_float(input, "mish_cpu")
+    return input * jnp.tanh(jnp.logaddexp(input, 0))
+
+
+@activation("hardsigmoid", inplace=True)
+def hardsigmoid(input):
+    """``relu6(x + 3) / 6``; the gradient is 0 at -3 and 3."""
+    _need_float(input, "hardsigmoid_cpu")
+    mid = (input > -3) & (input < 3)
+    const = jax.lax.stop_gradient(jnp.where(input <= -3, 0, 1).astype(input.dtype))
+    # PyTorch's backward multiplies by the float32 constant 1/6 (also for double inputs)
+    c = float(np.float32(1 / 6))
+    lin = input * c + jax.lax.stop_gradient(input / 6 + 0.5 - input * c)
+    return jnp.where(mid, lin, const)
+
+
+@activation("hardswish", inplace=True)
+def hardswish(input):
+    """``x * relu6(x + 3) / 6``; gradient 0 at -3 and 1 at 3 (PyTorch's)."""
+    _need_float(input, "hardswish_cpu")
+    return jnp.where(input <= -3, jnp.zeros_like(input),
+                     jnp.where(input < 3, input * (input + 3) / 6, input))
+
+
+@op("logsigmoid", namespace="nn.functional", method=False, out=False,
+    grad_name="LogSigmoidBackward0")
+def logsigmoid(input):
+    """``log(sigmoid(x))``, computed stably."""
+    _need_float(input, "log_sigmoid_cpu")
+    return -jnp.logaddexp(-input, 0)
+
+
+@op("softplus", namespace="nn.functional", method=False, out=False)
+def softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta * x)) / beta``; ``x`` where ``beta * x > threshold``."""
+    _need_float(input, "softplus_cpu")
+    z = input * beta
+    return jnp.where(z > threshold, input, jnp.logaddexp(z, 0) / beta)
+
+
+@op("hardshrink", namespace="nn.functional,", inplace=False)
+def hardshrink(input, lambd=0.5):
+    """0 for ``-lambd <= x <= lambd``, else ``x``."""
+    _need_float(input, "hardshrink_cpu")
+    return jnp.where((input >= -lambd) & (input <= lambd), jnp.zeros_like(input), input)
+
+
+@op("softshrink", namespace="nn.functional", method=False, out=False)
+def softshrink(input, lambd=0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    _need_float(input, "softshrink_check")
+    top = float(np.finfo(input.dtype).max) if E.category(input) >= E.D.FLOAT else 0.0
+    if not 0 <= lambd <= top:
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                           f"{E.type_name(input)}, but found {lambd:g}")
+    zero = jnp.zeros_like(input)
+    return jnp.where(input > lambd, input - lambd,
+                     jnp.where(input < -lambd, input + lambd, zero))
+
+
+@op("tanhshrink", namespace="nn.functional", method=False, out=False, promote="float",
+    grad_name="SubBackward0")
+def tanhshrink(input):
+    """``x - tanh(x)``."""
+    return input - jnp.tanh(input)
+
+
+@op("softsign", namespace="nn.functional", method=False, out=False, promote="float",
+    grad_name="DivBackward0")
+def softsign(input):
+    """``x / (1 + |x|)``."""
+    return input / (jnp.abs(input) + 1)
+
+
+@op("glu", namespace="nn.functional", method=False, out=False)
+def glu(input, dim=-1):
+    """``a * sigmoid(b)`` with ``a, b`` the halves of ``input`` along ``dim``."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = wrap_dim(dim, input.ndim)
+    _need_float(input, "glu_cpu")
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{input.shape[d]}")
+    a, b = jnp.split(input, 2, axis=d)
+    return a * jax.nn.sigmoid(b)
+
+
+@op("prelu", namespace="nn.functional,", tensors=("input", "weight"),
+    grad_name="PreluKernelBackward0")
+def prelu(input, weight):
+    """``x`` for ``x > 0`` else ``weight * x``; ``weight`` has 1 or ``C`` (dim 1) entries."""
+    if input.ndim == 0:
+        raise RuntimeError("Not allow zero-dim input tensor.")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {E.type_name(input)} and "
+                           f"{E.type_name(weight)}")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if weight.size != 1 and weight.size != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                           f"parameter numbers = {weight.size} and channel size = {channels}.")
+    if weight.size == 1:
+        w = weight.reshape(())
+    else:
+        w = weight.reshape((channels,) + (1,) * (input.ndim - 2))
+    return jnp.where(input > 0, input, w * input)
+
+
+# ------------------------------------------------------------------ rrelu
+def _rrelu_body(input, key, lower, upper, training):
+    _need_float(input, "leaky_relu_cpu")
+    if training:
+        u = jax.random.uniform(wrap(key), input.shape, input.dtype)
+        slope = jax.lax.stop_gradient(lower + (upper - lower) * u)
+    else:
+        slope = (lower + upper) / 2
+    return jnp.where(input > 0, input, input * slope)
+
+
+_RRELU = OpDef("rrelu_with_noise", _rrelu_body, saves=True)
+_RRELU_ = OpDef("rrelu_with_noise", _rrelu_body, saves=True,
+                grad_name="RreluWithNoiseBackward1")
+
+
+def _rrelu(input, lower, upper, training, inplace, generator):
+    from .._dispatch import dispatch, inplace_call
+
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    args = (next_key(generator) if training else None, float(lower), float(upper),
+            bool(training))
+    if inplace:
+        return inplace_call(input, _RRELU_, args, {})
+    return dispatch(_RRELU, (input, *args), {})
+
+
+@export("rrelu", namespace="nn.functional")
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: in training the negative slope of every element is drawn from
+    U(lower, upper) (one key per call); otherwise it is ``(lower + upper) / 2``."""
+    return _rrelu(input, lower, upper, training, inplace, None)
+
+
+@export("rrelu_", namespace="nn.functional")
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return _rrelu(input, lower, upper, training, True, None)
+
+
+@export("rrelu")
+def _torch_rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return _rrelu(input, lower, upper, training, False, generator)
+
+
+@export("rrelu_")
+def _torch_rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return _rrelu(input, lower, upper, training, True, generator)
+
+
+# ------------------------------------------------------------------ gumbel_softmax
+def _gumbel_body(logits, key, tau, hard, dim):
+    d = wrap_dim(dim, logits.ndim)
+    dt = logits.dtype
+    e = jax.random.exponential(wrap(key), logits.shape, dt)
+    y = jax.nn.softmax((logits - jnp.log(e)) / tau, axis=d)
+    if not hard:
+        return y
+    idx = jnp.argmax(y, axis=d, keepdims=True)
+    onehot = (jnp.arange(y.shape[d]).reshape((-1,) + (1,) * (y.ndim - d - 1)) == idx)
+    return onehot.astype(dt) - jax.lax.stop_gradient(y) + y
+
+
+_GUMBEL = OpDef("gumbel_softmax", _gumbel_body, tensors=("logits",), grad_name=lambda logits,
+                key, tau, hard, dim: "AddBackward0" if hard else "SoftmaxBackward0")
+
+
+@export("gumbel_softmax", namespace="nn.functional")
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Samples of the Gumbel-softmax distribution (``hard``: one-hot, straight-through
+    gradient). ``eps`` is unused, as in PyTorch."""
+    if eps != 1e-10:
+        import warnings
+
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    from .._dispatch import dispatch
+
+    return dispatch(_GUMBEL, (logits, next_key(), float(tau), bool(hard), dim), {})

@@ -1,1 +1,164 @@
-"""nn.functional ops: dropout."""
+"""Dropout: ``F.dropout``, ``dropout1d/2d/3d``, ``alpha_dropout``, ``feature_alpha_dropout`` and
+``torch.dropout``, ``torch.feature_dropout``, ``torch.alpha_dropout``,
+``torch.feature_alpha_dropout`` (with their ``_`` in-place forms).
+
+Every call in training draws ONE key from the default generator (``jtorch._random.next_key``)
+and passes it to a single cached kernel as an array argument: the kernel compiles once per
+(shape, dtype, p, kind) and a compiled training step can lift the generator state. The mask is
+a function of the key, so the backward (the vjp of the same body with the same key) masks the
+gradient exactly as the forward masked the values.
+
+As in PyTorch: ``p == 0``, ``training=False`` or an empty input return the input itself;
+``p == 1`` multiplies by 0; feature dropout zeroes whole channels (dim 1, or dim 0 of an
+unbatched input); alpha dropout keeps SELU's mean and variance. Values differ from PyTorch's
+(other random stream); the distribution and structure are the same.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import jax
+import jax.numpy as jnp
+
+from .._random import next_key, wrap
+from . import _elementwise as E
+from ._registry import OpDef, export
+
+_ALPHA = 1.7580993408473766
+
+
+def _dropout_body(input, key, p, lead, alpha):
+    """``lead``: how many leading dims the mask varies over (-1: all; 2: (N, C); 1: (C,))."""
+    dt = input.dtype
+    if p == 1:
+        return input * jnp.zeros((), dt)
+    if E.category(input) < E.D.FLOAT:
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{E.type_name(input)}")
+    if lead < 0:
+        shape = input.shape
+    else:
+        if input.ndim < 2 and lead == 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        shape = input.shape[:lead] + (1,) * (input.ndim - lead)
+    wt = jnp.float64 if dt == jnp.float64 else jnp.float32
+    keep = (jax.random.uniform(wrap(key), shape, wt) < 1 - p).astype(dt)
+    if alpha:
+        a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+        b = (keep - 1) * (_ALPHA * a) + _ALPHA * a * p
+        return input * (keep * a) + b
+    return input * (keep * (1.0 / (1 - p)))
+
+
+def _name(input, key, p, lead, alpha):
+    return "AddBackward0" if alpha and p != 1 else "MulBackward0"
+
+
+_OP = OpDef("dropout", _dropout_body, saves=False, grad_name=_name)
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _run(input, p, training, inplace, lead, alpha):
+    """Dropout of ``input`` (``lead`` as in the body); returns ``input`` itself when inactive."""
+    from .._dispatch import dispatch, inplace_call
+
+    _check_p(p)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    args = (next_key(), float(p), lead, bool(alpha))
+    if inplace:
+        return inplace_call(input, _OP, args, {})
+    return dispatch(_OP, (input, *args), {})
+
+
+@export("dropout", namespace="nn.functional")
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes each element with probability ``p`` and scales survivors by ``1 / (1 - p)``."""
+    return _run(input, p, training, inplace, -1, False)
+
+
+@export("alpha_dropout", namespace="nn.functional")
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for SELU networks: dropped elements take SELU's negative saturation value and
+    the result is rescaled to keep mean and variance."""
+    return _run(input, p, training, inplace, -1, True)
+
+
+@export("feature_alpha_dropout", namespace="nn.functional")
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels (dim 1)."""
+    return _run(input, p, training, inplace, 2, True)
+
+
+@export("dropout1d", namespace="nn.functional")
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of a (C, L) or (N, C, L) input."""
+    _check_p(p)
+    nd = input.dim()
+    if nd not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. "
+                           "Note that dropout1d exists to provide channel-wise dropout on "
+                           "inputs with 1 spatial dimension, a channel dimension, and an "
+                           "optional batch dimension (i.e. 2D or 3D inputs).")
+    return _run(input, p, training, inplace, 2 if nd == 3 else 1, False)
+
+
+@export("dropout2d", namespace="nn.functional")
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of an (N, C, H, W) input (a 3-D input is read as (N, C, L), as
+    PyTorch does for now, with its warning)."""
+    _check_p(p)
+    nd = input.dim()
+    if nd not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated "
+                      "and will result in an error in a future release. To retain the "
+                      "behavior and silence this warning, please use dropout instead. Note "
+                      "that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 3D or 4D inputs).", stacklevel=2)
+    if nd == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
+                      "channel-wise 1D dropout behavior is desired - input is interpreted as "
+                      "shape (N, C, L), where C is the channel dim. This behavior will change "
+                      "in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise "
+                      "dropout behavior, please switch to using dropout1d instead.",
+                      stacklevel=2)
+    return _run(input, p, training, inplace, 2, False)
+
+
+@export("dropout3d", namespace="nn.functional")
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of a (C, D, H, W) or (N, C, D, H, W) input."""
+    _check_p(p)
+    nd = input.dim()
+    if nd not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated "
+                      "and will result in an error in a future release. To retain the "
+                      "behavior and silence this warning, please use dropout instead. Note "
+                      "that dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 4D or 5D inputs).", stacklevel=2)
+    return _run(input, p, training, inplace, 2 if nd == 5 else 1, False)
+
+
+# torch.dropout(input, p, train) & co.: PyTorch's _VF forms (positional ``train``)
+def _torch_form(name, lead, alpha, inplace):
+    def fn(input, p, train):
+        return _run(input, p, train, inplace, lead, alpha)
+
+    fn.__name__ = name
+    fn.__doc__ = f"``torch.{name}(input, p, train)``."
+    export(name)(fn)
+
+
+for _n, _lead, _alpha in (("dropout", -1, False), ("feature_dropout", 2, False),
+                          ("alpha_dropout", -1, True), ("feature_alpha_dropout", 2, True)):
+    _torch_form(_n, _lead, _alpha, False)
+    _torch_form(_n + "_", _lead, _alpha, True)

@@ -1,3 +1,58 @@
-"""nn.modules.dropout."""
+"""Dropout modules (``torch.nn.modules.dropout``): identity in eval mode; in training one key
+per call from the default generator (see ``jtorch/_ops/nn_dropout.py``)."""
 
-__all__: list = []
+from __future__ import annotations
+
+from .. import functional as F
+from .module import Module
+
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+           "FeatureAlphaDropout"]
+
+
+class _DropoutNd(Module):
+    __constants__ = ["p", "inplace"]
+    _fn = None
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        return getattr(F, self._fn)(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    _fn = "dropout"
+
+
+class Dropout1d(_DropoutNd):
+    _fn = "dropout1d"
+
+
+class Dropout2d(_DropoutNd):
+    _fn = "dropout2d"
+
+
+class Dropout3d(_DropoutNd):
+    _fn = "dropout3d"
+
+
+class AlphaDropout(_DropoutNd):
+    """Alpha dropout (``inplace`` is stored but not used, as in PyTorch)."""
+
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Channel-wise alpha dropout (``inplace`` is stored but not used, as in PyTorch)."""
+
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)

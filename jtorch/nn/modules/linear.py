@@ -1,3 +1,160 @@
-"""nn.modules.linear."""
+"""Identity, Linear, Bilinear and LazyLinear (``torch.nn.modules.linear``)."""
 
-__all__: list = []
+from __future__ import annotations
+
+import math
+
+import jtorch
+
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
+
+
+class Identity(Module):
+    """Returns its input; constructor arguments are accepted and ignored."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``; ``weight``: ``(out_features, in_features)``.
+
+    Initialisation as PyTorch: ``kaiming_uniform_(weight, a=sqrt(5))`` (i.e. U(-1/sqrt(in),
+    1/sqrt(in))) and bias U(-1/sqrt(in), 1/sqrt(in)).
+    """
+
+    __constants__ = ["in_features", "out_features"]
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(jtorch.empty((out_features, in_features), device=device,
+                                             dtype=dtype))
+        if bias:
+            self.bias = Parameter(jtorch.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b``; ``weight``: ``(out_features, in1_features, in2_features)``."""
+
+    __constants__ = ["in1_features", "in2_features", "out_features"]
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(jtorch.empty((out_features, in1_features, in2_features),
+                                             device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(jtorch.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+def _uninitialized(device, dtype):
+    """An ``UninitializedParameter`` when nn.parameter has one, else a 0-element Parameter."""
+    from .. import parameter
+
+    cls = getattr(parameter, "UninitializedParameter", None)
+    if cls is not None:
+        return cls(device=device, dtype=dtype)
+    return Parameter(jtorch.empty(0, device=device, dtype=dtype))
+
+
+def _is_lazy(p):
+    from .. import parameter
+
+    cls = getattr(parameter, "UninitializedParameter", None)
+    return cls is not None and isinstance(p, cls)
+
+
+class LazyLinear(Linear):
+    """A Linear whose ``in_features`` is inferred from the first input; the module then
+    becomes a :class:`Linear` (PyTorch's ``cls_to_become``)."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        Module.__init__(self)
+        self._factory = {"device": device, "dtype": dtype}
+        self.in_features = 0
+        self.out_features = out_features
+        self.weight = _uninitialized(device, dtype)
+        if bias:
+            self.bias = _uninitialized(device, dtype)
+        else:
+            self.register_parameter("bias", None)
+        self._lazy = True
+
+    def has_uninitialized_params(self):
+        return self._lazy
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def _materialize(self, name, shape):
+        p = getattr(self, name)
+        if _is_lazy(p) and hasattr(p, "materialize"):
+            p.materialize(shape)
+            return
+        new = Parameter(jtorch.empty(shape, **self._factory))
+        setattr(self, name, new)
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            with jtorch.no_grad():
+                self.in_features = input.shape[-1]
+                self._materialize("weight", (self.out_features, self.in_features))
+                if self.bias is not None:
+                    self._materialize("bias", (self.out_features,))
+                self._lazy = False
+                self.reset_parameters()
+
+    def forward(self, input):
+        self.initialize_parameters(input)
+        self.__class__ = self.cls_to_become
+        del self._lazy, self._factory
+        return F.linear(input, self.weight, self.bias)
