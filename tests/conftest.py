@@ -13,6 +13,16 @@ import jtorch  # noqa: E402
 
 torch.set_num_threads(2)
 
+# tests import the helpers as `helpers` or as `tests.helpers`: make both names one module, so
+# their marker classes (NoGrad, NonContig) are the same objects everywhere
+import sys  # noqa: E402
+
+import helpers  # noqa: E402
+import nn_helpers  # noqa: E402
+
+sys.modules.setdefault("tests.helpers", helpers)
+sys.modules.setdefault("tests.nn_helpers", nn_helpers)
+
 
 @pytest.fixture(autouse=True)
 def _seed_and_defaults():

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 import jtorch
-from tests.helpers import _convert, _leaves, _np, _outputs, assert_close
+from helpers import _convert, _leaves, _np, _outputs, assert_close
 
 
 def _owner(module, dotted):

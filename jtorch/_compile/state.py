@@ -98,7 +98,12 @@ class State:
     @classmethod
     def collect(cls, roots, exclude=()):
         s = cls()
-        s._exclude = {id(t) for t in exclude}
+        s._exclude = set()
+        for t in exclude:  # inputs (and the bases they view) are inputs, not state
+            s._exclude.add(id(t))
+            while t._base is not None:
+                t = t._base
+                s._exclude.add(id(t))
         s._seen = set()
         for r in roots:
             s._walk(r, 0)

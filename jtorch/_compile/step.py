@@ -252,8 +252,9 @@ class CompiledFunction:
                         new_leaves.append(x)
                 a2, k2 = jax.tree_util.tree_unflatten(treedef, new_leaves)
                 out = fn(*a2, **k2)
-                post = State.collect(roots(a2, k2), [x for x in new_leaves
-                                                     if isinstance(x, Tensor)])
+                # everything lifted stays lifted (and is written back), plus new state
+                post = State.collect(list(st.tensors) + roots(a2, k2),
+                                     [x for x in new_leaves if isinstance(x, Tensor)])
                 out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
                 rec.update(post=post, out_tree=out_tree, replays=list(CTX.replays),
                            static=[_TENSOR if isinstance(o, Tensor) else o

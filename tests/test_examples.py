@@ -1,0 +1,70 @@
+"""The examples run, and the MNIST MLP reaches PyTorch's accuracy on the real data.
+
+MNIST is read from ../shared/data/mnist (beside the repository), or $JTORCH_MNIST. It is never
+downloaded in tests.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+import jtorch
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+sys.path.insert(0, str(EXAMPLES))
+
+
+def mnist_dir():
+    for cand in (os.environ.get("JTORCH_MNIST"),
+                 Path(__file__).resolve().parents[2] / "shared" / "data" / "mnist",
+                 Path("/work/shared/data/mnist")):
+        if cand and (Path(cand) / "t10k-labels-idx1-ubyte.gz").exists():
+            return str(cand)
+    return None
+
+
+needs_mnist = pytest.mark.skipif(mnist_dir() is None,
+                                 reason="MNIST not found in ../shared/data/mnist or $JTORCH_MNIST")
+
+
+def test_quickstart_trains(tmp_path, monkeypatch):
+    import quickstart
+
+    monkeypatch.chdir(tmp_path)
+    history = quickstart.main(epochs=6)
+    assert history["test_acc"][-1] > 0.9
+    assert history["train_loss"][-1] < history["train_loss"][0]
+    assert (tmp_path / "quickstart.png").stat().st_size > 1000
+
+
+@needs_mnist
+def test_mnist_mlp_one_epoch_reaches_95_percent():
+    import mnist_mlp
+
+    jtorch.manual_seed(0)
+    train_loader, test_loader = mnist_mlp.loaders(mnist_dir(), download=False)
+    model = mnist_mlp.MLP()
+    loss_fn = jtorch.nn.CrossEntropyLoss()
+    opt = jtorch.optim.Adam(model.parameters(), lr=1e-3)
+    mnist_mlp.train_epoch(model, train_loader, loss_fn, opt)
+    _, acc = mnist_mlp.evaluate(model, test_loader, loss_fn)
+    print(f"MNIST MLP, one epoch: test accuracy {100 * acc:.2f}%")
+    assert acc >= 0.95
+
+
+@needs_mnist
+def test_checkpoint_resume_is_exact(tmp_path):
+    import checkpoint_resume
+
+    ns = checkpoint_resume.argparse.Namespace(epochs=3, limit=3000, patience=5,
+                                              data=mnist_dir(), out=str(tmp_path),
+                                              resume=False, kill_after=0, verify=True)
+    assert checkpoint_resume.verify(ns)
+    import torch
+
+    sd = torch.load(tmp_path / "run_b" / "best.pt", weights_only=True)  # a real PyTorch file
+    assert sorted(sd) == ["1.bias", "1.weight", "4.bias", "4.weight"]
