@@ -1,1 +1,486 @@
-"""nn.functional ops: interp."""
+"""nn.functional ops: interpolate/upsample, grid_sample, affine_grid.
+
+``interpolate`` is one op per call. Its sampling positions depend only on shapes and static
+arguments, so the source indices and weights of every output position are computed in NumPy
+at trace time with PyTorch's formulas (``area_pixel_compute_source_index``, ``nearest_idx``,
+the cubic convolution with A = -0.75, adaptive-pool windows), in PyTorch's compute precision
+(float32 for float32/half inputs, float64 for double), and baked into the kernel as
+constants. The kernel applies them one spatial axis at a time (gathers times weights; area is a
+small averaging matrix), and its vjp is the matching scatter-add.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ._registry import export, op
+
+_LOW = (jnp.float16, jnp.bfloat16)
+_A = -0.75
+
+
+# ------------------------------------------------------------------ NumPy index/weight tables
+def _scale_value(in_size, out_size, scale, t):
+    """PyTorch's compute_scales_value: 1/scale when a scale was given, else in/out."""
+    if scale is not None and scale > 0:
+        return t(1.0 / scale)
+    return t(in_size) / t(out_size)
+
+
+def _area_scale(in_size, out_size, align_corners, scale, t):
+    if align_corners:
+        return t(in_size - 1) / t(out_size - 1) if out_size > 1 else t(0)
+    return _scale_value(in_size, out_size, scale, t)
+
+
+def _source_index(scale, out_size, align_corners, cubic, t):
+    dst = np.arange(out_size).astype(t)
+    if align_corners:
+        return scale * dst
+    src = scale * (dst + t(0.5)) - t(0.5)
+    return src if cubic else np.maximum(src, t(0))
+
+
+def _nearest_table(in_size, out_size, scale, exact, two_d):
+    if two_d and not exact:  # only PyTorch's 2-D nearest kernel takes these shortcuts
+        if out_size == in_size:
+            return np.arange(out_size)
+        if out_size == 2 * in_size:
+            return np.arange(out_size) >> 1
+    s = _scale_value(in_size, out_size, scale, np.float32)
+    dst = np.arange(out_size)
+    if exact:
+        src = np.floor(((dst + 0.5) * np.float64(s)).astype(np.float32))
+    else:
+        src = np.floor(dst.astype(np.float32) * s)
+    return np.minimum(src.astype(np.int64), in_size - 1)
+
+
+def _linear_table(in_size, out_size, align_corners, scale, t):
+    s = _area_scale(in_size, out_size, align_corners, scale, t)
+    src = _source_index(s, out_size, align_corners, False, t)
+    i0 = src.astype(np.int64)
+    i1 = i0 + (i0 < in_size - 1)
+    lam1 = np.clip(src - i0.astype(t), 0, 1).astype(t)
+    return (i0, i1), (t(1) - lam1, lam1)
+
+
+def _cubic_coeffs(t, a=_A):
+    """PyTorch's get_cubic_upsample_coefficients (A = -0.75) for fractional offset t."""
+    def c1(v):
+        return ((a + 2) * v - (a + 3)) * v * v + 1
+
+    def c2(v):
+        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+
+    return (c2(t + 1), c1(t), c1(1 - t), c2(2 - t))
+
+
+def _cubic_table(in_size, out_size, align_corners, scale, t):
+    s = _area_scale(in_size, out_size, align_corners, scale, t)
+    src = _source_index(s, out_size, align_corners, True, t)
+    base = np.floor(src)
+    x = (src - base).astype(t)
+    base = base.astype(np.int64)
+    ws = _cubic_coeffs(x, t(_A))
+    idx = tuple(np.clip(base - 1 + k, 0, in_size - 1) for k in range(4))
+    return idx, tuple(w.astype(t) for w in ws)
+
+
+def _area_matrix(in_size, out_size, t):
+    m = np.zeros((out_size, in_size), t)
+    for i in range(out_size):
+        start = (i * in_size) // out_size
+        end = -((-(i + 1) * in_size) // out_size)
+        m[i, start:end] = t(1) / t(end - start)
+    return m
+
+
+# ------------------------------------------------------------------ the op
+_NAMES = {"nearest": "UpsampleNearest{}DBackward0", "nearest-exact":
+          "UpsampleNearestExact{}DBackward0", "linear": "UpsampleLinear1DBackward0",
+          "bilinear": "UpsampleBilinear2DBackward0", "bicubic": "UpsampleBicubic2DBackward0",
+          "trilinear": "UpsampleTrilinear3DBackward0", "area": "AdaptiveAvgPool{}DBackward0"}
+
+
+def _upsample_grad_name(input, mode, output_size, scales, align_corners):
+    return _NAMES[mode].format(len(output_size))
+
+
+def _along(x, axis, fn):
+    x = jnp.moveaxis(x, axis, -1)
+    return jnp.moveaxis(fn(x), -1, axis)
+
+
+@op("_upsample", method=False, out=False, saves=False, grad_name=_upsample_grad_name)
+def _upsample(input, mode, output_size, scales, align_corners):
+    low = input.dtype in _LOW
+    x = input.astype(jnp.float32) if low else input
+    t = np.float64 if x.dtype == jnp.float64 else np.float32
+    nd = len(output_size)
+    for k in range(nd):
+        axis = input.ndim - nd + k
+        n_in, n_out = input.shape[axis], output_size[k]
+        sc = scales[k] if scales is not None else None
+        if mode in ("nearest", "nearest-exact"):
+            idx = _nearest_table(n_in, n_out, sc, mode == "nearest-exact", nd == 2)
+            x = jnp.take(x, jnp.asarray(idx), axis=axis)
+        elif mode == "area":
+            m = jnp.asarray(_area_matrix(n_in, n_out, t))
+            x = _along(x, axis, lambda v, m=m: jnp.matmul(
+                v, m.T, precision=jax.lax.Precision.HIGHEST))
+        elif mode != "bicubic" and n_in == n_out:
+            continue  # PyTorch's linear kernels copy an axis whose size does not change
+        else:
+            table = _cubic_table if mode == "bicubic" else _linear_table
+            idxs, ws = table(n_in, n_out, align_corners, sc, t)
+            shape = [1] * x.ndim
+            shape[axis] = n_out
+            x = sum(jnp.take(x, jnp.asarray(i), axis=axis) * jnp.asarray(w).reshape(shape)
+                    for i, w in zip(idxs, ws))
+    return x.astype(input.dtype)
+
+
+# ------------------------------------------------------------------ interpolate
+def _is_integer(v):
+    from .._tensor import Tensor
+
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return True
+    return isinstance(v, Tensor) and not v.is_floating_point()
+
+
+_MODES_3 = {3: "linear", 4: "bilinear", 5: "trilinear"}
+
+
+def _mode_error(dim, mode):
+    want = {"bilinear": 4, "trilinear": 5, "linear": 3}.get(mode)
+    if want is not None and dim in (3, 4, 5) and dim != want:
+        raise NotImplementedError(f"Got {dim}D input, but {mode} mode needs {want}D input")
+    raise NotImplementedError(
+        "Input Error: Only 3D, 4D and 5D input Tensors supported"
+        f" (got {dim}D) for the modes: nearest | linear | bilinear | bicubic | trilinear | "
+        f"lanczos | area | nearest-exact (got {mode})")
+
+
+def _check_sizes(in_sp, out_sp):
+    if all(s > 0 for s in in_sp) and all(s > 0 for s in out_sp):
+        return
+    names = ("D", "H", "W")[3 - len(in_sp):]
+    fi = ", ".join(f"{n}: {s}" for n, s in zip(names, in_sp))
+    fo = ", ".join(f"{n}: {s}" for n, s in zip(names, out_sp))
+    raise RuntimeError("Input and output sizes should be greater than 0, but got input "
+                       f"({fi}){' and' if len(in_sp) == 1 else ''} output ({fo})")
+
+
+@export("interpolate", namespace="nn.functional")
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating "
+                             "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {list(input.shape[2:])} and output size "
+                    f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                    "and output size in (o1, o2, ...,oK) format.")
+            if not all(_is_integer(x) for x in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, "
+                                "int] or Tuple[int, int, int], but got size with types "
+                                f"{[type(x) for x in size]}")
+            output_size = [int(s) for s in size]
+        else:
+            output_size = [int(size)] * dim
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, "
+                    f"but got input with spatial dimensions of {list(input.shape[2:])} and "
+                    f"scale_factor of shape {scale_factor}. Please provide input tensor in (N, "
+                    "C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = [float(s) for s in scale_factor]
+        else:
+            scale_factors = [float(scale_factor)] * dim
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        output_size = [math.floor(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
+    if mode == "lanczos" or antialias:
+        raise NotImplementedError("jtorch does not implement torch.nn.functional.interpolate "
+                                  "with antialias=True yet")
+    if mode not in _NAMES or input.dim() not in (3, 4, 5):
+        _mode_error(input.dim(), mode)
+    if mode in ("linear", "bilinear", "trilinear") and _MODES_3[input.dim()] != mode or \
+            mode == "bicubic" and input.dim() != 4:
+        _mode_error(input.dim(), mode)
+    if output_size is None:
+        output_size = [int(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
+    if mode != "area":
+        _check_sizes(list(input.shape[2:]), output_size)
+    dt = input.dtype
+    if not dt.is_floating_point:
+        kernel = {"nearest-exact": "_upsample_nearest_exact", "area": "adaptive_avg_pool",
+                  "nearest": "upsample_nearest"}.get(mode, "upsample_" + mode)
+        kernel += "" if mode == "area" else f"{dim}d"
+        if dt.name != "uint8" or mode not in ("nearest", "nearest-exact"):
+            if dt.name == "uint8":
+                raise NotImplementedError("jtorch does not implement torch.nn.functional."
+                                          f"interpolate of uint8 input in mode '{mode}' yet")
+            raise NotImplementedError(f'"{kernel}_channels_last" not implemented for '
+                                      f"'{_type_name(dt)}'")
+    if mode == "area":
+        scale_factors = None
+    return _upsample(input, mode, tuple(output_size),
+                     None if scale_factors is None else tuple(scale_factors),
+                     bool(align_corners) if align_corners is not None else False)
+
+
+def _type_name(dt):
+    from .._views import scalar_type_name
+
+    return scalar_type_name(dt)
+
+
+@export("upsample", namespace="nn.functional")
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+@export("upsample_nearest", namespace="nn.functional")
+def upsample_nearest(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+@export("upsample_bilinear", namespace="nn.functional")
+def upsample_bilinear(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ------------------------------------------------------------------ grid_sample
+def _unnormalize(coord, size, align_corners):
+    if align_corners:
+        return (coord + 1) / 2 * (size - 1)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _reflect(x, twice_low, twice_high):
+    if twice_low == twice_high:
+        return jnp.zeros_like(x)
+    lo = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    x = jnp.abs(x - lo)
+    extra = jnp.fmod(x, span)
+    flips = jnp.floor(x / span)
+    return jnp.where(jnp.fmod(flips, 2) == 0, extra + lo, span - extra + lo)
+
+
+def _pad_coord(x, size, padding_mode, align_corners):
+    """PyTorch's compute_coordinates: border clips, reflection reflects then clips."""
+    if padding_mode == 1:
+        return jnp.clip(x, 0, size - 1)
+    if padding_mode == 2:
+        if align_corners:
+            x = _reflect(x, 0, 2 * (size - 1))
+        else:
+            x = _reflect(x, -1, 2 * size - 1)
+        return jnp.clip(x, 0, size - 1)
+    return x
+
+
+def _gather(flat, idx_list, sizes, valid):
+    """flat: (N, C, prod(sizes)); idx_list: per spatial dim int arrays (N, P); values (N, C, P)
+    with out-of-range taps reading 0."""
+    lin = 0
+    for i, s in zip(idx_list, sizes):
+        lin = lin * s + jnp.clip(i, 0, s - 1)
+    vals = jax.vmap(lambda img, ix: img[:, ix])(flat, lin)
+    return jnp.where(valid[:, None, :], vals, 0)
+
+
+def _inside(idx_list, sizes):
+    ok = True
+    for i, s in zip(idx_list, sizes):
+        ok = ok & (i >= 0) & (i < s)
+    return ok
+
+
+def _grid_body(input, grid, interpolation_mode, padding_mode, align_corners):
+    nd = input.ndim - 2
+    shp = "[" + ", ".join(map(str, input.shape)) + "]"
+    gshp = "[" + ", ".join(map(str, grid.shape)) + "]"
+    if input.ndim not in (4, 5) or grid.ndim != input.ndim:
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number "
+                           f"of dimensions, but got input with sizes {shp} and grid with sizes "
+                           f"{gshp}")
+    if grid.shape[-1] != nd:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {nd} in last dimension, "
+                           f"but got grid with sizes {gshp}")
+    if grid.shape[0] != input.shape[0]:
+        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got input with sizes {shp} and grid with sizes {gshp}")
+    if interpolation_mode == 2 and nd != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if input.dtype != grid.dtype:
+        from .._views import scalar_type_name
+        from ._index_util import dtype_of
+
+        raise RuntimeError(f"expected scalar type {scalar_type_name(dtype_of(input))} but "
+                           f"found {scalar_type_name(dtype_of(grid))}")
+    n, c = input.shape[:2]
+    sizes = input.shape[2:]
+    out_sp = grid.shape[1:-1]
+    low = input.dtype in _LOW
+    x = input.astype(jnp.float32) if low else input
+    g = grid.astype(x.dtype).reshape(n, -1, nd)
+    # grid's last axis is (x, y[, z]): x indexes the last spatial dim
+    coords = [_unnormalize(g[..., nd - 1 - k], sizes[k], align_corners) for k in range(nd)]
+    # every tap of every output point is gathered at once: per dim, (N, P, taps) indices and
+    # weights, combined by outer products into (N, P, taps ** nd)
+    if interpolation_mode == 2:  # bicubic (2-D): taps read through the padding rule
+        idx, wts = [], []
+        for cd, s in zip(coords, sizes):
+            base = jnp.floor(cd)
+            t = cd - base
+            k = jnp.arange(4, dtype=cd.dtype)
+            p = _pad_coord(base[..., None] - 1 + k, s, padding_mode, align_corners)
+            idx.append(jax.lax.stop_gradient(p).astype(jnp.int64))
+            wts.append(jnp.stack(_cubic_coeffs(t), -1))
+    else:
+        coords = [_pad_coord(cd, s, padding_mode, align_corners)
+                  for cd, s in zip(coords, sizes)]
+        idx, wts = [], []
+        for cd in coords:
+            if interpolation_mode == 1:  # nearest: round half to even, as nearbyint
+                idx.append(jnp.round(jax.lax.stop_gradient(cd)).astype(jnp.int64)[..., None])
+                wts.append(jnp.ones_like(cd)[..., None])
+            else:
+                lo = jnp.floor(jax.lax.stop_gradient(cd))
+                idx.append(jnp.stack([lo, lo + 1], -1).astype(jnp.int64))
+                wts.append(jnp.stack([lo + 1 - cd, cd - lo], -1))
+    lin = ok = w = None
+    for i, wk, s in zip(idx, wts, sizes):  # i, wk: (N, P, taps of this dim)
+        ci, inside = jnp.clip(i, 0, s - 1), (i >= 0) & (i < s)
+        if lin is None:
+            lin, ok, w = ci, inside, wk
+        else:
+            lin = (lin[..., :, None] * s + ci[..., None, :]).reshape(n, g.shape[1], -1)
+            ok = (ok[..., :, None] & inside[..., None, :]).reshape(n, g.shape[1], -1)
+            w = (w[..., :, None] * wk[..., None, :]).reshape(n, g.shape[1], -1)
+    flat = x.reshape(n, c, -1)
+    vals = jax.vmap(lambda img, ix: img[:, ix])(flat, lin)          # (N, C, P, taps)
+    out = jnp.sum(jnp.where(ok[:, None], vals, 0) * w[:, None], axis=-1)
+    return out.reshape((n, c) + tuple(out_sp)).astype(input.dtype)
+
+
+_GRID_OPS = {k: op(f"grid_sampler_{k}d", method=False, out=False, tensors=("input", "grid"),
+                   grad_name=f"GridSampler{k}DBackward0")(_grid_body) for k in (2, 3)}
+
+
+@export("grid_sampler")
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``torch.grid_sampler``: the 2-D or 3-D kernel by the input's rank."""
+    k = 3 if input.dim() == 5 else 2
+    return _GRID_OPS[k](input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+_GRID_WARN = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "
+              "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
+              "See the documentation of grid_sample for details.")
+
+
+@export("grid_sample", namespace="nn.functional")
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_GRID_WARN, stacklevel=2)
+        align_corners = False
+    return grid_sampler(input, grid, ("bilinear", "nearest", "bicubic").index(mode),
+                        ("zeros", "border", "reflection").index(padding_mode),
+                        bool(align_corners))
+
+
+# ------------------------------------------------------------------ affine_grid
+def _base_line(steps, align_corners, dt):
+    if steps <= 1:
+        return jnp.zeros((max(steps, 0),), dt)
+    r = jnp.linspace(-1, 1, steps, dtype=dt)
+    return r if align_corners else r * (steps - 1) / steps
+
+
+@op("affine_grid_generator", method=False, out=False, tensors=("theta",), saves=False)
+def affine_grid_generator(theta, size, align_corners):
+    dt = theta.dtype
+    n = size[0]
+    sp = tuple(size[2:])
+    lines = [_base_line(s, align_corners, dt) for s in sp]
+    mesh = jnp.meshgrid(*lines, indexing="ij")  # spatial dims in order (D,) H, W
+    cols = [*reversed(mesh), jnp.ones(sp, dt)]  # x, y[, z], 1
+    base = jnp.stack(cols, axis=-1).reshape(1, -1, len(sp) + 1)
+    grid = jnp.matmul(base, jnp.swapaxes(theta, 1, 2), precision=jax.lax.Precision.HIGHEST)
+    return grid.reshape((n,) + sp + (len(sp),))
+
+
+@export("affine_grid", namespace="nn.functional")
+def affine_grid(theta, size, align_corners=None):
+    if align_corners is None:
+        warnings.warn(_GRID_WARN, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError("Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"{size}. Got {theta.shape}.")
+        spatial = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError("Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                             f"{size}. Got {theta.shape}.")
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size}.")
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                      "grids when align_corners=True. This is not an intended use case of "
+                      "affine_grid. See the documentation of affine_grid for details.",
+                      stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return affine_grid_generator(theta, tuple(int(s) for s in size), bool(align_corners))

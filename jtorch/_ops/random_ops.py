@@ -20,6 +20,7 @@ on the host; ``random_()`` on int64 draws from ``[0, 2**63 - 1)``.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import jax
@@ -108,6 +109,53 @@ def sample(kind, key, shape, dt, a, b):
     return _SAMPLERS[kind](key, shape, dt, a, b)
 
 
+# ------------------------------------------------------------------------------ bits
+# uniform and normal (the initialisers' and rand/randn's distributions) are computed from
+# random bits drawn by a separate kernel per size bucket (powers of two): XLA's threefry
+# kernel takes about half a second to compile, and compiling it once per bucket instead of
+# once per shape makes building a model fast. The same path runs eagerly and under a trace,
+# so compiled and eager code draw the same numbers.
+_BUCKETED = ("uniform", "normal")
+
+
+@functools.cache
+def _bits_kernel(n):
+    return jax.jit(lambda key: jax.random.bits(wrap(key), (n,), jnp.uint32))
+
+
+def _bucketed(kind, dt):
+    return kind in _BUCKETED and np.dtype(dt).kind == "f"
+
+
+def draw_bits(key, shape, dt):
+    count = math.prod(shape) * (2 if np.dtype(dt) == np.float64 else 1)
+    return _bits_kernel(max(1 << 16, 1 << max(count - 1, 0).bit_length()))(key)
+
+
+def _u01_from_bits(bits, shape, dt):
+    n = math.prod(shape)
+    if np.dtype(dt) == np.float64:
+        w = bits[: 2 * n].reshape(n, 2).astype(jnp.uint64)
+        m = ((w[:, 0] << 32) | w[:, 1]) >> 12
+        f = jax.lax.bitcast_convert_type(m | np.uint64(0x3FF0000000000000), jnp.float64) - 1.0
+    else:
+        m = bits[:n] >> 9
+        f = jax.lax.bitcast_convert_type(m | np.uint32(0x3F800000), jnp.float32) - 1.0
+        if np.dtype(dt) != np.float32:  # keep [0, 1) after rounding to a shorter float
+            f = jnp.minimum(f.astype(dt), jnp.nextafter(jnp.array(1, dt), jnp.array(0, dt)))
+    return f.reshape(shape).astype(dt)
+
+
+def sample_bits(kind, bits, shape, dt, a, b):
+    """``kind``'s samples (uniform or normal) of ``shape``/``dt`` from ``draw_bits``' bits."""
+    u = _u01_from_bits(bits, shape, dt)
+    if kind == "uniform":
+        return a.astype(dt) + (b - a).astype(dt) * u
+    lo = jnp.nextafter(jnp.array(-1, dt), jnp.array(0, dt))
+    z = np.sqrt(2).astype(dt) * jax.scipy.special.erfinv(jnp.maximum(2 * u - 1, lo))
+    return a.astype(dt) + b.astype(dt) * z
+
+
 # ------------------------------------------------------------------------------ kernels
 @op("_sample", method=False, out=False, differentiable=False, tensors=("a", "b"))
 def _sample(key, kind, shape, dtype, a, b):
@@ -134,6 +182,24 @@ _FILL_SPECS = {"uniform": ("uniform", "UniformBackward0"),
                "random": ("randint", "RandomBackward0")}
 _FILL = {k: op(f"_{k}_", method=False, out=False, saves=False, tensors=("input", "a", "b"),
                grad_name=g)(_fill_body(kind))._opdef for k, (kind, g) in _FILL_SPECS.items()}
+
+
+def _fill_bits_body(kind):
+    def body(input, bits, a, b):
+        return jax.lax.stop_gradient(sample_bits(kind, bits, input.shape, input.dtype, a, b))
+
+    body.__name__ = f"{kind}_"
+    return body
+
+
+_FILL_BITS = {k: op(f"_{k}_bits_", method=False, out=False, saves=False,
+                    tensors=("input", "a", "b"), grad_name=_FILL_SPECS[k][1])(
+                        _fill_bits_body(k))._opdef for k in _BUCKETED}
+
+
+@op("_sample_bits", method=False, out=False, differentiable=False, tensors=("a", "b"))
+def _sample_from_bits(bits, kind, shape, dtype, a, b):
+    return sample_bits(kind, bits, shape, dtype.np, a, b)
 
 
 def _normal_body(key, mean, std, like):
@@ -242,7 +308,11 @@ def _key_on(generator, dev):
 def _factory(kind, shape, dt, a, b, generator, out, device, requires_grad, layout=None):
     check_layout(layout)
     dev = out.device if out is not None else device
-    res = _sample(_key_on(generator, dev), kind, shape, dt, a, b)
+    key = _key_on(generator, dev)
+    if _bucketed(kind, dt.np):
+        res = _sample_from_bits(draw_bits(key, shape, dt.np), kind, shape, dt, a, b)
+    else:
+        res = _sample(key, kind, shape, dt, a, b)
     return finish(res._value, dev, requires_grad, out)
 
 
@@ -453,7 +523,11 @@ def _fill_(t, kind, a, b, generator):
     from .._views import check_inplace
 
     check_inplace(t)
-    return inplace_call(t, _FILL[kind], (_key_on(generator, t.device), a, b), {})
+    key = _key_on(generator, t.device)
+    if _bucketed(kind, t.dtype.np):
+        return inplace_call(t, _FILL_BITS[kind], (draw_bits(key, tuple(t.shape), t.dtype.np),
+                                                  a, b), {})
+    return inplace_call(t, _FILL[kind], (key, a, b), {})
 
 
 def uniform_(self, *args, generator=None, **kw):

@@ -1,3 +1,59 @@
-"""nn.modules.upsampling."""
+"""Upsample, UpsamplingNearest2d, UpsamplingBilinear2d (forward: one interpolate op)."""
 
-__all__: list = []
+from __future__ import annotations
+
+from .module import Module
+
+__all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
+
+
+class Upsample(Module):
+    __constants__ = ["size", "scale_factor", "mode", "align_corners", "name",
+                     "recompute_scale_factor"]
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.name = type(self).__name__
+        self.size = size
+        if isinstance(scale_factor, tuple):
+            self.scale_factor = tuple(float(f) for f in scale_factor)
+        else:
+            self.scale_factor = float(scale_factor) if scale_factor else None
+        self.mode = mode
+        self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input):
+        from .. import functional as F
+
+        return F.interpolate(input, self.size, self.scale_factor, self.mode,
+                             self.align_corners,
+                             recompute_scale_factor=self.recompute_scale_factor)
+
+    def __setstate__(self, state):
+        if "recompute_scale_factor" not in state:
+            state["recompute_scale_factor"] = True
+        parent = getattr(super(), "__setstate__", None)
+        if parent is not None:
+            parent(state)
+        else:
+            self.__dict__.update(state)
+
+    def extra_repr(self):
+        if self.scale_factor is not None:
+            info = "scale_factor=" + repr(self.scale_factor)
+        else:
+            info = "size=" + repr(self.size)
+        info += ", mode=" + repr(self.mode)
+        return info
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
