@@ -1,3 +1,390 @@
-"""nn.modules.rnn."""
+"""RNN, LSTM, GRU and their cells (``torch.nn.modules.rnn``).
 
-__all__: list = []
+The forward of RNN/LSTM/GRU checks shapes as PyTorch does, then runs ONE kernel
+(``jtorch._ops.nn_rnn._rnn``: every layer and direction, a ``lax.scan`` each). PackedSequence
+inputs are run with per-step masks (see ``nn_rnn``) and come back as a PackedSequence.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import jtorch
+
+from ..._ops import nn_rnn as K
+from ..._random import next_key
+from ...autograd import no_grad
+from .. import init
+from ..parameter import Parameter
+from ..utils.rnn import PackedSequence, batch_sizes_np
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+class RNNBase(Module):
+    """Base of RNN, LSTM and GRU: PyTorch's parameters (``weight_ih_l{k}[_reverse]`` ...)."""
+
+    __constants__ = ["mode", "input_size", "hidden_size", "num_layers", "bias", "batch_first",
+                     "dropout", "bidirectional", "proj_size"]
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
+                 device=None, dtype=None):
+        super().__init__()
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        num_directions = 2 if bidirectional else 1
+        if (not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1
+                or isinstance(dropout, bool)):
+            raise ValueError("dropout should be a number in range [0, 1] representing the "
+                             "probability of an element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
+                          "non-zero dropout expects num_layers greater than 1, but got "
+                          f"dropout={dropout} and num_layers={num_layers}", stacklevel=2)
+        for name, val, typ in (("bias", bias, bool), ("batch_first", batch_first, bool),
+                               ("input_size", input_size, int)):
+            if not isinstance(val, typ):
+                raise TypeError(f"{name} should be of type {typ.__name__}, got: "
+                                f"{type(val).__name__}")
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
+        if not isinstance(hidden_size, int):
+            raise TypeError(f"hidden_size should be of type int, got: "
+                            f"{type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable "
+                             "projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if mode not in _GATES:
+            raise ValueError("Unrecognized RNN mode: " + mode)
+        gate_size = _GATES[mode] * hidden_size
+        real_hidden = proj_size if proj_size > 0 else hidden_size
+        fk = {"device": device, "dtype": dtype}
+        self._flat_weights_names = []
+        self._all_weights = []
+        for layer in range(num_layers):
+            for direction in range(num_directions):
+                layer_in = input_size if layer == 0 else real_hidden * num_directions
+                sfx = "_reverse" if direction == 1 else ""
+                shapes = [(f"weight_ih_l{layer}{sfx}", (gate_size, layer_in)),
+                          (f"weight_hh_l{layer}{sfx}", (gate_size, real_hidden))]
+                if bias:
+                    shapes += [(f"bias_ih_l{layer}{sfx}", (gate_size,)),
+                               (f"bias_hh_l{layer}{sfx}", (gate_size,))]
+                if proj_size > 0:
+                    shapes += [(f"weight_hr_l{layer}{sfx}", (proj_size, hidden_size))]
+                for name, shape in shapes:
+                    setattr(self, name, Parameter(jtorch.empty(shape, **fk)))
+                names = [n for n, _ in shapes]
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
+        self.reset_parameters()
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, n) for n in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, w) for w in ws] for ws in self._all_weights]
+
+    def flatten_parameters(self):
+        """A no-op, as in PyTorch on the CPU (cuDNN weight flattening does not apply)."""
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self):
+        s = "{input_size}, {hidden_size}"
+        if self.proj_size != 0:
+            s += ", proj_size={proj_size}"
+        if self.num_layers != 1:
+            s += ", num_layers={num_layers}"
+        if self.bias is not True:
+            s += ", bias={bias}"
+        if self.batch_first is not False:
+            s += ", batch_first={batch_first}"
+        if self.dropout != 0:
+            s += ", dropout={dropout}"
+        if self.bidirectional is not False:
+            s += ", bidirectional={bidirectional}"
+        return s.format(**self.__dict__)
+
+    # ------------------------------------------------------------ checks (PyTorch's texts)
+    def check_input(self, input, batch_sizes):
+        w = self._flat_weights[0]
+        if input.dtype != w.dtype:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
+                             f"({w.dtype}). Convert input: input.to({w.dtype}), or convert "
+                             f"model: model.to({input.dtype})")
+        expected = 2 if batch_sizes is not None else 3
+        if input.dim() != expected:
+            raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
+        if self.input_size != input.size(-1):
+            raise RuntimeError("input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.size(-1)}")
+
+    def get_expected_hidden_size(self, input, batch_sizes):
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.size(0) if self.batch_first else input.size(1)
+        d = 2 if self.bidirectional else 1
+        return (self.num_layers * d, mini_batch,
+                self.proj_size if self.proj_size > 0 else self.hidden_size)
+
+    def check_hidden_size(self, hx, expected, msg="Expected hidden size {}, got {}"):
+        if tuple(hx.size()) != tuple(expected):
+            raise RuntimeError(msg.format(tuple(expected), list(hx.size())))
+
+    def check_forward_args(self, input, hidden, batch_sizes):
+        self.check_input(input, batch_sizes)
+        self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
+
+    # ------------------------------------------------------------ forward
+    def _run(self, input, hx, cx):
+        """Shared forward: PackedSequence or tensor input -> (output, h_n[, c_n])."""
+        lstm = self.mode == "LSTM"
+        name = {"RNN_TANH": "RNN", "RNN_RELU": "RNN"}.get(self.mode, self.mode)
+        packed = isinstance(input, PackedSequence)
+        if packed:
+            data, batch_sizes, sorted_indices, unsorted_indices = input
+            bs = batch_sizes_np(batch_sizes)
+            packing = K.packing_arrays(bs, sorted_indices, unsorted_indices)
+            x, batched = data, True
+            if hx is not None:  # (the kernel applies sorted_indices to hx itself)
+                self._check_args(x, hx, cx, bs)
+            else:
+                self.check_input(x, bs)
+        else:
+            packing = bs = None
+            if input.dim() not in (2, 3):
+                tensor = " tensor" if name == "RNN" else ""
+                raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D"
+                                 f"{tensor} instead")
+            batched = input.dim() == 3
+            x = input
+            if hx is not None:
+                want = 3 if batched else 2
+                if lstm and (hx.dim() != want or cx.dim() != want):
+                    kind = "batched 3-D" if batched else "unbatched 2-D"
+                    raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D "
+                                       f"but got ({hx.dim()}-D, {cx.dim()}-D) tensors")
+                if not lstm and hx.dim() != want:
+                    kind = "batched 3-D" if batched else "unbatched 2-D"
+                    raise RuntimeError(f"For {kind} input, hx should also be {want}-D but got "
+                                       f"{hx.dim()}-D tensor")
+            xs = x if batched else x.unsqueeze(0 if self.batch_first else 1)
+            if hx is not None:
+                h3 = hx if batched else hx.unsqueeze(1)
+                c3 = None if cx is None else (cx if batched else cx.unsqueeze(1))
+                self._check_args(xs, h3, c3, None)
+            else:
+                self.check_input(xs, None)
+        train = self.training and self.dropout > 0 and self.num_layers > 1
+        rng = next_key() if train else None
+        res = K._rnn(x, hx, cx, self._flat_weights, packing, rng, self.mode, self.bias,
+                     self.num_layers, self.dropout, train, self.bidirectional,
+                     self.batch_first, batched, self.hidden_size, self.proj_size)
+        if packed:
+            res = (PackedSequence(res[0], batch_sizes, sorted_indices, unsorted_indices),
+                   *res[1:])
+        return res
+
+    def _check_args(self, x, h, c, bs):
+        self.check_forward_args(x, h, bs)
+
+
+class RNN(RNNBase):
+    """Elman RNN with tanh or ReLU: ``h_t = act(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)``."""
+
+    def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if len(args) > 3:
+            self.nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        else:
+            self.nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if self.nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif self.nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' "
+                             "or 'relu'.")
+        super().__init__(mode, *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        return self._run(input, hx, None)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit (gate order r, z, n; ``b_hn`` inside ``r * (...)``)."""
+
+    def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        super().__init__("GRU", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        return self._run(input, hx, None)
+
+
+class LSTM(RNNBase):
+    """Long short-term memory (gate order i, f, g, o), optional projection ``proj_size``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+    def get_expected_cell_size(self, input, batch_sizes):
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.size(0) if self.batch_first else input.size(1)
+        d = 2 if self.bidirectional else 1
+        return (self.num_layers * d, mini_batch, self.hidden_size)
+
+    def check_forward_args(self, input, hidden, batch_sizes):
+        self.check_input(input, batch_sizes)
+        self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
+                               "Expected hidden[0] size {}, got {}")
+        self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
+                               "Expected hidden[1] size {}, got {}")
+
+    def _check_args(self, x, h, c, bs):
+        self.check_forward_args(x, (h, c), bs)
+
+    def forward(self, input, hx=None):
+        h, c = (None, None) if hx is None else hx
+        out, hn, cn = self._run(input, h, c)
+        return out, (hn, cn)
+
+
+# ------------------------------------------------------------------------------ cells
+class RNNCellBase(Module):
+    __constants__ = ["input_size", "hidden_size", "bias"]
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        fk = {"device": device, "dtype": dtype}
+        self.weight_ih = Parameter(jtorch.empty((num_chunks * hidden_size, input_size), **fk))
+        self.weight_hh = Parameter(jtorch.empty((num_chunks * hidden_size, hidden_size), **fk))
+        if bias:
+            self.bias_ih = Parameter(jtorch.empty(num_chunks * hidden_size, **fk))
+            self.bias_hh = Parameter(jtorch.empty(num_chunks * hidden_size, **fk))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def extra_repr(self):
+        s = "{input_size}, {hidden_size}"
+        if "bias" in self.__dict__ and self.bias is not True:
+            s += ", bias={bias}"
+        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
+            s += ", nonlinearity={nonlinearity}"
+        return s.format(**self.__dict__)
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _prepare(self, name, input, states):
+        """PyTorch's dim checks; unbatched inputs get a batch dim of 1."""
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D "
+                             "instead")
+        for i, s in enumerate(states):
+            if s is not None and s.dim() not in (1, 2):
+                what = f"hx[{i}]" if name == "LSTMCell" else "hidden"
+                raise ValueError(f"{name}: Expected {what} to be 1D or 2D, got {s.dim()}D "
+                                 "instead")
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        out = []
+        for s in states:
+            if s is None:
+                with no_grad():
+                    s = jtorch.zeros(input.size(0), self.hidden_size, dtype=input.dtype,
+                                     device=input.device)
+            elif not batched:
+                s = s.unsqueeze(0)
+            out.append(s)
+        return batched, input, out
+
+
+class RNNCell(RNNCellBase):
+    """``h' = act(W_ih x + b_ih + W_hh h + b_hh)`` with tanh or ReLU."""
+
+    __constants__ = ["input_size", "hidden_size", "bias", "nonlinearity"]
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
+                 dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device,
+                         dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        batched, input, (hx,) = self._prepare("RNNCell", input, [hx])
+        if self.nonlinearity == "tanh":
+            fn = K.rnn_tanh_cell
+        elif self.nonlinearity == "relu":
+            fn = K.rnn_relu_cell
+        else:
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        ret = fn(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        return ret if batched else ret.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step; returns ``(h', c')``."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device,
+                         dtype=dtype)
+
+    def forward(self, input, hx=None):
+        states = [None, None] if hx is None else list(hx)
+        batched, input, (h, c) = self._prepare("LSTMCell", input, states)
+        h2, c2 = K.lstm_cell(input, (h, c), self.weight_ih, self.weight_hh, self.bias_ih,
+                             self.bias_hh)
+        return (h2, c2) if batched else (h2.squeeze(0), c2.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device,
+                         dtype=dtype)
+
+    def forward(self, input, hx=None):
+        batched, input, (hx,) = self._prepare("GRUCell", input, [hx])
+        ret = K.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        return ret if batched else ret.squeeze(0)

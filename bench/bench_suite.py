@@ -1,0 +1,284 @@
+"""Training-step benchmark suite: jtorch eager and compiled against PyTorch and hand-written JAX.
+
+    python bench/bench_suite.py                  # all workloads, writes docs/benchmarks.md
+    python bench/bench_suite.py --quick          # fewer repeats
+    python bench/bench_suite.py --only mlp64     # one workload
+    python bench/bench_suite.py --device gpu --amp   # on a GPU, also bf16 autocast
+
+Workloads (the same model, optimizer and batch in every implementation):
+  mlp64 / mlp512  784-256-128-10 MLP, Dropout(0.2), Adam(1e-3), batch 64 / 512
+  cnn             Conv(1->32,3) ReLU MaxPool2 Conv(32->64,3) ReLU MaxPool2 Linear(1600->128)
+                  ReLU Linear(128->10), SGD(lr 0.01, momentum 0.9), batch 64
+  transformer     2-layer TransformerEncoder LM, d_model 128, 4 heads, ff 512, dropout 0.1,
+                  sequence 64, batch 32, vocabulary 256, causal mask, AdamW(1e-3)
+Implementations: jtorch eager, jtorch compiled (jtorch.compile of the whole step), PyTorch
+eager, torch.compile, and hand-written JAX + optax with the whole step under one jax.jit
+(the floor a JAX-backed framework can reach). They are interleaved: each repeat runs a block
+of steps of every implementation in turn; reported are medians (min-max) of per-step times.
+First-call time is the wall time of the first step (tracing and compiling included).
+Peak memory is XLA's own accounting of the compiled step (arguments + temporaries) for the
+JAX-based rows; eager rows have no such number on the CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import torch
+
+import jtorch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+import handjax  # noqa: E402
+
+torch.set_num_threads(os.cpu_count() or 1)
+warnings.filterwarnings("ignore")
+
+WORKLOADS = {
+    "mlp64": dict(kind="mlp", batch=64),
+    "mlp512": dict(kind="mlp", batch=512),
+    "cnn": dict(kind="cnn", batch=64),
+    "transformer": dict(kind="transformer", batch=32),
+}
+
+
+# ------------------------------------------------------------------ the same model, T = lib
+def build(T, kind):
+    nn = T.nn
+    if kind == "mlp":
+        model = nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.2),
+                              nn.Linear(256, 128), nn.ReLU(), nn.Dropout(0.2),
+                              nn.Linear(128, 10))
+        opt = T.optim.Adam(model.parameters(), lr=1e-3)
+    elif kind == "cnn":
+        model = nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.MaxPool2d(2),
+                              nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                              nn.Linear(1600, 128), nn.ReLU(), nn.Linear(128, 10))
+        opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    else:
+        class LM(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(256, 128)
+                self.pos = nn.Parameter(T.zeros(64, 128))
+                layer = nn.TransformerEncoderLayer(128, 4, 512, dropout=0.1, batch_first=True)
+                self.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+                self.head = nn.Linear(128, 256)
+                self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(64))
+
+            def forward(self, x):
+                h = self.emb(x) + self.pos
+                return self.head(self.enc(h, mask=self.mask, is_causal=True))
+
+        model = LM()
+        opt = T.optim.AdamW(model.parameters(), lr=1e-3)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step(x, y):
+        opt.zero_grad()
+        out = model(x)
+        loss = loss_fn(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+        loss.backward()
+        opt.step()
+        return loss
+
+    return model, step
+
+
+def data(kind, batch, seed=0):
+    g = np.random.default_rng(seed)
+    if kind == "mlp":
+        return g.standard_normal((batch, 1, 28, 28)).astype(np.float32), \
+            g.integers(0, 10, batch)
+    if kind == "cnn":
+        return g.standard_normal((batch, 1, 28, 28)).astype(np.float32), \
+            g.integers(0, 10, batch)
+    return g.integers(0, 256, (batch, 64)), g.integers(0, 256, (batch, 64))
+
+
+# ------------------------------------------------------------------ runners
+class Runner:
+    """``first()`` runs the first step (timed), ``block(n)`` runs n steps and syncs."""
+
+    def __init__(self, name, step, x, y, sync, memory=None):
+        self.name, self.step, self.x, self.y, self.sync = name, step, x, y, sync
+        self.memory = memory
+        self.times, self.first_s = [], None
+
+    def first(self):
+        t = time.perf_counter()
+        self.sync(self.step(self.x, self.y))
+        self.first_s = time.perf_counter() - t
+
+    def block(self, n):
+        t = time.perf_counter()
+        for _ in range(n):
+            out = self.step(self.x, self.y)
+        self.sync(out)
+        self.times.append((time.perf_counter() - t) / n)
+
+
+def make_runners(name, spec, include):
+    kind, batch = spec["kind"], spec["batch"]
+    xn, yn = data(kind, batch)
+    runners = []
+    if "jtorch eager" in include or "jtorch compiled" in include:
+        for label, compiled in (("jtorch eager", False), ("jtorch compiled", True)):
+            if label not in include:
+                continue
+            jtorch.manual_seed(0)
+            model, step = build(jtorch, kind)
+            f = jtorch.compile(step) if compiled else step
+            xj, yj = jtorch.tensor(xn), jtorch.tensor(yn)
+            mem = (lambda f=f, xj=xj, yj=yj: _jtorch_memory(f, xj, yj)) if compiled else None
+            runners.append(Runner(label, f, xj, yj, lambda o: o.item(), mem))
+    for label, compiled in (("PyTorch eager", False), ("torch.compile", True)):
+        if label not in include:
+            continue
+        torch.manual_seed(0)
+        model, step = build(torch, kind)
+        f = torch.compile(step) if compiled else step
+        runners.append(Runner(label, f, torch.tensor(xn), torch.tensor(yn),
+                              lambda o: o.item()))
+    if "hand-written JAX" in include:
+        step, state = handjax.make(kind, batch)
+        box = {"s": state}
+
+        def run(x, y, box=box, step=step):
+            box["s"], loss = step(box["s"], x, y)
+            return loss
+
+        runners.append(Runner("hand-written JAX", run, jnp.asarray(xn), jnp.asarray(yn),
+                              lambda o: float(o),
+                              lambda: _jax_memory(step, box["s"], jnp.asarray(xn),
+                                                  jnp.asarray(yn))))
+    return runners
+
+
+def _jtorch_memory(f, x, y):
+    e = list(f._cache.values())[-1]
+    st = e.st
+    ma = e.jitted.lower([t._v for t in st.tensors], [p._grad._value for p in e.grads_in],
+                        st.hyper_values(), [x._value, y._value]).compile().memory_analysis()
+    return ma.argument_size_in_bytes + ma.temp_size_in_bytes
+
+
+def _jax_memory(step, state, x, y):
+    ma = step.lower(state, x, y).compile().memory_analysis()
+    return ma.argument_size_in_bytes + ma.temp_size_in_bytes
+
+
+# ------------------------------------------------------------------ main
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", default=None)
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--skip", default="", help="comma-separated implementations to skip")
+    a = ap.parse_args()
+    impls = ["jtorch eager", "jtorch compiled", "PyTorch eager", "torch.compile",
+             "hand-written JAX"]
+    include = [i for i in impls if i not in a.skip.split(",")]
+    repeats, block = (3, 10) if a.quick else (7, 20)
+    results = {}
+    for name, spec in WORKLOADS.items():
+        if a.only and name != a.only:
+            continue
+        runners = make_runners(name, spec, include)
+        for r in runners:
+            try:
+                r.first()
+            except Exception as e:  # torch.compile may be unavailable: report, don't stop
+                r.error = f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"
+                print(f"{name} / {r.name}: {r.error}", flush=True)
+            else:
+                r.error = None
+                print(f"{name} / {r.name}: first call {r.first_s:.2f} s", flush=True)
+        live = [r for r in runners if r.error is None]
+        for r in live:
+            r.block(3)
+            r.times.clear()
+        for _ in range(repeats):
+            for r in live:
+                n = block if "eager" not in r.name or spec["kind"] == "mlp" else max(3, block // 4)
+                r.block(n)
+        for r in live:
+            med = statistics.median(r.times)
+            print(f"{name} / {r.name}: {1e3 * med:.3f} ms/step "
+                  f"({1e3 * min(r.times):.3f}-{1e3 * max(r.times):.3f})", flush=True)
+        results[name] = runners
+    text = render(results, a)
+    print(text)
+    if not a.no_write and not a.only:
+        write(text)
+
+
+def render(results, a):
+    lines = ["<!-- suite:start -->", "## Training-step suite (bench/bench_suite.py)", "",
+             f"Command: `python bench/bench_suite.py{' --quick' if a.quick else ''}`; "
+             f"{platform.machine()}, {os.cpu_count()} cores, {_device()}, "
+             f"Python {platform.python_version()}, jax {jax.__version__}, optax "
+             f"{optax.__version__}, torch {torch.__version__}, "
+             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", "",
+             "Steps per second (median of interleaved blocks, min-max in brackets), ratios "
+             "against hand-written JAX and PyTorch eager, first-call time (trace + compile + "
+             "the first step) and peak memory of the compiled step where XLA reports it.", ""]
+    for name, runners in results.items():
+        by = {r.name: r for r in runners}
+        jx = by.get("hand-written JAX")
+        pt = by.get("PyTorch eager")
+        lines += [f"### {name}", "",
+                  "| implementation | steps/s | ms/step [min-max] | vs JAX | vs PyTorch eager | "
+                  "first call (s) | peak memory (MiB) |", "|---|---|---|---|---|---|---|"]
+        for r in runners:
+            if r.error:
+                lines.append(f"| {r.name} | failed: {r.error} | | | | | |")
+                continue
+            med = statistics.median(r.times)
+            vs = lambda o: f"{statistics.median(o.times) / med:.2f}x" \
+                if o is not None and not o.error else "-"  # noqa: E731
+            mem = "-"
+            if r.memory is not None:
+                try:
+                    mem = f"{r.memory() / 2**20:.1f}"
+                except Exception as e:  # noqa: BLE001
+                    mem = f"n/a ({type(e).__name__})"
+            lines.append(f"| {r.name} | {1 / med:.1f} | {1e3 * med:.2f} "
+                         f"[{1e3 * min(r.times):.2f}-{1e3 * max(r.times):.2f}] | {vs(jx)} | "
+                         f"{vs(pt)} | {r.first_s:.2f} | {mem} |")
+        lines.append("")
+    lines.append("<!-- suite:end -->")
+    return "\n".join(lines)
+
+
+def _device():
+    d = jax.devices()[0]
+    return d.device_kind if d.platform != "cpu" else "CPU"
+
+
+def write(text):
+    import re
+
+    p = ROOT / "docs" / "benchmarks.md"
+    cur = p.read_text() if p.exists() else "# Benchmarks\n"
+    if "<!-- suite:start -->" in cur:
+        cur = re.sub(r"<!-- suite:start -->.*<!-- suite:end -->", text, cur, flags=re.S)
+    else:
+        cur = cur.rstrip() + "\n\n" + text + "\n"
+    p.write_text(cur)
+
+
+if __name__ == "__main__":
+    main()
