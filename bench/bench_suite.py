@@ -47,10 +47,10 @@ torch.set_num_threads(os.cpu_count() or 1)
 warnings.filterwarnings("ignore")
 
 WORKLOADS = {
-    "mlp64": dict(kind="mlp", batch=64),
-    "mlp512": dict(kind="mlp", batch=512),
-    "cnn": dict(kind="cnn", batch=64),
-    "transformer": dict(kind="transformer", batch=32),
+    "mlp64": {"kind": "mlp", "batch": 64},
+    "mlp512": {"kind": "mlp", "batch": 512},
+    "cnn": {"kind": "cnn", "batch": 64},
+    "transformer": {"kind": "transformer", "batch": 32},
 }
 
 
@@ -247,8 +247,11 @@ def render(results, a):
                 lines.append(f"| {r.name} | failed: {r.error} | | | | | |")
                 continue
             med = statistics.median(r.times)
-            vs = lambda o: f"{statistics.median(o.times) / med:.2f}x" \
-                if o is not None and not o.error else "-"  # noqa: E731
+            def vs(o, med=med):
+                if o is None or o.error:
+                    return "-"
+                return f"{statistics.median(o.times) / med:.2f}x"
+
             mem = "-"
             if r.memory is not None:
                 try:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from helpers import _convert, _leaves, _np, _outputs, assert_close
 
 import jtorch
-from helpers import _convert, _leaves, _np, _outputs, assert_close
 
 
 def _owner(module, dotted):
