@@ -1,0 +1,19 @@
+"""torch.func: composable function transforms (grad, vjp, jvp, jacrev, jacfwd, hessian, vmap,
+linearize) on JAX's transforms, and ``functional_call``/``stack_module_state`` for running
+modules as functions of their parameters. See docs/func.md."""
+
+from __future__ import annotations
+
+from .._ops._registry import export
+from ._autodiff import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
+from ._modules import functional_call, stack_module_state
+from ._vmap import vmap
+
+export("vmap")(vmap)  # torch.vmap is torch.func.vmap
+
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+           "linearize", "stack_module_state", "vjp", "vmap"]
+
+
+def functionalize(func, *, remove="mutations"):
+    raise NotImplementedError("jtorch does not implement torch.func.functionalize yet")

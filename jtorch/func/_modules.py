@@ -1,0 +1,63 @@
+"""torch.func.functional_call and stack_module_state."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..nn.utils.stateless import _functional_call
+
+
+def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
+                    tie_weights=True, strict=False):
+    """Call ``module`` with the given parameters and buffers standing in for its own (one
+    dict, or a sequence of dicts with distinct keys); ``args`` that is not a tuple is one
+    positional argument."""
+    if isinstance(parameter_and_buffer_dicts, dict):
+        named = parameter_and_buffer_dicts
+    elif isinstance(parameter_and_buffer_dicts, Sequence):
+        if not all(isinstance(d, dict) for d in parameter_and_buffer_dicts):
+            raise ValueError("Expected all elements of parameter_and_buffer_dicts to be "
+                             "dictionaries")
+        counts = {}
+        for d in parameter_and_buffer_dicts:
+            for k in d:
+                counts[k] = counts.get(k, 0) + 1
+        repeated = [k for k, n in counts.items() if n > 1]
+        if repeated:
+            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of "
+                             "functional call is ambiguous")
+        named = {k: v for d in parameter_and_buffer_dicts for k, v in d.items()}
+    else:
+        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of "
+                         f"dicts, but got {type(parameter_and_buffer_dicts)}")
+    return _functional_call(module, named, args, kwargs, tie_weights=tie_weights,
+                            strict=strict)
+
+
+def stack_module_state(models):
+    """``(params, buffers)``: each parameter/buffer of the same-class ``models`` stacked along
+    a new leading dimension (stacked parameters are new leaves, for ensembling with vmap)."""
+    import jtorch
+
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or all(not m.training for m in models)):
+        raise RuntimeError("stack_module_state: Expected all models to have the same "
+                           "training/eval mode.")
+    typ = type(models[0])
+    if not all(type(m) is typ for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+
+    def stacked(tensors, name):
+        rg = [t.requires_grad for t in tensors]
+        if any(rg) and not all(rg):
+            raise RuntimeError(f"Expected {name} from each model to have the same "
+                               ".requires_grad")
+        out = jtorch.stack([t.detach() for t in tensors])
+        return out.requires_grad_() if all(rg) else out
+
+    all_params = [dict(m.named_parameters()) for m in models]
+    params = {k: stacked([p[k] for p in all_params], k) for k in all_params[0]}
+    all_buffers = [dict(m.named_buffers()) for m in models]
+    buffers = {k: stacked([b[k] for b in all_buffers], k) for k in all_buffers[0]}
+    return params, buffers
