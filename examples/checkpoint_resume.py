@@ -18,12 +18,12 @@ import os
 import subprocess
 import sys
 
+from _common import data_root, plot_curves, progress
+
 import jtorch as torch
 from jtorch import nn
 from jtorch.utils.data import DataLoader, Subset, random_split
 from jtorch.vision import datasets, transforms
-
-from _common import data_root, plot_curves, progress
 
 
 def make_model():

@@ -11,12 +11,12 @@ run. Saves fashion_cnn.png.
 import argparse
 import os
 
+from _common import data_root, plot_curves, progress
+
 import jtorch as torch
 from jtorch import nn
 from jtorch.utils.data import DataLoader, Subset
 from jtorch.vision import datasets, transforms
-
-from _common import data_root, plot_curves, progress
 
 
 class Net(nn.Module):

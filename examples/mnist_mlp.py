@@ -12,12 +12,12 @@ about 97.8% test accuracy after 10 epochs; so does jtorch. Saves mnist_mlp.png.
 
 import argparse
 
+from _common import data_root, plot_curves, progress
+
 import jtorch as torch
 from jtorch import nn
 from jtorch.utils.data import DataLoader
 from jtorch.vision import datasets, transforms
-
-from _common import data_root, plot_curves, progress
 
 
 class MLP(nn.Module):

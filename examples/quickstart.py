@@ -9,11 +9,11 @@ per-epoch metrics, the final test accuracy, and saves quickstart.png (loss and a
 
 import math
 
+from _common import plot_curves, progress
+
 import jtorch as torch
 from jtorch import nn
 from jtorch.utils.data import DataLoader, TensorDataset, random_split
-
-from _common import plot_curves, progress
 
 
 def spirals(n_per_class=1000, classes=3, noise=0.15, seed=0):
