@@ -78,7 +78,9 @@ globals().update({k: v for k, v in _dtype.ALIASES.items() if k != "bool"})
 
 # the components built on the core; importing them registers their ops (nn.functional...)
 from . import (  # noqa: E402,F401
+    amp,
     compiler,  # noqa: E402
+    cpu,
     func,
     nn,
     optim,

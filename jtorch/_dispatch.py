@@ -125,7 +125,7 @@ class Kernel:
     def __init__(self, opdef, key):
         self.opdef = opdef
         self.key = key
-        targs, tkw = key
+        targs, tkw = key[0], key[1]
         marks = []
         for a in targs:
             _markers(a, marks)
@@ -148,6 +148,8 @@ class Kernel:
             kwargs = {k: _fill(v, it) for k, v in tkw}
             return fn(*args, **kwargs)
 
+        if len(key) > 2:  # an autocast kernel: casts its inputs first (jtorch/amp/_policy.py)
+            py = _amp_wrap(opdef, py, key, marks)
         self.py = py
         self.grad_name = opdef.grad_name
         if callable(self.grad_name):  # the name depends on static arguments (sum vs sum(dim))
@@ -239,6 +241,8 @@ def dispatch(opdef, args, kwargs):
         key = (tuple(targs), ())
         if device is None or len(tens) != len(args):   # tensors nested in tuples/lists
             device = _check_devices(tens, vals)
+    if _AMP[0] is not None:  # autocast is on: the op's key may name its casts
+        key = _amp_key(opdef, key, device)
     try:
         kernel = opdef.kernels[key]
     except KeyError:
@@ -336,7 +340,8 @@ def dispatch_out(opdef, args, kwargs, out):
     """The ``out=`` form: compute, then write into ``out`` (resizing it as PyTorch does)."""
     from ._views import assign_out
 
-    res = dispatch(opdef, args, kwargs)
+    res = dispatch(opdef, args, kwargs) if _AMP[0] is None else \
+        _amp_off(dispatch, opdef, args, kwargs)   # out= forms do not autocast (PyTorch)
     if isinstance(out, (tuple, list)):
         for o, r in zip(out, res):
             assign_out(o, r)
@@ -350,7 +355,8 @@ def inplace_call(t, opdef, args, kwargs):
     from ._views import assign, check_inplace
 
     check_inplace(t)
-    res = dispatch(opdef, (t, *args), kwargs)
+    res = dispatch(opdef, (t, *args), kwargs) if _AMP[0] is None else \
+        _amp_off(dispatch, opdef, (t, *args), kwargs)   # in-place forms do not autocast
     node = res._node
     if node is not None and node.saved:
         # the node keeps t's pre-write array itself, so t's own write does not invalidate it
@@ -364,6 +370,10 @@ def inplace_call(t, opdef, args, kwargs):
 import numpy as _np  # noqa: E402
 
 from ._compile.context import CTX as _CTX  # noqa: E402
+from .amp._policy import ACTIVE as _AMP  # noqa: E402
+from .amp._policy import amp_key as _amp_key  # noqa: E402
+from .amp._policy import amp_wrap as _amp_wrap  # noqa: E402
+from .amp._policy import without_autocast as _amp_off  # noqa: E402
 from .autograd.graph import Node as _Node  # noqa: E402
 
 _np_ndarray = _np.ndarray
