@@ -310,3 +310,45 @@ def test_checkpoint_in_compiled_step_matches_and_saves_memory():
                              e.st.hyper_values(), [x._value]).compile().memory_analysis()
         temp[ck] = mem.temp_size_in_bytes
     assert temp[True] < 0.8 * temp[False], temp  # activations are recomputed, not kept
+
+
+def test_autocast_and_grad_scaler_in_compiled_steps_equal_eager():
+    def run(compiled):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))
+        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        scaler = torch.amp.GradScaler("cpu", init_scale=2.0**8, growth_interval=3)
+        loss_fn = nn.CrossEntropyLoss()
+
+        def step(x, y):
+            opt.zero_grad()
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                out = model(x)
+                loss = loss_fn(out, y)
+            scaler.scale(loss).backward()
+            scaler.unscale_(opt)
+            nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+            scaler.step(opt)
+            scaler.update()
+            return loss, out.dtype
+
+        f = torch.compile(step) if compiled else step
+        g = np.random.default_rng(0)
+        trace = []
+        for i in range(12):
+            x = g.standard_normal((4, 8)).astype(np.float32)
+            if i in (4, 9):
+                x[0, 0] = np.inf  # an overflow: the step is skipped and the scale backs off
+            loss, dt = f(torch.tensor(x), torch.tensor(g.integers(0, 3, 4)))
+            trace.append((float(loss), scaler.get_scale(), str(dt)))
+        return trace, [p.detach().numpy().copy() for p in model.parameters()]
+
+    torch.compiler.reset()
+    (te, pe), (tc, pc) = run(False), run(True)
+    assert torch.compiler.counters()["fallbacks"] == 0
+    assert torch.compiler.counters()["hits"] >= 8
+    assert [t[1:] for t in tc] == [t[1:] for t in te]   # scale sequence and autocast dtype
+    np.testing.assert_allclose([t[0] for t in tc], [t[0] for t in te], rtol=2e-2)
+    for a, b in zip(pc, pe):
+        np.testing.assert_allclose(a, b, rtol=2e-2, atol=2e-3)
+    assert te[4][1] < te[3][1] and te[0][2] == "torch.bfloat16"

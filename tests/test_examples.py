@@ -58,13 +58,34 @@ def test_mnist_mlp_one_epoch_reaches_95_percent():
 
 @needs_mnist
 def test_checkpoint_resume_is_exact(tmp_path):
-    import checkpoint_resume
+    """Killed after epoch 1 (os._exit in a subprocess) and resumed from the file, training
+    ends with exactly the weights of an uninterrupted run (made in this process)."""
+    import subprocess
 
-    ns = checkpoint_resume.argparse.Namespace(epochs=3, limit=3000, patience=5,
-                                              data=mnist_dir(), out=str(tmp_path),
-                                              resume=False, kill_after=0, verify=True)
-    assert checkpoint_resume.verify(ns)
+    import checkpoint_resume
     import torch
 
-    sd = torch.load(tmp_path / "run_b" / "best.pt", weights_only=True)  # a real PyTorch file
+    common = ["--epochs", "2", "--limit", "2000", "--patience", "5", "--data", mnist_dir()]
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    ns = checkpoint_resume.argparse.Namespace(epochs=2, limit=2000, patience=5,
+                                              data=mnist_dir(), out=str(ref), resume=False,
+                                              kill_after=0, verify=False)
+    checkpoint_resume.run(ns)
+    script = str(EXAMPLES / "checkpoint_resume.py")
+    out = tmp_path / "b"
+    out.mkdir()
+    killed = subprocess.run([sys.executable, script, *common, "--out", str(out),
+                             "--kill-after", "1"], capture_output=True, text=True)
+    assert killed.returncode == 3, killed.stderr[-2000:]
+    resumed = subprocess.run([sys.executable, script, *common, "--out", str(out), "--resume"],
+                             capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert "resumed after epoch 1" in resumed.stdout
+    a = jtorch.load(ref / "ckpt.pt")
+    b = jtorch.load(out / "ckpt.pt")
+    assert a["state"]["epoch"] == b["state"]["epoch"] == 2
+    for k in a["model"]:
+        assert jtorch.equal(a["model"][k], b["model"][k]), k
+    sd = torch.load(out / "best.pt", weights_only=True)  # a real PyTorch file
     assert sorted(sd) == ["1.bias", "1.weight", "4.bias", "4.weight"]
