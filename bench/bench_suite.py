@@ -226,7 +226,7 @@ def main():
 
 
 def render(results, a):
-    lines = ["<!-- suite:start -->", "## Training-step suite (bench/bench_suite.py)", "",
+    lines = ["## Training-step suite (bench/bench_suite.py)", "",
              f"Command: `python bench/bench_suite.py{' --quick' if a.quick else ''}`; "
              f"{platform.machine()}, {os.cpu_count()} cores, {_device()}, "
              f"Python {platform.python_version()}, jax {jax.__version__}, optax "
@@ -262,7 +262,6 @@ def render(results, a):
                          f"[{1e3 * min(r.times):.2f}-{1e3 * max(r.times):.2f}] | {vs(jx)} | "
                          f"{vs(pt)} | {r.first_s:.2f} | {mem} |")
         lines.append("")
-    lines.append("<!-- suite:end -->")
     return "\n".join(lines)
 
 
@@ -272,15 +271,9 @@ def _device():
 
 
 def write(text):
-    import re
+    from _page import write_section
 
-    p = ROOT / "docs" / "benchmarks.md"
-    cur = p.read_text() if p.exists() else "# Benchmarks\n"
-    if "<!-- suite:start -->" in cur:
-        cur = re.sub(r"<!-- suite:start -->.*<!-- suite:end -->", text, cur, flags=re.S)
-    else:
-        cur = cur.rstrip() + "\n\n" + text + "\n"
-    p.write_text(cur)
+    write_section("suite", text)
 
 
 if __name__ == "__main__":
