@@ -83,7 +83,7 @@ def _transformer():
             # rounding noise Adam amplifies into lr-sized, run-dependent updates
             layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.1, batch_first=True,
                                                bias=False)
-            self.enc = nn.TransformerEncoder(layer, 1)
+            self.enc = nn.TransformerEncoder(layer, 1, enable_nested_tensor=False)
             self.head = nn.Linear(16, 16)
 
         def forward(self, x):
@@ -178,9 +178,48 @@ def test_guards_recompile_on_shape_dtype_mode_and_not_on_lr():
     model.train()
     step(x)                                        # back to a cached program
     assert torch.compiler.counters()["compiles"] == base + 2
-    step(x.double().float().to(torch.float64).float())  # same dtype: cached
-    assert torch.compiler.counters()["compiles"] == base + 2
     assert all(isinstance(r, str) and r for _, r in torch.compiler.compile_log())
+
+
+def test_guards_dtype_and_state_structure():
+    @torch.compile
+    def double(a):
+        return a * 2
+
+    torch.compiler.reset()
+    double(torch.ones(3))
+    double(torch.ones(3))
+    assert torch.compiler.counters()["compiles"] == 1
+    assert double(torch.ones(3, dtype=torch.float64)).dtype == torch.float64  # new dtype
+    assert torch.compiler.counters()["compiles"] == 2
+
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    extra = nn.Parameter(torch.ones(1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    @torch.compile
+    def step(x):
+        opt.zero_grad()
+        loss = (model(x) * extra).pow(2).mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    x = torch.randn(8, 4)
+    for _ in range(3):
+        step(x)
+    n = torch.compiler.counters()["compiles"]
+    opt.add_param_group({"params": [extra], "lr": 0.5})   # the set of state changed
+    before = extra.detach().clone()
+    step(x)
+    assert torch.compiler.counters()["compiles"] == n + 1
+    assert not torch.equal(extra.detach(), before)         # and the new group is stepped
+    model.weight = nn.Parameter(torch.zeros(1, 4))         # a parameter replaced
+    opt2_w = model.weight
+    step(x)
+    assert torch.compiler.counters()["compiles"] >= n + 2
+    assert model.weight is opt2_w
 
 
 def test_fallback_warns_and_stays_correct_and_fullgraph_raises():

@@ -62,6 +62,15 @@ def _is_tracer(v):
 
 CTX = _Ctx()
 
+# bumped whenever state is registered or replaced (Module attribute and buffer/parameter
+# registration, conversions, optimizer param groups and state loads): a compiled function
+# whose epoch is older walks its state again before looking up its guards
+EPOCH = [0]
+
+
+def structure_changed():
+    EPOCH[0] += 1
+
 
 class Unsupported(Exception):
     """Something a trace can run but a compiled program cannot reproduce (falls back)."""

@@ -18,7 +18,7 @@ from ..autograd.function import _record_python
 from ..autograd.grad_mode import state as grad_state
 from ..nn.modules.module import Module
 from . import stats
-from .context import CTX, Rediscover
+from .context import CTX, EPOCH, Rediscover
 from .state import State
 from .step import (
     _TENSOR,
@@ -160,9 +160,10 @@ class OptimizedModule(Module):
             return self._plain(*args, **kwargs)
         d = self._diff
         st = d._state
-        if st is None:
+        if st is None or d._epoch != EPOCH[0]:
             st = d._state = State.collect(d._roots(args, kwargs),
                                           [x for x in leaves if isinstance(x, Tensor)])
+            d._epoch = EPOCH[0]
         key = (st.signature(), _spec(leaves), treedef, stats.amp_key())
         entry = self._diff_cache.get(key)
         if entry is not None:

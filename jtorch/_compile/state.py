@@ -192,4 +192,5 @@ class State:
         """What must match for a compiled program to be reused (cheap)."""
         return (len(self.tensors), tuple(p._grad is None for p in self.grad_params),
                 tuple(m.training for m in self.modules),
-                tuple(len(o.state) for o in self.optimizers))
+                tuple(len(o.state) for o in self.optimizers),
+                tuple(len(o.param_groups) for o in self.optimizers))

@@ -25,7 +25,7 @@ from .. import _compile_errors
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as grad_state
 from . import stats
-from .context import CTX, Rediscover, Unsupported
+from .context import CTX, EPOCH, Rediscover, Unsupported
 from .state import State, roots_of
 
 _UNTRACEABLE = (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError,
@@ -158,6 +158,7 @@ class CompiledFunction:
         self._extra = []
         self._state = None
         self._last_key = None
+        self._epoch = None
         self._eager_keys = set()
 
     def __get__(self, obj, objtype=None):  # decorating a method
@@ -171,9 +172,10 @@ class CompiledFunction:
             return self._fn(*args, **kwargs)
         leaves, treedef = _flatten(args, kwargs)
         st = self._state
-        if st is None:
+        if st is None or self._epoch != EPOCH[0]:
             st = self._state = State.collect(self._roots(args, kwargs),
                                              [x for x in leaves if isinstance(x, Tensor)])
+            self._epoch = EPOCH[0]
         key = (st.signature(), _spec(leaves), treedef, grad_state.enabled, stats.amp_key())
         entry = self._cache.get(key)
         if entry is not None:
@@ -212,6 +214,7 @@ class CompiledFunction:
             self._cache.popitem(last=False)
         self._last_key = key
         self._state = State.collect(self._roots(args, kwargs), inputs)
+        self._epoch = EPOCH[0]
         return result
 
     def _trace(self, st, leaves, treedef):

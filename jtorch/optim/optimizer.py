@@ -18,6 +18,7 @@ from itertools import chain
 
 from .. import _dtype as D
 from .._compile.context import CTX as _CTX
+from .._compile.context import EPOCH as _CTX_EPOCH
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.hooks import RemovableHandle
@@ -210,6 +211,7 @@ class Optimizer:
         return value.to(device=param.device)
 
     def load_state_dict(self, state_dict):
+        _CTX_EPOCH[0] += 1  # jtorch.compile: the state's structure changed
         state_dict = state_dict.copy()
         for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
             r = pre_hook(self, state_dict)
@@ -273,6 +275,7 @@ class Optimizer:
         raise NotImplementedError
 
     def add_param_group(self, param_group):
+        _CTX_EPOCH[0] += 1  # jtorch.compile: the state's structure changed
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]

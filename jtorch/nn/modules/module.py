@@ -11,6 +11,7 @@ import warnings
 from collections import OrderedDict
 from typing import TypeVar
 
+from ..._compile.context import structure_changed as _structure_changed
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
 from . import _hooks as H
@@ -158,6 +159,7 @@ class Module(StateDictMixin):
     def register_buffer(self, name, tensor, persistent=True):
         """Add a buffer (a tensor that is state but not a parameter); non-persistent
         buffers are left out of state_dict."""
+        _structure_changed()
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
@@ -183,6 +185,7 @@ class Module(StateDictMixin):
 
     def register_parameter(self, name, param):
         """Add a parameter (a Parameter or None) under ``name``."""
+        _structure_changed()
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
@@ -212,6 +215,7 @@ class Module(StateDictMixin):
 
     def add_module(self, name, module):
         """Add a child module (or None) under ``name``."""
+        _structure_changed()
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{typename(module)} is not a Module subclass")
         if not isinstance(name, str):
@@ -332,6 +336,7 @@ class Module(StateDictMixin):
                 if out is not None:
                     value = out
             modules[name] = value
+            _structure_changed()
             return
         if modules is not None and name in modules:
             if value is not None:
@@ -342,6 +347,7 @@ class Module(StateDictMixin):
                 if out is not None:
                     value = out
             modules[name] = value
+            _structure_changed()
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
@@ -357,6 +363,7 @@ class Module(StateDictMixin):
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
+        _structure_changed()
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._buffers:
@@ -563,6 +570,7 @@ class Module(StateDictMixin):
         """Replace every parameter's data (and grad's) by ``fn(tensor)`` in place, keeping
         the Parameter objects (so optimizers built earlier still hold them), and every
         buffer by ``fn(buffer)``."""
+        _structure_changed()
         if recurse:
             for m in self.children():
                 m._apply(fn)
