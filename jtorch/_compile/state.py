@@ -47,6 +47,8 @@ def roots_of(fn, args, kwargs):
         if f.__code__ in seen or depth > 3:
             return
         seen.add(f.__code__)
+        roots.extend(f.__defaults__ or ())
+        roots.extend((f.__kwdefaults__ or {}).values())
         for cell in f.__closure__ or ():
             try:
                 v = cell.cell_contents
