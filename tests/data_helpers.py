@@ -129,3 +129,16 @@ def time_limit(seconds):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+def mnist_dir():
+    """Where the real MNIST files are: $JTORCH_MNIST, ../shared/data/mnist beside the repo,
+    or /work/shared/data/mnist (a clone elsewhere on this machine); None when absent."""
+    from pathlib import Path
+
+    for cand in (os.environ.get("JTORCH_MNIST"),
+                 Path(__file__).resolve().parents[2] / "shared" / "data" / "mnist",
+                 Path("/work/shared/data/mnist")):
+        if cand and (Path(cand) / "t10k-labels-idx1-ubyte.gz").exists():
+            return Path(cand)
+    return None

@@ -6,11 +6,11 @@ downloaded in tests.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
+from data_helpers import mnist_dir as _mnist_dir
 
 import jtorch
 
@@ -19,12 +19,8 @@ sys.path.insert(0, str(EXAMPLES))
 
 
 def mnist_dir():
-    for cand in (os.environ.get("JTORCH_MNIST"),
-                 Path(__file__).resolve().parents[2] / "shared" / "data" / "mnist",
-                 Path("/work/shared/data/mnist")):
-        if cand and (Path(cand) / "t10k-labels-idx1-ubyte.gz").exists():
-            return str(cand)
-    return None
+    d = _mnist_dir()
+    return None if d is None else str(d)
 
 
 needs_mnist = pytest.mark.skipif(mnist_dir() is None,

@@ -11,14 +11,14 @@ import jax
 import numpy as np
 import pytest
 import torch
-from data_helpers import time_limit
+from data_helpers import mnist_dir, time_limit
 
 import jtorch
 from jtorch.utils.data import DataLoader
 from jtorch.vision import datasets, transforms
 
-MNIST_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mnist"
-needs_mnist = pytest.mark.skipif(not MNIST_DIR.is_dir(),
+MNIST_DIR = mnist_dir() or Path(__file__).resolve().parents[2] / "shared" / "data" / "mnist"
+needs_mnist = pytest.mark.skipif(mnist_dir() is None,
                                  reason=f"MNIST files not present at {MNIST_DIR}")
 FILES = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
          "t10k-labels-idx1-ubyte"]
