@@ -30,13 +30,13 @@ def plot_curves(history, path, title):
         return
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     epochs = range(1, len(history["train_loss"]) + 1)
-    ax1.plot(epochs, history["train_loss"], label="train")
+    ax1.plot(epochs, history["train_loss"], "o-", label="train")
     if "test_loss" in history:
-        ax1.plot(epochs, history["test_loss"], label="test")
+        ax1.plot(epochs, history["test_loss"], "o-", label="test")
     ax1.set_xlabel("epoch")
     ax1.set_ylabel("loss")
     ax1.legend()
-    ax2.plot(epochs, [100 * a for a in history["test_acc"]], color="tab:green")
+    ax2.plot(epochs, [100 * a for a in history["test_acc"]], "o-", color="tab:green")
     ax2.set_xlabel("epoch")
     ax2.set_ylabel("test accuracy (%)")
     fig.suptitle(title)
