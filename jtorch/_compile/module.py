@@ -14,7 +14,7 @@ from __future__ import annotations
 import jax
 
 from .._tensor import Tensor
-from ..autograd.function import _record_python
+from ..autograd.function import record_pullback
 from ..autograd.grad_mode import state as grad_state
 from ..nn.modules.module import Module
 from . import stats
@@ -53,18 +53,8 @@ class _DiffEntry:
             if a is not None:
                 t._v = a
                 t._vc += 1
-        wrapped = [Tensor._make(o) for o in outs]
-        targets = list(self.diff) + d_in
-
-        def backward(*grads):
-            cts = [g._value if g is not None else jax.numpy.zeros(o.shape, o.dtype)
-                   for g, o in zip(grads, outs)]
-            gd, gi = _pullback(vjp_fn, cts)
-            return tuple(Tensor._make(g) for g in list(gd) + list(gi))
-
-        float_out = {i for i, o in enumerate(wrapped) if o.dtype.is_floating_point}
-        _record_python(wrapped, targets, backward, name="CompiledFunctionBackward",
-                       attach=float_out)
+        wrapped = record_pullback(outs, lambda cts: _pullback(vjp_fn, cts),
+                                  list(self.diff) + d_in, "CompiledFunctionBackward")
         it = iter(wrapped)
         res = [next(it) if s is _TENSOR else s for s in self.static]
         return jax.tree_util.tree_unflatten(self.out_tree, res)
@@ -128,9 +118,8 @@ class _DiffCompiled(CompiledFunction):
                 CTX.lifted = CTX.hypers = CTX.replays = CTX.tensors = None
 
         def fwd(d_arrs, r_arrs, din_arrs, other_arrs):
-            outs, pullback, new_rest = jax.vjp(
-                lambda d, i: pure(d, r_arrs, i, other_arrs), d_arrs, din_arrs, has_aux=True)
-            return outs, pullback, new_rest
+            return jax.vjp(lambda d, i: pure(d, r_arrs, i, other_arrs), d_arrs, din_arrs,
+                           has_aux=True)
 
         entry = _DiffEntry(st, diff, rest, jax.jit(fwd), None, None)
         entry.rec = rec

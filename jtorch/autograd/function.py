@@ -171,6 +171,28 @@ def _record_python(outputs, inputs, backward_fn, ctx=None, name="PyBackward", at
     return node
 
 
+def record_pullback(outs, pullback, inputs, name):
+    """Wrap ``outs`` (arrays from a ``jax.vjp``) as Tensors joined to the tape by one node
+    ``name`` whose backward is ``pullback``; its gradients (flattened, in order) go to
+    ``inputs``. Float outputs carry grad. Used where a whole region was differentiated by JAX
+    at once (compiled modules, checkpointed segments inside a compiled step)."""
+    import jax
+
+    from .._tensor import Tensor
+
+    wrapped = [Tensor._make(o) for o in outs]
+
+    def backward(*grads):
+        cts = [g._value if g is not None else jax.numpy.zeros(o.shape, o.dtype)
+               for g, o in zip(grads, outs)]
+        flat = jax.tree_util.tree_leaves(pullback(cts))
+        return tuple(Tensor._make(g) for g in flat[:len(inputs)])
+
+    _record_python(wrapped, list(inputs), backward, name=name,
+                   attach={i for i, o in enumerate(wrapped) if o.dtype.is_floating_point})
+    return wrapped
+
+
 class _FunctionMeta(type):
     def __init__(cls, name, bases, ns):
         super().__init__(name, bases, ns)

@@ -152,7 +152,7 @@ def _remat(function, args, kwargs, wrt, kind):
     from .. import autograd
     from .._compile.context import CTX
     from .._tensor import Tensor
-    from ..autograd.function import _record_python
+    from ..autograd.function import record_pullback
 
     state = list(CTX.tensors)
     pos = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a._rg]
@@ -187,17 +187,8 @@ def _remat(function, args, kwargs, wrt, kind):
     for t, a in zip(state, new_state):
         t._v = a
         t._vc += 1
-    wrapped = [Tensor._make(o) for o in outs]
-
-    def backward(*grads):
-        cts = [g._value if g is not None else jax.numpy.zeros(o.shape, o.dtype)
-               for g, o in zip(grads, outs)]
-        g_in, g_leaf, _ = pullback(cts)
-        return tuple(Tensor._make(g) for g in list(g_in) + list(g_leaf))
-
-    _record_python(wrapped, [args[i] for i in pos] + list(leaves), backward,
-                   name="CheckpointFunctionBackward",
-                   attach={i for i, o in enumerate(wrapped) if o.dtype.is_floating_point})
+    wrapped = record_pullback(outs, pullback, [args[i] for i in pos] + list(leaves),
+                              "CheckpointFunctionBackward")
     it = iter(wrapped)
     flat = [next(it) if s is None else s for s in meta["static"]]
     return _pack(kind, flat)
