@@ -26,7 +26,6 @@ class _Ctx:
     tensors = None    # the lifted tensors themselves
     hypers = None     # {(id(optimizer), group index): tuple of traced hyperparameters}
     replays = None    # host-side calls made during the trace, replayed after each run
-    backward = False  # whether the traced function ran a backward pass
     in_host_call = False
 
     def check(self, t):

@@ -92,8 +92,6 @@ class State:
         self.optimizers = []
         self.schedulers = []
         self.modules = []
-        self.generators = []
-        self.scalers = []
         self._ids = set()
 
     # ------------------------------------------------------------------ walking
@@ -162,12 +160,8 @@ class State:
                 self._walk(v, depth + 1)
             return
         if isinstance(obj, Generator):
-            if obj not in self.generators:
-                self.generators.append(obj)
             self._tensor(obj._key)
             return
-        if type(obj).__name__ == "GradScaler" and type(obj).__module__.startswith("jtorch"):
-            self.scalers.append(obj)
         if isinstance(obj, dict):
             for v in list(obj.values())[:10000]:
                 self._walk(v, depth + 1)

@@ -225,7 +225,7 @@ class CompiledFunction:
         roots = self._roots
 
         def pure(state_arrs, grad_arrs, hyper_arrs, in_arrs):
-            CTX.tracing, CTX.backward = True, False
+            CTX.tracing = True
             CTX.lifted = {id(t) for t in st.tensors}
             CTX.tensors = st.tensors
             CTX.hypers = {}
