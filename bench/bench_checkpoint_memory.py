@@ -78,7 +78,7 @@ def measure(make, inputs):
         f = torch.compile(train_step(model, torch.optim.AdamW(model.parameters(), lr=1e-3)))
         losses = [f(*inputs).item() for _ in range(3)]
         e = list(f._cache.values())[-1]
-        ma = e.jitted.lower([t._v for t in e.st.tensors], [p._grad._value for p in e.grads_in],
+        ma = e.jitted.lower([t._array for t in e.st.tensors], [p._grad._value for p in e.grads_in],
                             e.st.hyper_values(), [t._value for t in inputs]
                             ).compile().memory_analysis()
         res[ck] = (ma.temp_size_in_bytes / 2**20, ma.argument_size_in_bytes / 2**20, losses)

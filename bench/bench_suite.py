@@ -173,7 +173,7 @@ def make_runners(name, spec, include):
 def _jtorch_memory(f, x, y):
     e = list(f._cache.values())[-1]
     st = e.st
-    ma = e.jitted.lower([t._v for t in st.tensors], [p._grad._value for p in e.grads_in],
+    ma = e.jitted.lower([t._array for t in st.tensors], [p._grad._value for p in e.grads_in],
                         st.hyper_values(), [x._value, y._value]).compile().memory_analysis()
     return ma.argument_size_in_bytes + ma.temp_size_in_bytes
 

@@ -10,32 +10,10 @@ import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)
 
-from . import (  # noqa: E402
-    _convert,  # noqa: E402,F401
-    _dtype,  # noqa: E402
-    _ops,  # noqa: E402,F401
-    _tensor_str,  # noqa: E402,F401
-    _typeinfo,  # noqa: E402,F401
-    autograd,
-    cuda,
-    random,  # noqa: E402 - the jtorch.random submodule (fork_rng, seeding)
-)
-from ._creation import (  # noqa: E402
-    as_tensor,
-    asarray,
-    empty,
-    empty_like,
-    from_numpy,
-    full,
-    full_like,
-    ones,
-    ones_like,
-    tensor,
-    zeros,
-    zeros_like,
-)
-from ._device import device  # noqa: E402
-from ._dtype import (  # noqa: E402
+from . import _ops, _tensor_str, autograd, cuda, random
+from ._core import dtypes as _dtype
+from ._core.device import device  # noqa: E402
+from ._core.dtypes import (
     bfloat16,
     complex64,
     complex128,
@@ -51,11 +29,8 @@ from ._dtype import (  # noqa: E402
     set_default_dtype,
     uint8,
 )
-from ._dtype import bool_ as bool  # noqa: E402,A001
-from ._ops._registry import NAMESPACES as _NS  # noqa: E402
-from ._ops._registry import TENSOR_METHODS as _TM
-from ._ops._registry import return_types
-from ._random import (  # noqa: E402
+from ._core.dtypes import bool_ as bool  # noqa: E402,A001
+from ._core.generator import (
     Generator,
     default_generator,
     get_rng_state,
@@ -63,6 +38,25 @@ from ._random import (  # noqa: E402
     manual_seed,
     seed,
     set_rng_state,
+)
+from ._ops import convert as _convert
+from ._ops import typeinfo as _typeinfo
+from ._ops._registry import NAMESPACES as _NS  # noqa: E402
+from ._ops._registry import TENSOR_METHODS as _TM
+from ._ops._registry import return_types
+from ._ops.creation import (
+    as_tensor,
+    asarray,
+    empty,
+    empty_like,
+    from_numpy,
+    full,
+    full_like,
+    ones,
+    ones_like,
+    tensor,
+    zeros,
+    zeros_like,
 )
 from ._tensor import Size, Tensor  # noqa: E402
 from .autograd import (  # noqa: E402

@@ -13,8 +13,8 @@ import warnings
 import jax
 import numpy as np
 
-from . import _dtype as D
-from ._device import default_device, from_jax, to_jax
+from ._core import dtypes
+from ._core.device import default_device, from_jax, to_jax
 
 _CPU = None
 
@@ -48,14 +48,14 @@ class Tensor:
     """A multi-dimensional array with PyTorch's semantics, backed by a ``jax.Array``."""
 
     # defaults for every tensor; instances set only what differs
-    _rg = False          # requires_grad
+    _requires_grad = False
     _grad = None
     _node = None         # grad_fn
     _out_idx = 0         # which output of _node this is
-    _vc = 0              # version counter (a view reads its base's)
+    _version_counter = 0              # version counter (a view reads its base's)
     _base = None         # for views: the tensor whose storage this views
     _chain = ()          # view steps from _base: ((Kernel, output index or None), ...)
-    _seen = 0            # base version this view's _v was derived at
+    _base_version = 0    # the base version this view's _array was derived at
     _detached = False    # views made by detach()/.data: writes do not record autograd
     _overlap = False     # expanded views: in-place writes are an error
     _acc = None          # AccumulateGrad node of a leaf
@@ -63,7 +63,7 @@ class Tensor:
     _post_hooks = None   # post-accumulate-grad hooks
     _retains = False
     _is_param = False
-    _dw = 0              # writes made through .data aliases: not counted in _version
+    _data_writes = 0              # writes made through .data aliases: not counted in _version
     _data_alias = False  # made by .data (or a view of one): PyTorch gives it its own version
     _in_trace = False    # created while jtorch.compile traced a function (see _compile/)
 
@@ -77,7 +77,7 @@ class Tensor:
     @classmethod
     def _make(cls, arr, device=None):
         t = object.__new__(Tensor)
-        t._v = arr
+        t._array = arr
         t._device = device if device is not None else _cpu()
         if _CTX.tracing:
             t._in_trace = True
@@ -87,20 +87,20 @@ class Tensor:
     @property
     def _value(self):
         b = self._base
-        if b is not None and self._seen != b._vc:
-            from ._views import refresh
+        if b is not None and self._base_version != b._version_counter:
+            from ._core.views import refresh
 
             refresh(self)
-        return self._v
+        return self._array
 
     @property
     def _version(self):
         b = self if self._base is None else self._base
-        return b._vc if self._data_alias else b._vc - b._dw
+        return b._version_counter if self._data_alias else b._version_counter - b._data_writes
 
     @property
     def data(self):
-        from ._views import detached_alias
+        from ._core.views import detached_alias
 
         return detached_alias(self)
 
@@ -108,23 +108,23 @@ class Tensor:
     def data(self, other):
         if not isinstance(other, Tensor):
             raise TypeError(f"data must be a Tensor, got {type(other).__name__}")
-        self._v = other._value
+        self._array = other._value
         self._device = other._device
         if self._base is not None:  # becomes its own storage, as PyTorch's set_data
             self._base, self._chain = None, ()
-        self._vc += 1
-        self._dw += 1  # views re-read the storage, but PyTorch's version stays the same
+        self._version_counter += 1
+        self._data_writes += 1  # views re-read the storage, but PyTorch's version stays the same
 
     def _edge(self):
         """The graph edge gradients for this tensor flow into: (grad_fn, output index), or a
         leaf's AccumulateGrad."""
-        if self._base is not None and self._seen != self._base._vc:
+        if self._base is not None and self._base_version != self._base._version_counter:
             self._value  # noqa: B018 - re-derive a stale view: its history follows its base's
         if self._node is not None:
             return (self._node, self._out_idx)
         acc = self._acc
         if acc is None:
-            from .autograd.graph import AccumulateGrad
+            from ._core.graph import AccumulateGrad
 
             acc = self._acc = AccumulateGrad(self)
         return (acc, 0)
@@ -132,16 +132,16 @@ class Tensor:
     # ---------------------------------------------------------------- metadata
     @property
     def shape(self):
-        return Size(self._v.shape)
+        return Size(self._array.shape)
 
     def size(self, dim=None):
         if dim is None:
-            return Size(self._v.shape)
-        return self._v.shape[_wrap_dim(dim, self._v.ndim)]
+            return Size(self._array.shape)
+        return self._array.shape[_wrap_dim(dim, self._array.ndim)]
 
     @property
     def dtype(self):
-        return D.from_np(self._v.dtype)
+        return dtypes.from_np(self._array.dtype)
 
     @property
     def device(self):
@@ -157,15 +157,15 @@ class Tensor:
 
     @property
     def ndim(self):
-        return self._v.ndim
+        return self._array.ndim
 
     def dim(self):
-        return self._v.ndim
+        return self._array.ndim
 
     ndimension = dim
 
     def numel(self):
-        return math.prod(self._v.shape)
+        return math.prod(self._array.shape)
 
     nelement = numel
 
@@ -181,18 +181,18 @@ class Tensor:
         return self.numel() * self.dtype.itemsize
 
     def stride(self, dim=None):
-        from ._views import strides
+        from ._core.views import strides
 
         s = strides(self)[0]
         return s if dim is None else s[_wrap_dim(dim, self.ndim)]
 
     def storage_offset(self):
-        from ._views import strides
+        from ._core.views import strides
 
         return strides(self)[1]
 
     def is_contiguous(self, memory_format=None):
-        from ._views import is_contiguous
+        from ._core.views import is_contiguous
 
         return is_contiguous(self)
 
@@ -221,10 +221,10 @@ class Tensor:
         return matrix_H(self)
 
     def is_floating_point(self):
-        return self.dtype.category == D.FLOAT
+        return self.dtype.category == dtypes.FLOAT
 
     def is_complex(self):
-        return self.dtype.category == D.COMPLEX
+        return self.dtype.category == dtypes.COMPLEX
 
     def is_signed(self):
         return self.dtype.is_signed
@@ -256,7 +256,7 @@ class Tensor:
     # ---------------------------------------------------------------- autograd state
     @property
     def requires_grad(self):
-        return self._rg
+        return self._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, flag):
@@ -268,13 +268,13 @@ class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return
-        if flag and self.dtype.category < D.FLOAT:
+        if flag and self.dtype.category < dtypes.FLOAT:
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients")
-        self._rg = flag
+        self._requires_grad = flag
 
     def requires_grad_(self, requires_grad=True):
-        if requires_grad and self._node is None and self.dtype.category < D.FLOAT:
+        if requires_grad and self._node is None and self.dtype.category < dtypes.FLOAT:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
@@ -285,7 +285,7 @@ class Tensor:
 
     @property
     def grad_fn(self):
-        if self._base is not None and self._seen != self._base._vc:
+        if self._base is not None and self._base_version != self._base._version_counter:
             self._value  # noqa: B018 - a stale view's grad_fn follows its base's writes
         return self._node
 
@@ -309,7 +309,7 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
                                 f"of type {type(g).__name__}")
             if g.dtype != self.dtype or tuple(g.shape) != tuple(self.shape):
-                from .autograd.graph import grad_assign_error
+                from ._core.hooks import grad_assign_error
 
                 raise grad_assign_error(self, g)
         self._grad = g
@@ -319,17 +319,17 @@ class Tensor:
         return self._retains
 
     def retain_grad(self):
-        from .autograd.graph import retain_grad
+        from ._core.hooks import retain_grad
 
         retain_grad(self)
 
     def register_hook(self, hook):
-        from .autograd.graph import register_tensor_hook
+        from ._core.hooks import register_tensor_hook
 
         return register_tensor_hook(self, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
-        from .autograd.graph import register_post_accumulate_hook
+        from ._core.hooks import register_post_accumulate_hook
 
         return register_post_accumulate_hook(self, hook)
 
@@ -339,7 +339,7 @@ class Tensor:
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
-        from ._views import detached_alias
+        from ._core.views import detached_alias
 
         return detached_alias(self, share_version=True)
 
@@ -352,7 +352,7 @@ class Tensor:
                                "gradients. To fix this error, please refer to the "
                                "Optimizer.zero_grad() function in torch/optim/optimizer.py as "
                                "the solution.")
-        self._node, self._out_idx, self._rg = None, 0, False
+        self._node, self._out_idx, self._requires_grad = None, 0, False
         return self
 
     # ---------------------------------------------------------------- to Python / NumPy
@@ -366,7 +366,7 @@ class Tensor:
         return _to_numpy(self._value).tolist()
 
     def numpy(self, *, force=False):
-        if self._rg and not force:
+        if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         if self._device.type != "cpu" and not force:
@@ -382,7 +382,7 @@ class Tensor:
     def __len__(self):
         if self.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self._v.shape[0]
+        return self._array.shape[0]
 
     def __iter__(self):
         if self.ndim == 0:
@@ -406,7 +406,7 @@ class Tensor:
         return complex(self.item())
 
     def __index__(self):
-        if self.dtype.category > D.INT or self.numel() != 1:
+        if self.dtype.category > dtypes.INT or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an "
                             "index")
         return int(self.item())
@@ -431,7 +431,7 @@ class Tensor:
         return reduce_tensor(self, proto)
 
     def __deepcopy__(self, memo):
-        from ._views import deepcopy_tensor
+        from ._core.views import deepcopy_tensor
 
         return deepcopy_tensor(self, memo)
 
@@ -447,7 +447,7 @@ class Tensor:
 
     # ---------------------------------------------------------------- devices and dtypes
     def to(self, *args, **kwargs):
-        from ._convert import to
+        from ._ops.convert import to
 
         return to(self, *args, **kwargs)
 
@@ -455,12 +455,12 @@ class Tensor:
         return self.to("cpu")
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
-        from ._convert import cuda
+        from ._ops.convert import cuda
 
         return cuda(self, device, non_blocking)
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
-        from ._convert import type_
+        from ._ops.convert import type_
 
         return type_(self, dtype, non_blocking)
 
@@ -468,40 +468,40 @@ class Tensor:
         return self.to(other.dtype)
 
     def float(self, memory_format=None):
-        return self.to(D.float32)
+        return self.to(dtypes.float32)
 
     def double(self, memory_format=None):
-        return self.to(D.float64)
+        return self.to(dtypes.float64)
 
     def half(self, memory_format=None):
-        return self.to(D.float16)
+        return self.to(dtypes.float16)
 
     def bfloat16(self, memory_format=None):
-        return self.to(D.bfloat16)
+        return self.to(dtypes.bfloat16)
 
     def long(self, memory_format=None):
-        return self.to(D.int64)
+        return self.to(dtypes.int64)
 
     def int(self, memory_format=None):
-        return self.to(D.int32)
+        return self.to(dtypes.int32)
 
     def short(self, memory_format=None):
-        return self.to(D.int16)
+        return self.to(dtypes.int16)
 
     def char(self, memory_format=None):
-        return self.to(D.int8)
+        return self.to(dtypes.int8)
 
     def byte(self, memory_format=None):
-        return self.to(D.uint8)
+        return self.to(dtypes.uint8)
 
     def bool(self, memory_format=None):
-        return self.to(D.bool_)
+        return self.to(dtypes.bool_)
 
     def cfloat(self, memory_format=None):
-        return self.to(D.complex64)
+        return self.to(dtypes.complex64)
 
     def cdouble(self, memory_format=None):
-        return self.to(D.complex128)
+        return self.to(dtypes.complex128)
 
     def __jax_array__(self):
         return self._value
@@ -520,7 +520,7 @@ def _to_numpy(arr):
         known = _concrete_value(arr)  # eager grad/jvp tracers know their value (torch.func)
         if known is not None:
             return np.asarray(known)
-        from ._compile_errors import concretization_error
+        from ._core.errors import concretization_error
 
         raise concretization_error("converting a traced Tensor to a Python value or NumPy")
     return np.asarray(arr)
@@ -543,12 +543,12 @@ def _cpu():
 
 def _legacy_new(cls, *args, device=None, dtype=None, **kwargs):
     """``torch.Tensor(data)`` / ``torch.Tensor(*sizes)``: the legacy default-dtype constructor."""
-    from ._creation import empty, tensor
+    from ._ops.creation import empty, tensor
 
     if len(args) == 1 and not isinstance(args[0], (int, Size)):
-        t = tensor(args[0], dtype=dtype or D.get_default_dtype(), device=device)
+        t = tensor(args[0], dtype=dtype or dtypes.get_default_dtype(), device=device)
     else:
-        t = empty(*(args or (0,)), dtype=dtype or D.get_default_dtype(), device=device)
+        t = empty(*(args or (0,)), dtype=dtype or dtypes.get_default_dtype(), device=device)
     if cls is not Tensor:
         obj = object.__new__(cls)
         obj.__dict__.update(t.__dict__)

@@ -16,11 +16,11 @@ import math
 import jax
 import numpy as np
 
-from . import _dtype as D
+from ._core import dtypes
 from ._ops._registry import export
 
 # c10's ScalarType names by dtype name (legacy type strings 'torch.FloatTensor')
-_TYPE = {d.name: d.scalar_name for d in D.ALL}
+_TYPE = {d.name: d.scalar_name for d in dtypes.ALL}
 
 @dataclasses.dataclass
 class _PrinterOptions:
@@ -200,14 +200,14 @@ def tensor_body(arr, indent):
     if summarize and not PRINT_OPTS.edgeitems and arr.ndim:
         return "[...]"
     a, cuts = _host_edges(arr, summarize)
-    kind = D.from_np(a.dtype).category
-    if kind == D.COMPLEX:
+    kind = dtypes.from_np(a.dtype).category
+    if kind == dtypes.COMPLEX:
         a = a.astype(np.complex128)
         f1, f2 = _Formatter(a.real, True), _Formatter(a.imag, True)
         return _body(a, cuts, indent, f1, f2)
-    if kind == D.FLOAT:
+    if kind == dtypes.FLOAT:
         a = a.astype(np.float64)
-    return _body(a, cuts, indent, _Formatter(a, kind == D.FLOAT), None)
+    return _body(a, cuts, indent, _Formatter(a, kind == dtypes.FLOAT), None)
 
 
 def _add_suffixes(text, suffixes, indent):
@@ -247,8 +247,8 @@ def tensor_repr(t, tensor_contents=None):
     if _shows_device(t.device):
         suffixes.append(f"device='{t.device}'")
     dt = t.dtype
-    default = D.get_default_dtype()
-    has_default = dt in (default, D.default_complex(), D.int64, D.bool_)
+    default = dtypes.get_default_dtype()
+    has_default = dt in (default, dtypes.default_complex(), dtypes.int64, dtypes.bool_)
     arr = t._value
     if isinstance(arr, jax.core.Tracer):
         # under jax.jit a tensor holds no numbers: print like PyTorch's meta/fake tensors
@@ -272,7 +272,7 @@ def tensor_repr(t, tensor_contents=None):
         text = tensor_contents
     if t._node is not None:
         suffixes.append(f"grad_fn=<{t._node.name()}>")
-    elif t._rg:
+    elif t._requires_grad:
         suffixes.append("requires_grad=True")
     out = _add_suffixes(prefix + text, suffixes, indent)
     if not plain and _is_parameter(cls):

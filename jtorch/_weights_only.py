@@ -15,7 +15,7 @@ import collections
 import contextlib
 import pickle
 
-from . import _dtype as D
+from ._core import dtypes
 
 # torch storage class name <-> dtype
 STORAGE_NAMES = {
@@ -24,7 +24,8 @@ STORAGE_NAMES = {
     "int16": "ShortStorage", "int8": "CharStorage", "uint8": "ByteStorage", "bool": "BoolStorage",
     "complex64": "ComplexFloatStorage", "complex128": "ComplexDoubleStorage",
 }
-STORAGE_DTYPES = {v: getattr(D, k if k != "bool" else "bool_") for k, v in STORAGE_NAMES.items()}
+STORAGE_DTYPES = {v: getattr(dtypes, k if k != "bool" else "bool_")
+                  for k, v in STORAGE_NAMES.items()}
 
 
 class StorageType:
@@ -67,7 +68,7 @@ def allowed_globals():
         "builtins.set": set,
         "builtins.complex": complex,
     }
-    for d in D.ALL:
+    for d in dtypes.ALL:
         rc[f"torch.{d.name}"] = d
     for name in STORAGE_DTYPES:
         rc[f"torch.{name}"] = StorageType(name)

@@ -4,15 +4,15 @@ See ``jtorch/_random.py`` for the generator itself and how jtorch's streams diff
 PyTorch's.
 """
 
-from ._random import (  # noqa: F401
-    Generator,
-    default_generator,
-    fork_rng,
-    get_rng_state,
-    initial_seed,
-    manual_seed,
-    seed,
-    set_rng_state,
+from ._core.generator import (
+           Generator,
+           default_generator,
+           fork_rng,
+           get_rng_state,
+           initial_seed,
+           manual_seed,
+           seed,
+           set_rng_state,
 )
 
 __all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initial_seed",

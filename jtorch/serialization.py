@@ -28,7 +28,7 @@ import zipfile
 
 import numpy as np
 
-from . import _dtype as D
+from ._core import dtypes
 from ._weights_only import (
     STORAGE_NAMES,
     StorageType,
@@ -87,7 +87,7 @@ class _Pickler(pickle._Pickler):
         self._save_global_ref(_Global("torch", d.name))
 
     dispatch[_Global] = _save_global_ref
-    dispatch[D.dtype] = _save_dtype
+    dispatch[dtypes.dtype] = _save_dtype
 
     def persistent_id(self, obj):
         if isinstance(obj, _StorageRef):
@@ -123,7 +123,7 @@ class _Pickler(pickle._Pickler):
                      obj.requires_grad, collections.OrderedDict()))
         if isinstance(obj, Size):
             return _Global("torch", "Size"), (tuple(obj),)
-        from ._device import device
+        from ._core.device import device
 
         if isinstance(obj, device):
             args = (obj.type,) if obj.index is None else (obj.type, obj.index)
@@ -276,7 +276,7 @@ def _rebuild_from_type_v2(func, new_type, args, state):
 def _location_device(location, map_location):
     """Where a storage saved at ``location`` goes (``None``: the CPU)."""
     from . import cuda
-    from ._device import device
+    from ._core.device import device
 
     if isinstance(map_location, dict):
         location = map_location.get(location, location)
@@ -387,7 +387,7 @@ def _load_legacy(f, map_location, unpickler_cls, load_args):
     class _Scan(unpickler_cls):
         def find_class(self, module, name):
             obj = super().find_class(module, name)  # refuses what a real load would refuse
-            return obj if isinstance(obj, (StorageType, D.dtype)) else _Any()
+            return obj if isinstance(obj, (StorageType, dtypes.dtype)) else _Any()
 
     def record(pid):
         pids[pid[2]] = pid

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 import jtorch
-from jtorch import _dispatch as jdispatch
+from jtorch._core import dispatch as jdispatch
 
 # names of the jtorch ops exercised inside parity() (dumped for docs/ops.md by conftest.py)
 PARITY_OPS: set = set()

@@ -13,8 +13,8 @@ import torch
 from helpers import NoGrad, assert_close, parity, raises_like
 
 import jtorch
+from jtorch._core import autocast as _policy
 from jtorch._ops._registry import OPS
-from jtorch.amp import _policy
 
 R = np.random.default_rng(0)
 BF = {"atol": 3e-2, "rtol": 3e-2}   # a few bfloat16 ulps

@@ -559,7 +559,7 @@ def test_which_ops_save_their_inputs(case):
 
 def test_saves_output_flag_engine():
     """OpDef(saves="output"): the engine checks the output's version, not the inputs'."""
-    from jtorch._dispatch import dispatch
+    from jtorch._core.dispatch import dispatch
     from jtorch._ops._registry import OpDef
 
     op = OpDef("_test_exp", lambda input: jnp.exp(input), saves="output",

@@ -345,7 +345,7 @@ def test_checkpoint_in_compiled_step_matches_and_saves_memory():
         f(x)
         f(x)
         e = list(f._cache.values())[-1]
-        mem = e.jitted.lower([t._v for t in e.st.tensors], [p._grad._value for p in e.grads_in],
+        mem = e.jitted.lower([t._array for t in e.st.tensors], [p._grad._value for p in e.grads_in],
                              e.st.hyper_values(), [x._value]).compile().memory_analysis()
         temp[ck] = mem.temp_size_in_bytes
     assert temp[True] < 0.8 * temp[False], temp  # activations are recomputed, not kept

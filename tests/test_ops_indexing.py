@@ -115,7 +115,7 @@ def test_getitem_mask_tensor(name, fn, args):
 def test_mask_tensor_under_jit_raises():
     import jax
 
-    from jtorch._compile_errors import TraceError
+    from jtorch._core.errors import TraceError
 
     def f(a, m):
         return jtorch.Tensor._make(a)[jtorch.Tensor._make(m)]._value
@@ -465,7 +465,7 @@ def test_nonzero_out_and_errors():
 def test_data_dependent_ops_raise_under_jit():
     import jax
 
-    from jtorch._compile_errors import TraceError
+    from jtorch._core.errors import TraceError
 
     for f in (jtorch.nonzero, jtorch.argwhere, lambda t: jtorch.masked_select(t, t > 0)):
         with pytest.raises(TraceError):

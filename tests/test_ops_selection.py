@@ -374,7 +374,7 @@ def test_value_dependent_shapes(name, fn, args):
 def test_value_dependent_shapes_raise_under_jit():
     import jax
 
-    from jtorch._compile_errors import TraceError
+    from jtorch._core.errors import TraceError
 
     fns = [jtorch.unique, jtorch.unique_consecutive, jtorch.bincount,
            jtorch.nn.functional.one_hot]

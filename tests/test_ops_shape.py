@@ -316,7 +316,7 @@ def test_mH_complex_values():
 def test_repeat_interleave_traced_needs_output_size():
     import jax
 
-    from jtorch._compile_errors import TraceError
+    from jtorch._core.errors import TraceError
 
     def f(a, r):
         x, rep = jtorch.Tensor._make(a), jtorch.Tensor._make(r)

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import jtorch
-from jtorch import _dtype as D
+from jtorch._core import dtypes
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
           "float32", "float64", "complex64", "complex128"]
@@ -53,8 +53,8 @@ def _set_default(name):
 def _core(specs):
     dims = [getattr(jtorch, n) for k, n in specs if k == "dim"]
     zeros = [getattr(jtorch, n) for k, n in specs if k == "zero"]
-    cats = [D.scalar_category(SCALARS[n]) for k, n in specs if k == "scalar"]
-    return D.result_type_from(dims, zeros, cats)
+    cats = [dtypes.scalar_category(SCALARS[n]) for k, n in specs if k == "scalar"]
+    return dtypes.result_type_from(dims, zeros, cats)
 
 
 @DEFAULTS

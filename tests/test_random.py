@@ -414,13 +414,13 @@ def _with_key(key, fn):
     """Run ``fn`` with the default generator's key replaced by ``key`` (what jtorch.compile
     does when it lifts the generator into a traced step); return (result, new key)."""
     g = jtorch.default_generator
-    saved = g._key._v
-    g._key._v = key
+    saved = g._key._array
+    g._key._array = key
     try:
         out = fn()
-        return out, g._key._v
+        return out, g._key._array
     finally:
-        g._key._v = saved
+        g._key._array = saved
 
 
 def test_traced_key_compile_ready():

@@ -35,7 +35,7 @@ class _Ctx:
             return
         while t._base is not None:
             t = t._base
-        if not t._in_trace and id(t) not in self.lifted and not _is_tracer(t._v):
+        if not t._in_trace and id(t) not in self.lifted and not _is_tracer(t._array):
             raise Rediscover(t)
 
     def check_all(self, tensors):

@@ -43,16 +43,17 @@ class _DiffEntry:
 
     def run(self, leaves):
         inputs = [x for x in leaves if isinstance(x, Tensor)]
-        d_in = [x for x in inputs if x._rg]
-        outs, vjp_fn, new_rest = self.fwd([t._v for t in self.diff], [t._v for t in self.rest],
+        d_in = [x for x in inputs if x._requires_grad]
+        outs, vjp_fn, new_rest = self.fwd([t._array for t in self.diff],
+                                          [t._array for t in self.rest],
                                           [x._value for x in d_in],
-                                          [x._value for x in inputs if not x._rg])
+                                          [x._value for x in inputs if not x._requires_grad])
         if self.static is None:
             self.out_tree, self.static = self.rec["out_tree"], self.rec["static"]
         for t, a in zip(self.rest, new_rest):
             if a is not None:
-                t._v = a
-                t._vc += 1
+                t._array = a
+                t._version_counter += 1
         wrapped = record_pullback(outs, lambda cts: _pullback(vjp_fn, cts),
                                   list(self.diff) + d_in, "CompiledFunctionBackward")
         it = iter(wrapped)
@@ -80,10 +81,10 @@ class _DiffCompiled(CompiledFunction):
 
     def _trace_diff(self, st, leaves, treedef):
         diff = list(st.grad_params)
-        rest = [t for t in st.tensors if not (t._rg and t._node is None)]
+        rest = [t for t in st.tensors if not (t._requires_grad and t._node is None)]
         rec = {}
         fn = self._fn
-        orig = [(t, t._v) for t in diff + rest]
+        orig = [(t, t._array) for t in diff + rest]
 
         def pure(d_arrs, r_arrs, din_arrs, other_arrs):
             CTX.tracing = True
@@ -94,25 +95,25 @@ class _DiffCompiled(CompiledFunction):
             grad_state.enabled = False  # jax.vjp differentiates; the tape records nothing
             try:
                 for t, a in zip(diff, d_arrs):
-                    t._v = a
-                    t._vc += 1
+                    t._array = a
+                    t._version_counter += 1
                 for t, a in zip(rest, r_arrs):
-                    t._v = a
-                    t._vc += 1
+                    t._array = a
+                    t._version_counter += 1
                 di, oi = iter(din_arrs), iter(other_arrs)
-                new_leaves = [(Tensor._make(next(di) if x._rg else next(oi), x._device)
+                new_leaves = [(Tensor._make(next(di) if x._requires_grad else next(oi), x._device)
                                if isinstance(x, Tensor) else x) for x in leaves]
                 a2, k2 = jax.tree_util.tree_unflatten(treedef, new_leaves)
                 out = fn(*a2, **k2)
                 out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
                 rec.update(out_tree=out_tree, static=[_TENSOR if isinstance(o, Tensor) else o
                                                       for o in out_leaves])
-                new_rest = [None if t._v is a else t._value for t, a in zip(rest, r_arrs)]
+                new_rest = [None if t._array is a else t._value for t, a in zip(rest, r_arrs)]
                 return [o._value for o in out_leaves if isinstance(o, Tensor)], new_rest
             finally:
                 for t, v in orig:  # the trace is over: the Python objects hold values again
-                    t._v = v
-                    t._vc += 1
+                    t._array = v
+                    t._version_counter += 1
                 grad_state.enabled = prev
                 CTX.tracing = False
                 CTX.lifted = CTX.hypers = CTX.replays = CTX.tensors = None
@@ -143,8 +144,8 @@ class OptimizedModule(Module):
             return self._plain._fn(*args, **kwargs)
         leaves, treedef = _flatten(args, kwargs)
         needs = grad_state.enabled and (
-            any(p._rg for p in self._orig_mod.parameters())
-            or any(isinstance(x, Tensor) and x._rg for x in leaves))
+            any(p._requires_grad for p in self._orig_mod.parameters())
+            or any(isinstance(x, Tensor) and x._requires_grad for x in leaves))
         if not needs:
             return self._plain(*args, **kwargs)
         d = self._diff

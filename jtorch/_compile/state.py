@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import types
 
-from .._random import Generator, default_generator
+from .._core.generator import Generator, default_generator
 from .._tensor import Tensor
 
 _MAX_DEPTH = 4
@@ -87,7 +87,7 @@ class State:
     """The slots of one compiled function's state, in a fixed order."""
 
     def __init__(self):
-        self.tensors = []       # Tensor objects whose _v is state (bases only)
+        self.tensors = []       # Tensor objects whose _array is state (bases only)
         self.grad_params = []   # tensors requiring grad: their .grad is state
         self.optimizers = []
         self.schedulers = []
@@ -104,10 +104,10 @@ class State:
             while t._base is not None:
                 t = t._base
                 s._exclude.add(id(t))
-        s._seen = set()
+        s._visited = set()
         for r in roots:
             s._walk(r, 0)
-        del s._seen
+        del s._visited
         return s
 
     def _tensor(self, t):
@@ -117,16 +117,16 @@ class State:
             return
         self._ids.add(id(t))
         self.tensors.append(t)
-        if t._rg and t._node is None:
+        if t._requires_grad and t._node is None:
             self.grad_params.append(t)
 
     def _walk(self, obj, depth):
         if isinstance(obj, Tensor):
             self._tensor(obj)
             return
-        if isinstance(obj, _SKIP_TYPES) or id(obj) in self._seen or depth > _MAX_DEPTH:
+        if isinstance(obj, _SKIP_TYPES) or id(obj) in self._visited or depth > _MAX_DEPTH:
             return
-        self._seen.add(id(obj))
+        self._visited.add(id(obj))
         from ..nn.modules.module import Module
         from ..optim.lr_scheduler import LRScheduler
         from ..optim.optimizer import Optimizer

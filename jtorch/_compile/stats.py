@@ -20,7 +20,7 @@ _AMP = []
 def amp_key():
     if not _AMP:
         try:
-            from ..amp._policy import ACTIVE
+            from .._core.autocast import ACTIVE
         except ImportError:  # amp not built yet
             ACTIVE = [None]
         _AMP.append(ACTIVE)

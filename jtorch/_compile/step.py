@@ -21,7 +21,7 @@ import warnings
 
 import jax
 
-from .. import _compile_errors
+from .._core import errors as _compile_errors
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as grad_state
 from . import stats
@@ -58,7 +58,7 @@ def _spec(leaves):
     for x in leaves:
         if isinstance(x, Tensor):
             v = x._value
-            out.append((v.shape, v.dtype, x._rg, x._device))
+            out.append((v.shape, v.dtype, x._requires_grad, x._device))
         else:
             out.append(_static(x))
     return tuple(out)
@@ -68,7 +68,7 @@ class _Snapshot:
     """Everything a failed trace could have changed, to put back before running eagerly."""
 
     def __init__(self, st):
-        self.values = [(t, t._v, t._vc) for t in st.tensors]
+        self.values = [(t, t._array, t._version_counter) for t in st.tensors]
         self.grads = [(p, p._grad) for p in st.grad_params]
         self.opt = [(o, {p: dict(s) for p, s in o.state.items()},
                      [dict(g) for g in o.param_groups]) for o in st.optimizers]
@@ -76,7 +76,7 @@ class _Snapshot:
 
     def restore(self):
         for t, v, vc in self.values:
-            t._v, t._vc = v, vc + 2  # views re-derive from the restored value
+            t._array, t._version_counter = v, vc + 2  # views re-derive from the restored value
         for p, g in self.grads:
             p._grad = g
         for o, state, groups in self.opt:
@@ -101,7 +101,7 @@ class _Entry:
     def run(self, leaves):
         st = self.st
         outs, new_state, new_grads = self.jitted(
-            [t._v for t in st.tensors], [p._grad._value for p in self.grads_in],
+            [t._array for t in st.tensors], [p._grad._value for p in self.grads_in],
             st.hyper_values(), [x._value for x in leaves if isinstance(x, Tensor)])
         _write_back(self.post, new_state, new_grads)
         for fn, obj, a, k in self.replays:
@@ -111,16 +111,16 @@ class _Entry:
 
 def _write_back(post, new_state, new_grads):
     for t, a in zip(post.tensors, new_state):
-        t._v = a
-        t._vc += 1
+        t._array = a
+        t._version_counter += 1
     for p, g in zip(post.grad_params, new_grads):
         if g is None:
             p._grad = None
         else:
             gt = p._grad
-            if gt is not None and gt._base is None and gt._node is None and not gt._rg:
-                gt._v = g  # keep the grad tensor object (and its identity) across steps
-                gt._vc += 1
+            if gt is not None and gt._base is None and gt._node is None and not gt._requires_grad:
+                gt._array = g  # keep the grad tensor object (and its identity) across steps
+                gt._version_counter += 1
             else:
                 p._grad = Tensor._make(g, p._device)
 
@@ -237,8 +237,8 @@ class CompiledFunction:
             CTX.replays = []
             try:
                 for t, a in zip(st.tensors, state_arrs):
-                    t._v = a
-                    t._vc += 1
+                    t._array = a
+                    t._version_counter += 1
                 for p in st.grad_params:
                     p._grad = None
                 for p, g in zip(grads_in, grad_arrs):
@@ -248,8 +248,8 @@ class CompiledFunction:
                 for x in leaves:
                     if isinstance(x, Tensor):
                         y = Tensor._make(next(it), x._device)
-                        if x._rg:
-                            y._rg = True
+                        if x._requires_grad:
+                            y._requires_grad = True
                         new_leaves.append(y)
                     else:
                         new_leaves.append(x)
@@ -274,7 +274,7 @@ class CompiledFunction:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
             outs, new_state, new_grads = jitted(
-                [t._v for t in st.tensors], [p._grad._value for p in grads_in], hyper_vals,
+                [t._array for t in st.tensors], [p._grad._value for p in grads_in], hyper_vals,
                 [x._value for x in leaves if isinstance(x, Tensor)])
         _write_back(rec["post"], new_state, new_grads)
         entry = _Entry(st, grads_in, rec["post"], jitted, rec["out_tree"], rec["static"],

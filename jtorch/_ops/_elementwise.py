@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 from jax.custom_derivatives import SymbolicZero
 
-from .. import _dtype as D
+from .._core import dtypes
 from .._tensor import Tensor
 
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
@@ -31,7 +31,7 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
 
 
 def dtype_of(x):
-    return D.from_np(jnp.result_type(x))
+    return dtypes.from_np(jnp.result_type(x))
 
 
 def type_name(x):
@@ -53,7 +53,7 @@ def is_bool(x):
 
 def is_integral(x):
     """Integer or bool."""
-    return category(x) < D.FLOAT
+    return category(x) < dtypes.FLOAT
 
 
 def not_implemented_for(kernel, x):
@@ -64,19 +64,19 @@ def refuse(kernel, x, *, bool_=False, integral=False, floating=False, complex_=F
     """Raise PyTorch's ``"<kernel>" not implemented for '<Type>'`` for the dtypes named
     (``floating`` includes complex)."""
     c = category(x)
-    if ((bool_ and c == D.BOOL) or (integral and c <= D.INT) or (floating and c >= D.FLOAT)
-            or (complex_ and c == D.COMPLEX)):
+    if ((bool_ and c == dtypes.BOOL) or (integral and c <= dtypes.INT)
+            or (floating and c >= dtypes.FLOAT) or (complex_ and c == dtypes.COMPLEX)):
         raise not_implemented_for(kernel, x)
 
 
 def no_complex(x, exc, message):
     """Raise ``exc(message)`` for a complex input (ops PyTorch defines on reals only)."""
-    if category(x) == D.COMPLEX:
+    if category(x) == dtypes.COMPLEX:
         raise exc(message)
 
 
 def default_float():
-    return D.get_default_dtype().np
+    return dtypes.get_default_dtype().np
 
 
 def to_float(*xs):
@@ -90,7 +90,7 @@ def common_dtype(*arrays):
     """PyTorch's result dtype of arrays given as they are (0-d ones rank below the others)."""
     dims = [dtype_of(a) for a in arrays if jnp.ndim(a) > 0]
     zeros = [dtype_of(a) for a in arrays if jnp.ndim(a) == 0]
-    return D.result_type_from(dims, zeros, [])
+    return dtypes.result_type_from(dims, zeros, [])
 
 
 def broadcast_check(*xs):
@@ -142,7 +142,7 @@ def kink_grad(*jacobians):
 def _int_like(x):
     """x is an integer/bool Tensor or a Python int/bool (its result stays integral)."""
     if isinstance(x, Tensor):
-        return x.dtype.category <= D.INT
+        return x.dtype.category <= dtypes.INT
     return isinstance(x, (bool, int))
 
 
@@ -164,7 +164,7 @@ def check_div(input, other, *, rounding_mode=None):
 def check_int_pow(input, exponent=None, *args, **kwargs):
     """``int_tensor ** -1`` raises in PyTorch (a negative Python int exponent)."""
     if (type(exponent) is int and exponent < 0 and isinstance(input, Tensor)
-            and input.dtype.category <= D.INT):
+            and input.dtype.category <= dtypes.INT):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
 
 
@@ -172,7 +172,7 @@ def check_int_pow(input, exponent=None, *args, **kwargs):
 def is_number(marker):
     """In a ``grad_name`` callable: the argument was a Python number (PyTorch's Scalar
     overload), not a tensor."""
-    from .._dispatch import SCALAR
+    from .._core.dispatch import SCALAR
 
     return marker is SCALAR or isinstance(marker, (bool, int, float, complex))
 

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtype as D
+from .._core import dtypes
 
 
 def concrete(x):
@@ -30,7 +30,7 @@ def need_concrete(x, what):
     """NumPy value of ``x``; raises jtorch's concretization error while tracing."""
     v = concrete(x)
     if v is None:
-        from .._compile_errors import concretization_error
+        from .._core.errors import concretization_error
 
         raise concretization_error(what)
     return v
@@ -38,7 +38,7 @@ def need_concrete(x, what):
 
 def dtype_of(a):
     """The jtorch dtype of a jnp array (inside bodies)."""
-    return D.from_np(a.dtype)
+    return dtypes.from_np(a.dtype)
 
 
 def scalar_name(a):
@@ -218,13 +218,13 @@ def check_scalar(v, dtype):
     if isinstance(v, (int, np.integer)) and not -2 ** 63 <= int(v) < 2 ** 63:
         raise ValueError("Overflow when unpacking long long")
     cat = dtype.category
-    if cat == D.BOOL or dtype.name in ("float64", "complex128", "float16", "bfloat16"):
+    if cat == dtypes.BOOL or dtype.name in ("float64", "complex128", "float16", "bfloat16"):
         return
     bad = False
     if isinstance(v, complex):
-        bad = cat != D.COMPLEX and v.imag != 0
-        v = v.real if cat != D.COMPLEX else v
-    if not bad and cat == D.INT:
+        bad = cat != dtypes.COMPLEX and v.imag != 0
+        v = v.real if cat != dtypes.COMPLEX else v
+    if not bad and cat == dtypes.INT:
         if isinstance(v, float) and not np.isfinite(v):
             bad = True
         else:

@@ -100,7 +100,7 @@ def op(names, *, method=True, inplace=False, dunder=(), out=True, namespace="",
     namespace: ``"linalg"``, ``"special"``, ``"nn.functional"`` or several joined by ``,``
     (``""`` is jtorch itself).
     """
-    from .._dispatch import dispatch, dispatch_out, inplace_call
+    from .._core.dispatch import dispatch, dispatch_out, inplace_call
 
     names = (names,) if isinstance(names, str) else tuple(names)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from .. import _dtype as D
+from .._core import dtypes
 from . import _elementwise as E
 from ._registry import TENSOR_METHODS, op
 
@@ -62,7 +62,7 @@ def bitwise_not(input):
 
 
 def __invert__(self):  # noqa: N807 - the operator
-    if self.dtype.category >= D.FLOAT:
+    if self.dtype.category >= dtypes.FLOAT:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
                         "tensors")
     return bitwise_not(self)

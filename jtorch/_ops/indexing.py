@@ -336,14 +336,14 @@ _INDEX = OpDef("index", _index_body, saves=False, grad_name="IndexBackward0")
 
 # ------------------------------------------------------------------------------ public
 def _dispatch(opdef, args, kwargs=None):
-    from .._dispatch import dispatch
+    from .._core.dispatch import dispatch
 
     return dispatch(opdef, args, kwargs or {})
 
 
 def _view(t, p):
-    from .._dispatch import ARR, _slot, get_kernel
-    from .._views import attach_view
+    from .._core.dispatch import ARR, _slot, get_kernel
+    from .._core.views import attach_view
 
     v = _dispatch(_DYN_VIEWS[p.kind], (t, p.struct, p.starts))
     attach_view(v, t, get_kernel(_STATIC_VIEW, ((ARR, _slot(p.basic, False, [], [])), ())),
@@ -370,7 +370,7 @@ def getitem(t, index):
 
 # ------------------------------------------------------------------ data-dependent selection
 def _place(arr, like):
-    from .._creation import place
+    from .creation import place
 
     return place(arr, like.device)
 
@@ -386,7 +386,7 @@ def nonzero(input, *, out=None, as_tuple=False):
                                                                          np.int64)
     res = _place(res, input)
     if out is not None:
-        from .._views import assign_out
+        from .._core.views import assign_out
 
         assign_out(out, res)
         return out
@@ -417,7 +417,7 @@ def masked_select(input, mask, *, out=None):
     idx = np.nonzero(np.broadcast_to(m, shape))
     res = _dispatch(_MASKED_SELECT, (input, idx, shape))
     if out is not None:
-        from .._views import assign_out
+        from .._core.views import assign_out
 
         assign_out(out, res)
         return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtype as D
+from .._core import dtypes
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as grad_state
 from ._index_util import check_scalar, scalar_name, scatter_set
@@ -142,7 +142,7 @@ _EXPAND = OpDef("expand", _expand_body, tensors=("value",), saves=False,
 
 def _copy_body(input, value):
     """``t[...] = value``: all of ``t`` is overwritten (its gradient is zero)."""
-    return _expand_body(value, input.shape, D.from_np(input.dtype))
+    return _expand_body(value, input.shape, dtypes.from_np(input.dtype))
 
 
 def _basic_grid(shape, struct, starts):
@@ -176,7 +176,7 @@ def _basic_grid(shape, struct, starts):
 def _set_basic_body(input, value, struct, starts):
     """``input[basic] = value`` out of place (PyTorch: copy_ into the view, casting)."""
     vshape = _dyn_body(input, struct, starts).shape
-    v = _expand_body(value, vshape, D.from_np(input.dtype))
+    v = _expand_body(value, vshape, dtypes.from_np(input.dtype))
     keep, vd = [], 0
     for e in struct:  # the view dims that None inserted are dropped (size 1)
         if e is None:
@@ -246,7 +246,7 @@ def _put(y, p, value, accumulate, cast):
 def setitem(t, index, value):
     """``Tensor.__setitem__``: computes the new values out of place, then writes them into
     ``t`` (through its base when ``t`` or the indexed part is a view)."""
-    from .._views import assign, check_inplace
+    from .._core.views import assign, check_inplace
 
     p = _parse(t, index, set_mode=True)
     value, cast = _value_arg(t, value)
@@ -255,7 +255,7 @@ def setitem(t, index, value):
         assign(t, _dispatch(_FILL if cast else _COPY, (t, value)))
         return
     if not p.adv and not t._overlap:
-        if grad_state.enabled and t._base is None and t._node is None and t._rg:
+        if grad_state.enabled and t._base is None and t._node is None and t._requires_grad:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
         check_inplace(t)
@@ -302,7 +302,7 @@ def index_put(input, indices, values, accumulate=False):
 
 
 def index_put_(input, indices, values, accumulate=False):
-    from .._views import assign, check_inplace
+    from .._core.views import assign, check_inplace
 
     check_inplace(input)
     assign(input, _index_put_impl(input, indices, values, accumulate))

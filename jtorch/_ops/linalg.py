@@ -201,11 +201,11 @@ def vdot(input, other):
 
 def _promoted(*xs):
     """PyTorch's result dtype of these arrays (dimensioned tensors beat 0-d ones)."""
-    from .. import _dtype as D
+    from .._core import dtypes
 
-    dims = [D.from_np(x.dtype) for x in xs if x.ndim]
-    zeros = [D.from_np(x.dtype) for x in xs if not x.ndim]
-    return D.result_type_from(dims, zeros, []).np
+    dims = [dtypes.from_np(x.dtype) for x in xs if x.ndim]
+    zeros = [dtypes.from_np(x.dtype) for x in xs if not x.ndim]
+    return dtypes.result_type_from(dims, zeros, []).np
 
 
 @op("inner", tensors=("input", "other"), grad_name="ViewBackward0")
@@ -404,7 +404,7 @@ def chain_matmul(*matrices, out=None):
         res = matrices[0].clone()
         if out is None:
             return res
-        from .._views import assign_out
+        from .._core.views import assign_out
 
         assign_out(out, res)
         return out

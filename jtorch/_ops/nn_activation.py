@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._random import next_key, wrap
+from .._core.generator import next_key, wrap
 from . import _elementwise as E
 from ._registry import OpDef, export, op
 from ._util import wrap_dim
@@ -66,7 +66,7 @@ def activation(name, *, torch=False, method=False, inplace=False, grad1=None, **
 
 def functional_forms(name, public, ipdef, *, torch=False, sig_from=None):
     """Export ``F.<name>(input, *args, inplace=False)`` and ``F.<name>_``."""
-    from .._dispatch import inplace_call
+    from .._core.dispatch import inplace_call
 
     params = list(inspect.signature(sig_from or ipdef.fn).parameters.values())[1:]
     n = sum(1 for p in params if p.kind is p.POSITIONAL_OR_KEYWORD)
@@ -320,7 +320,7 @@ _RRELU_ = OpDef("rrelu_with_noise", _rrelu_body, saves=True,
 
 
 def _rrelu(input, lower, upper, training, inplace, generator):
-    from .._dispatch import dispatch, inplace_call
+    from .._core.dispatch import dispatch, inplace_call
 
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
@@ -378,6 +378,6 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
         import warnings
 
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    from .._dispatch import dispatch
+    from .._core.dispatch import dispatch
 
     return dispatch(_GUMBEL, (logits, next_key(), float(tau), bool(hard), dim), {})

@@ -20,7 +20,7 @@ import math
 import jax
 import jax.numpy as jnp
 
-from .._random import next_key, wrap
+from .._core.generator import next_key, wrap
 from ._registry import export, op
 from ._util import check_broadcast, wrap_dim
 

@@ -22,7 +22,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 
-from .._random import next_key, wrap
+from .._core.generator import next_key, wrap
 from . import _elementwise as E
 from ._registry import OpDef, export
 
@@ -66,7 +66,7 @@ def _check_p(p):
 
 def _run(input, p, training, inplace, lead, alpha):
     """Dropout of ``input`` (``lead`` as in the body); returns ``input`` itself when inactive."""
-    from .._dispatch import dispatch, inplace_call
+    from .._core.dispatch import dispatch, inplace_call
 
     _check_p(p)
     if p == 0 or not training or input.numel() == 0:

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._views import assign, scalar_type_name
+from .._core.views import assign, scalar_type_name
 from ..autograd.grad_mode import no_grad
 from ._index_util import concrete, dtype_of, first_oob
 from ._registry import export, op
@@ -99,7 +99,7 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
 
     with no_grad():
         new = _embedding_renorm(input, indices, float(max_norm), float(norm_type))
-        assign(input, Tensor._make(new._v, new._device))
+        assign(input, Tensor._make(new._array, new._device))
     return input
 
 

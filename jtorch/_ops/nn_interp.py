@@ -261,7 +261,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 
 def _type_name(dt):
-    from .._views import scalar_type_name
+    from .._core.views import scalar_type_name
 
     return scalar_type_name(dt)
 
@@ -352,7 +352,7 @@ def _grid_body(input, grid, interpolation_mode, padding_mode, align_corners):
     if interpolation_mode == 2 and nd != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if input.dtype != grid.dtype:
-        from .._views import scalar_type_name
+        from .._core.views import scalar_type_name
         from ._index_util import dtype_of
 
         raise RuntimeError(f"expected scalar type {scalar_type_name(dtype_of(input))} but "

@@ -13,7 +13,7 @@ import math
 
 import jax.numpy as jnp
 
-from .. import _dtype as D
+from .._core import dtypes
 from ._registry import op
 from ._util import check_broadcast
 
@@ -24,7 +24,7 @@ _CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
 
 
 def _name(x):
-    return D.from_np(x.dtype).scalar_name
+    return dtypes.from_np(x.dtype).scalar_name
 
 
 def _check_expand(src, target):

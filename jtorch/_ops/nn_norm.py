@@ -11,7 +11,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from .._views import assign
+from .._core.views import assign
 from ._registry import export, op
 
 _LOW = (jnp.float16, jnp.bfloat16)
@@ -97,7 +97,7 @@ def _write(buf, new, out):
     stats it saved without counting a version."""
     from .._tensor import Tensor
 
-    assign(buf, Tensor._make(new._v, new._device))
+    assign(buf, Tensor._make(new._array, new._device))
     node = out._node
     if node is not None and node.saved:
         node.saved = [(s, v) for s, v in node.saved if s is not buf]

@@ -142,7 +142,7 @@ _NONCONSTANT = OpDef("pad", _nonconstant_body, saves=False, grad_name=_pad_name)
 @export("pad", namespace="nn.functional")
 def pad(input, pad, mode="constant", value=None):
     """Pads ``input``: ``pad = (left_last, right_last, left_prev, right_prev, ...)``."""
-    from .._dispatch import dispatch
+    from .._core.dispatch import dispatch
 
     if not isinstance(pad, (tuple, list)):
         raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not "

@@ -10,7 +10,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 from jax import lax
 
-from .. import _dtype as D
+from .._core import dtypes
 from ._registry import op
 from ._util import wrap_dim
 from .reduction import inexact, reduce_dims, reduced_shape, safe_sqrt, type_name
@@ -45,11 +45,11 @@ def _check_float(name, x, dtype):
     if dtype is None:
         return x
     cplx = jnp.iscomplexobj(x)
-    if cplx != (dtype.category == D.COMPLEX):
+    if cplx != (dtype.category == dtypes.COMPLEX):
         kind = "complex" if cplx else "real"
         raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} for {kind} inputs, but "
                            f"got {type_name(dtype)}")
-    if D.promote_types(D.from_np(x.dtype), dtype) is not dtype:
+    if dtypes.promote_types(dtypes.from_np(x.dtype), dtype) is not dtype:
         raise RuntimeError(f"{name}: the dtype of the input ({type_name(x)}) should be "
                            "convertible without narrowing to the specified dtype "
                            f"({type_name(dtype)})")

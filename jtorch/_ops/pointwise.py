@@ -10,7 +10,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from .. import _dtype as D
+from .._core import dtypes
 from .._tensor import Tensor
 from . import _elementwise as E
 from ._registry import TENSOR_METHODS, export, op
@@ -22,12 +22,12 @@ def _alpha(x, alpha, name="alpha"):
     """``alpha * x`` with PyTorch's checks on the (static) alpha for the result dtype."""
     c = E.category(x)
     if isinstance(alpha, bool):
-        if c != D.BOOL:
+        if c != dtypes.BOOL:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    elif isinstance(alpha, float) and c < D.FLOAT:
+    elif isinstance(alpha, float) and c < dtypes.FLOAT:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
-    elif isinstance(alpha, complex) and c < D.COMPLEX:
+    elif isinstance(alpha, complex) and c < dtypes.COMPLEX:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
                            "number.")
     if alpha == 1:
@@ -42,7 +42,7 @@ def add(input, other, *, alpha=1):
 
 
 def _is_bool_operand(x):
-    return type(x) is bool or (isinstance(x, Tensor) and x.dtype is D.bool_)
+    return type(x) is bool or (isinstance(x, Tensor) and x.dtype is dtypes.bool_)
 
 
 def _check_sub(input, other, *, alpha=1):
@@ -225,7 +225,7 @@ def neg(input):
 @export("positive", method=True)
 def positive(input):
     """Returns ``input`` itself (not a copy), as PyTorch does."""
-    if input.dtype is D.bool_:
+    if input.dtype is dtypes.bool_:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
@@ -312,7 +312,7 @@ def conj(input):
     """The complex conjugate; a real tensor is returned itself.
 
     Differences from PyTorch: for complex tensors this is a copy, not a lazy conjugate view."""
-    return conj_physical(input) if input.dtype.category == D.COMPLEX else input
+    return conj_physical(input) if input.dtype.category == dtypes.COMPLEX else input
 
 
 @op("_real", method=False, out=False, saves=False, grad_name="RealBackward0")
@@ -330,13 +330,13 @@ def real(input):
     """The real part; a real tensor is returned itself.
 
     Differences from PyTorch: for complex tensors a copy, not a view."""
-    return _real(input) if input.dtype.category == D.COMPLEX else input
+    return _real(input) if input.dtype.category == dtypes.COMPLEX else input
 
 
 @export("imag")
 def imag(input):
     """The imaginary part of a complex tensor (a copy, not a view as in PyTorch)."""
-    if input.dtype.category != D.COMPLEX:
+    if input.dtype.category != dtypes.COMPLEX:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return _imag(input)
 

@@ -27,14 +27,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtype as D
-from .._creation import check_layout, finish, out_dtype, parse_size
-from .._device import device as Device
-from .._device import to_jax
-from .._random import next_key, wrap
+from .._core import dtypes
+from .._core.device import device as Device
+from .._core.device import to_jax
+from .._core.generator import next_key, wrap
 from .._tensor import Tensor
 from ._registry import TENSOR_METHODS, export, op
 from ._util import check_broadcast
+from .creation import check_layout, finish, out_dtype, parse_size
 
 _CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
         "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
@@ -250,12 +250,12 @@ def _not_impl(kernel, dt):
 
 
 def _need_float(dt, kernel, complex_ok=True):
-    if dt.category < D.FLOAT or (dt.category == D.COMPLEX and not complex_ok):
+    if dt.category < dtypes.FLOAT or (dt.category == dtypes.COMPLEX and not complex_ok):
         raise _not_impl(kernel, dt)
 
 
 def _continuous(dt, name, cpp=False):
-    if dt.category != D.FLOAT:
+    if dt.category != dtypes.FLOAT:
         spec = _CPP[dt.name] if cpp else dt.scalar_name
         raise RuntimeError(f"{name} distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified {spec}")
@@ -263,9 +263,9 @@ def _continuous(dt, name, cpp=False):
 
 def _int_limits(dt):
     """The [lowest, highest] integers dtype ``dt`` holds exactly (PyTorch's random_ bounds)."""
-    if dt is D.bool_:
+    if dt is dtypes.bool_:
         return 0, 1
-    if dt.category == D.INT:
+    if dt.category == dtypes.INT:
         info = np.iinfo(dt.np)
         return int(info.min), int(info.max)
     digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dt.name]
@@ -327,7 +327,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     """Samples from the uniform distribution on ``[0, 1)``."""
     shape = parse_size(size, "rand", kw.pop("size", None))
     _no_extra("rand", kw)
-    dt = out_dtype(dtype, out, D.get_default_dtype())
+    dt = out_dtype(dtype, out, dtypes.get_default_dtype())
     _need_float(dt, "check_uniform_bounds")
     return _factory("uniform", shape, dt, 0.0, 1.0, generator, out, device, requires_grad,
                     layout)
@@ -339,7 +339,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     """Samples from the standard normal distribution (complex: variance 1/2 per part)."""
     shape = parse_size(size, "randn", kw.pop("size", None))
     _no_extra("randn", kw)
-    dt = out_dtype(dtype, out, D.get_default_dtype())
+    dt = out_dtype(dtype, out, dtypes.get_default_dtype())
     _need_float(dt, "normal_kernel_cpu")
     return _factory("normal", shape, dt, 0.0, 1.0, generator, out, device, requires_grad,
                     layout)
@@ -377,7 +377,7 @@ def randint(*args, generator=None, out=None, dtype=None, layout=None, device=Non
     """``randint(high, size)`` / ``randint(low, high, size)``: integers uniform in
     ``[low, high)``; int64 unless ``dtype``."""
     low, high, shape = _randint_args(args, kw)
-    dt = out_dtype(dtype, out, D.int64)
+    dt = out_dtype(dtype, out, dtypes.int64)
     _check_from_to(low, high, dt)
     return _factory("randint", shape, dt, low, high, generator, out, device, requires_grad,
                     layout)
@@ -388,12 +388,12 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
              requires_grad=False, pin_memory=False):
     """A random permutation of ``0 .. n-1`` (int64 unless ``dtype``)."""
     (n,) = parse_size((n,), "randperm")
-    dt = out_dtype(dtype, out, D.int64)
+    dt = out_dtype(dtype, out, dtypes.int64)
     return _factory("perm", (n,), dt, 0, 0, generator, out, device, requires_grad, layout)
 
 
 def _like(input, dtype, device):
-    return (D.to_dtype(dtype) if dtype is not None else input.dtype,
+    return (dtypes.to_dtype(dtype) if dtype is not None else input.dtype,
             device if device is not None else input.device)
 
 
@@ -435,7 +435,7 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
 def _write_out(res, out):
     if out is None:
         return res
-    from .._views import assign_out
+    from .._core.views import assign_out
 
     assign_out(out, res)
     return out
@@ -463,7 +463,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         raise TypeError("normal() received an invalid combination of arguments - got "
                         f"({type(mean).__name__}, {type(std).__name__}), but expected one of:")
     shape = parse_size((tuple(size),) if isinstance(size, (tuple, list)) else (size,), "normal")
-    dt = out_dtype(dtype, out, D.get_default_dtype())
+    dt = out_dtype(dtype, out, dtypes.get_default_dtype())
     _need_float(dt, "normal_kernel_cpu")
     return _factory("normal", shape, dt, mean, std, generator, out, device, requires_grad,
                     layout)
@@ -477,7 +477,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         _need_float(input.dtype, "bernoulli_tensor_cpu_p_", complex_ok=False)
         return _write_out(_bernoulli(next_key(generator), input), out)
     p = _check_p(p)
-    if input.dtype.category == D.COMPLEX:
+    if input.dtype.category == dtypes.COMPLEX:
         raise _not_impl("bernoulli_scalar_cpu_", input.dtype)
     return _factory("bernoulli", tuple(input.shape), input.dtype, p, 0.0, generator, out,
                     input.device, False)
@@ -496,7 +496,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     with or without replacement (without: Gumbel top-k, so the indices are distinct)."""
     if input.dim() not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if input.dtype.category != D.FLOAT:
+    if input.dtype.category != dtypes.FLOAT:
         raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
                            f"{input.dtype.scalar_name}")
     n = int(num_samples)
@@ -519,8 +519,8 @@ def poisson(input, generator=None):
 
 # ------------------------------------------------------------------------------ in-place
 def _fill_(t, kind, a, b, generator):
-    from .._dispatch import inplace_call
-    from .._views import check_inplace
+    from .._core.dispatch import inplace_call
+    from .._core.views import check_inplace
 
     check_inplace(t)
     key = _key_on(generator, t.device)
@@ -552,7 +552,7 @@ def normal_(self, *args, generator=None, **kw):
 def bernoulli_(self, *args, generator=None, **kw):
     """Fills with 0/1 samples of probability ``p`` (a number or a tensor broadcast to self)."""
     (p,) = _params("bernoulli_", args, kw, ("p",), (0.5,))
-    if self.dtype.category == D.COMPLEX:
+    if self.dtype.category == dtypes.COMPLEX:
         raise _not_impl("bernoulli_scalar_cpu_", self.dtype)
     if isinstance(p, Tensor):
         _check_expand(tuple(p.shape), tuple(self.shape))
@@ -589,7 +589,7 @@ def geometric_(self, *args, generator=None, **kw):
     if not args and "p" not in kw:
         raise TypeError('geometric_() missing 1 required positional arguments: "p"')
     (p,) = _params("geometric_", args, kw, ("p",), (None,))
-    if self.dtype.category in (D.BOOL, D.COMPLEX):
+    if self.dtype.category in (dtypes.BOOL, dtypes.COMPLEX):
         raise _not_impl("geometric_cpu", self.dtype)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
@@ -621,11 +621,11 @@ def random_(self, *args, generator=None, **kw):
         args = (0, args[0])
     frm, to = _params("random_", args, kw, ("from", "to"), (0, None))
     dt = self.dtype
-    if dt.category == D.COMPLEX:
+    if dt.category == dtypes.COMPLEX:
         raise _not_impl("random_kernel_cpu", dt)
     if to is None:
         hi = _int_limits(dt)[1]
-        to = hi if dt is D.int64 else hi + 1
+        to = hi if dt is dtypes.int64 else hi + 1
     frm, to = int(frm), int(to)
     _check_from_to(frm, to, dt)
     return _fill_(self, "random", frm, to, generator)

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from .. import _dtype as D
+from .._core import dtypes
 from ._registry import NAMESPACES, TENSOR_METHODS, op
 from ._util import check_broadcast, wrap_dim
 
@@ -30,7 +30,7 @@ _TYPE_NAMES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int"
 # ---------------------------------------------------------------------------- shared helpers
 def type_name(x):
     """PyTorch's ScalarType name (``Long``, ``Float``...) of an array or a jtorch dtype."""
-    return _TYPE_NAMES[x.name if isinstance(x, D.dtype) else jnp.dtype(x.dtype).name]
+    return _TYPE_NAMES[x.name if isinstance(x, dtypes.dtype) else jnp.dtype(x.dtype).name]
 
 
 def inexact(x):
@@ -68,7 +68,7 @@ def cast(x, dtype):
 
 def float_of(x):
     """Integers and bools become the default float dtype (PyTorch's int -> float ops)."""
-    return x if inexact(x) else x.astype(D.get_default_dtype().np)
+    return x if inexact(x) else x.astype(dtypes.get_default_dtype().np)
 
 
 def reduced_shape(shape, axes, keepdim):
@@ -413,7 +413,7 @@ def logsumexp(input, dim, keepdim=False):
 
 
 def _softmax_dim(name, x, dim, stacklevel, dtype):
-    if isinstance(stacklevel, D.dtype):  # torch.softmax(x, dim, dtype) passed positionally
+    if isinstance(stacklevel, dtypes.dtype):  # torch.softmax(x, dim, dtype) passed positionally
         dtype = stacklevel
     if dim is None:
         warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the "

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtype as D
+from .._core import dtypes
 from .._tensor import Tensor
 from ._index_util import concrete, need_concrete, scalar_name
 from ._registry import OpDef, export, op
@@ -86,7 +86,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 # ------------------------------------------------------------------------------ unique
 def _place(arr, like):
-    from .._creation import place
+    from .creation import place
 
     return place(np.asarray(arr), like.device)
 
@@ -158,9 +158,9 @@ _BINCOUNT = OpDef("bincount", _bincount_body, tensors=("input", "weights"),
 @export("bincount", method=True)
 def bincount(input, weights=None, minlength=0):
     """Counts of each non-negative int (weighted sums with ``weights``); eager only."""
-    from .._dispatch import dispatch
+    from .._core.dispatch import dispatch
 
-    if input.dtype.category != D.INT:
+    if input.dtype.category != dtypes.INT:
         raise NotImplementedError(f'"bincount_cpu" not implemented for '
                                   f"'{input.dtype.scalar_name}'")
     if minlength < 0:
@@ -320,7 +320,7 @@ _ONE_HOT = OpDef("one_hot", _one_hot_body, differentiable=False)
 @export("one_hot", namespace="nn.functional")
 def one_hot(tensor, num_classes=-1):
     """``torch.nn.functional.one_hot``; ``num_classes=-1`` reads the values (eager only)."""
-    from .._dispatch import dispatch
+    from .._core.dispatch import dispatch
 
     if not isinstance(tensor, Tensor) or tensor.dtype.name != "int64":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")

@@ -18,7 +18,7 @@ import warnings
 
 import jax.numpy as jnp
 
-from .._views import strides, view_strides
+from .._core.views import strides, view_strides
 from ._registry import NAMESPACES, TENSOR_METHODS, op
 from ._util import wrap_dim
 
@@ -62,7 +62,7 @@ def hide(*names):
 def size_arg(shape):
     """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])``, ``f(torch.Size)`` -> a tuple of ints."""
     if len(shape) == 1 and not isinstance(shape[0], int) and hasattr(shape[0], "__len__") \
-            and not hasattr(shape[0], "_v"):
+            and not hasattr(shape[0], "_array"):
         shape = shape[0]
     return tuple(operator.index(s) for s in shape)
 
@@ -162,7 +162,7 @@ def view(input, *shape, dtype=None):
 
 
 def _view_dtype(input, dtype):
-    from .._dtype import to_dtype
+    from .._core.dtypes import to_dtype
 
     if to_dtype(dtype) is input.dtype:
         return _view(input, tuple(input.shape))

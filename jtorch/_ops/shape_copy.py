@@ -7,7 +7,7 @@ import warnings
 
 import jax.numpy as jnp
 
-from .. import _dtype as D
+from .._core import dtypes
 from ._registry import op
 from ._util import wrap_dim
 from .shape import dims_arg, function, hide, method, varargs
@@ -164,7 +164,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         return _repeat_interleave_int(input, int(repeats), dim)
     if repeats.ndim > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-    if repeats.dtype.category != D.INT:
+    if repeats.dtype.category != dtypes.INT:
         raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
                                   f"'{_type_name(repeats.dtype)}'")
     n = input.numel() if dim is None else input.shape[wrap_dim(dim, input.ndim)]
@@ -191,7 +191,7 @@ def _concrete_total(r, n):
     import numpy as np
 
     if _is_traced(r):
-        from .._compile_errors import concretization_error
+        from .._core.errors import concretization_error
 
         raise concretization_error("torch.repeat_interleave with tensor repeats and no "
                                    "output_size (the output size depends on the values)")
@@ -204,14 +204,14 @@ def _concrete_total(r, n):
 def _repeat_index(repeats, output_size):
     if repeats.ndim != 1:
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-    from .._creation import tensor
+    from .creation import tensor
 
     idx = tensor(list(range(repeats.shape[0])), dtype=repeats.dtype, device=repeats.device)
     return repeat_interleave(idx, repeats, 0, output_size=output_size)
 
 
 def _type_name(d):
-    from .._views import scalar_type_name
+    from .._core.views import scalar_type_name
 
     return scalar_type_name(d)
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from .._views import contiguous_strides
+from .._core.views import contiguous_strides
 from ._registry import op
 from .shape import _view, function, hide, method, size_arg, unsqueeze, varargs
 
 
 # ------------------------------------------------------------------------------ expand
 def _type_str(x):
-    from .._dtype import from_np
+    from .._core.dtypes import from_np
     from .._tensor_str import _TYPE
 
     return f"torch.{_TYPE[from_np(x.dtype).name]}Tensor"

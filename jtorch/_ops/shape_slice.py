@@ -190,7 +190,7 @@ def split(tensor, split_size_or_sections, dim=0):
     """Views of consecutive pieces of ``dim``: of size ``split_size`` (the last may be smaller)
     or of the listed sizes."""
     s = split_size_or_sections
-    if hasattr(s, "_v") and s.ndim == 0:
+    if hasattr(s, "_array") and s.ndim == 0:
         s = int(s)
     if isinstance(s, int):
         return _split(tensor, s, _as_int(dim))
@@ -243,7 +243,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
     ios = indices_or_sections
-    if hasattr(ios, "_v"):
+    if hasattr(ios, "_array"):
         ios = _split_arg_tensor(ios)
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d]
@@ -266,9 +266,9 @@ def tensor_split(input, indices_or_sections, dim=0):
 
 
 def _split_arg_tensor(t):
-    from .._dtype import int64
+    from .._core.dtypes import int64
+    from .._core.views import scalar_type_name
     from .._tensor import _to_numpy
-    from .._views import scalar_type_name
 
     if t.ndim > 1:
         raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
@@ -289,7 +289,7 @@ def _dir_split(name, min_dim, dim_of):
                                f"{input.ndim} dimensions!")
         d = dim_of(input.ndim)
         ios = indices_or_sections
-        if isinstance(ios, int) or (hasattr(ios, "_v") and ios.ndim == 0):
+        if isinstance(ios, int) or (hasattr(ios, "_array") and ios.ndim == 0):
             s = _as_int(ios)
             n = input.shape[d]
             if s == 0 or n % s:

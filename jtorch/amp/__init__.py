@@ -8,8 +8,8 @@ docs/amp.md.
 
 from __future__ import annotations
 
+from .._core import autocast as _policy  # noqa: F401
 from .._ops._registry import NAMESPACES as _NS
-from . import _policy  # noqa: F401
 from .autocast_mode import (
     autocast,
     autocast_decorator,  # noqa: F401

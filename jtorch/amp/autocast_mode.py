@@ -14,17 +14,16 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
-from .._device import _TYPE_ERROR, _TYPE_IDS
-from . import _policy
+from .._core import autocast as _policy
+from .._core import dtypes
+from .._core.device import _TYPE_ERROR, _TYPE_IDS
 
 __all__ = ["autocast_decorator", "autocast", "is_autocast_available", "custom_fwd",
            "custom_bwd"]
 
 # the device types PyTorch's autocast accepts, with their default autocast dtypes
-_DEFAULT = {"cpu": D.bfloat16, "cuda": D.float16, "xpu": D.float16, "mps": D.float16,
-            "hpu": D.bfloat16, "xla": D.bfloat16, "ipu": D.float16, "mtia": D.float16,
-            "maia": D.bfloat16}
+_DEFAULT = {**dict.fromkeys(("cuda", "xpu", "mps", "ipu", "mtia"), dtypes.float16),
+            **dict.fromkeys(("cpu", "hpu", "xla", "maia"), dtypes.bfloat16)}
 
 _enabled: dict = {}
 _dtype: dict = {}
@@ -59,7 +58,7 @@ def _refresh():
 
 
 def _type_repr(x):
-    from .._device import device
+    from .._core.device import device
 
     return "<class 'torch.device'>" if isinstance(x, device) else str(type(x))
 
@@ -184,7 +183,7 @@ class autocast:  # noqa: N801 - PyTorch's name
         if not is_autocast_available(self.device):
             raise RuntimeError(f"User specified an unsupported autocast device_type "
                                f"'{self.device}'")
-        supported = [D.bfloat16, D.float16]
+        supported = [dtypes.bfloat16, dtypes.float16]
         self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None \
             else cache_enabled
         name = self.device.upper()
@@ -196,7 +195,7 @@ class autocast:  # noqa: N801 - PyTorch's name
                     warnings.warn("CUDA is not available or torch_xla is imported. Disabling "
                                   "autocast.", stacklevel=2)
                     enabled = False
-                elif self.fast_dtype == D.bfloat16 and not cuda.is_bf16_supported():
+                elif self.fast_dtype == dtypes.bfloat16 and not cuda.is_bf16_supported():
                     raise RuntimeError("Current CUDA Device does not support bfloat16. Please "
                                        "switch dtype to float16.")
             elif self.fast_dtype not in supported:
@@ -242,7 +241,7 @@ def _cast(value, device_type, dtype):
 
     if isinstance(value, Tensor):
         ok = (value.is_floating_point() and value.device.type == device_type
-              and value.dtype is not D.float64)
+              and value.dtype is not dtypes.float64)
         return value.to(dtype) if ok else value
     if isinstance(value, (str, bytes, np.ndarray)):
         return value

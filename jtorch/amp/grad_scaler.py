@@ -23,7 +23,7 @@ from enum import Enum
 import jax
 import jax.numpy as jnp
 
-from .. import _dtype as D
+from .._core import dtypes
 from .._tensor import Tensor
 
 __all__ = ["OptState", "GradScaler"]
@@ -117,12 +117,12 @@ class GradScaler:
         return self._scale, self._growth_tracker
 
     def _lazy_init_scale_growth_tracker(self, dev):
-        from .._creation import full
+        from .._ops.creation import full
 
         if self._growth_tracker is not None:
             raise AssertionError("_growth_tracker initialized before _scale")
-        self._scale = full((), self._init_scale, dtype=D.float32, device=dev)
-        self._growth_tracker = full((), self._init_growth_tracker, dtype=D.int32, device=dev)
+        self._scale = full((), self._init_scale, dtype=dtypes.float32, device=dev)
+        self._growth_tracker = full((), self._init_growth_tracker, dtype=dtypes.int32, device=dev)
 
     def scale(self, outputs):
         """Multiplies a tensor or (nested) iterable of tensors by the scale factor."""
@@ -157,7 +157,7 @@ class GradScaler:
                 g = param.grad
                 if g is None:
                     continue
-                if not allow_fp16 and g.dtype == D.float16:
+                if not allow_fp16 and g.dtype == dtypes.float16:
                     raise ValueError("Attempting to unscale FP16 gradients.")
                 per_device[g.device].append(g)
         found_per_device = {}

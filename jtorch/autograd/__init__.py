@@ -5,8 +5,9 @@ from __future__ import annotations
 import types
 import warnings
 
-from .. import _dtype as D
-from . import functional, graph  # noqa: E402
+from .._core import dtypes
+from .._core.graph import Node, run_backward
+from . import functional, graph
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
     enable_grad,
@@ -17,7 +18,6 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck
-from .graph import Node, run_backward
 
 
 def _tensors(x):
@@ -30,7 +30,7 @@ def _tensors(x):
 
 def _make_grads(outputs, grads, create_graph, batched=False):
     """PyTorch's _make_grads: check given grads, make ones for scalar outputs."""
-    from .._creation import ones_like
+    from .._ops.creation import ones_like
     from .._tensor import Tensor
 
     grads = (None,) * len(outputs) if grads is None else grads
@@ -58,10 +58,10 @@ def _make_grads(outputs, grads, create_graph, batched=False):
                     f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
                     f"{g.dtype} and output[{i}] has a dtype of {o.dtype}.")
         elif g is None:
-            if o._rg:
+            if o._requires_grad:
                 if o.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if o.dtype.category != D.FLOAT:
+                if o.dtype.category != dtypes.FLOAT:
                     raise RuntimeError("grad can be implicitly created only for real scalar "
                                        f"outputs but got {o.dtype}")
             g = _seed(o) if not create_graph else ones_like(o)
@@ -77,7 +77,7 @@ _SEEDS: dict = {}
 
 def _seed(o):
     """The all-ones gradient of a scalar root: arrays are immutable, so one per dtype/device."""
-    from .._creation import ones_like
+    from .._ops.creation import ones_like
 
     key = (o.dtype, o._device, tuple(o.shape))
     g = _SEEDS.get(key)
@@ -88,7 +88,7 @@ def _seed(o):
 
 def _check_roots(outputs):
     for i, o in enumerate(outputs):
-        if not o._rg:
+        if not o._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
 
@@ -130,7 +130,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Computes and returns the gradients of ``outputs`` w.r.t. ``inputs`` (nothing is
     accumulated into ``.grad``)."""
-    from .._creation import zeros_like
+    from .._ops.creation import zeros_like
 
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
@@ -146,7 +146,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _make_grads(outputs, _tensors(grad_outputs), create_graph, is_grads_batched)
     _check_roots(outputs)
     for t in inputs:
-        if not t._rg:
+        if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph

@@ -6,9 +6,9 @@ import functools
 import inspect
 import warnings
 
-from .. import _dtype as D
+from .._core import dtypes
+from .._core.graph import FREED, Node, _modified_error, _node_class
 from .grad_mode import state as grad_state
-from .graph import FREED, Node, _modified_error, _node_class
 
 
 class FunctionCtx:
@@ -82,7 +82,7 @@ class PyNode(Node):
         return getattr(ctx, name)
 
     def apply(self, cts, create_graph):
-        from .._creation import zeros
+        from .._ops.creation import zeros
         from .._tensor import Tensor
 
         materialize = self.ctx is None or self.ctx.materialize_grads
@@ -157,7 +157,7 @@ def _record_python(outputs, inputs, backward_fn, ctx=None, name="PyBackward", at
     from .._tensor import Tensor
 
     pos = tuple(i for i, t in enumerate(inputs) if isinstance(t, Tensor))
-    edges = [inputs[i]._edge() if inputs[i]._rg else None for i in pos]
+    edges = [inputs[i]._edge() if inputs[i]._requires_grad else None for i in pos]
     if all(e is None for e in edges):
         return None
     out_meta = tuple((tuple(o.shape), o.dtype, o._device) if isinstance(o, Tensor) else None
@@ -167,7 +167,7 @@ def _record_python(outputs, inputs, backward_fn, ctx=None, name="PyBackward", at
                                      out_meta, ctx)
     for i, o in enumerate(outputs):
         if isinstance(o, Tensor) and (attach is None or i in attach):
-            o._node, o._out_idx, o._rg = node, i, True
+            o._node, o._out_idx, o._requires_grad = node, i, True
     return node
 
 
@@ -261,8 +261,10 @@ class Function(metaclass=_FunctionMeta):
             bound.apply_defaults()
             args, kwargs = bound.args, bound.kwargs
         ctx = FunctionCtx()
-        record = grad_state.enabled and any(isinstance(a, Tensor) and a._rg for a in args)
-        ctx.needs_input_grad = tuple(record and isinstance(a, Tensor) and a._rg for a in args)
+        record = grad_state.enabled and any(isinstance(a, Tensor) and a._requires_grad
+                                            for a in args)
+        ctx.needs_input_grad = tuple(record and isinstance(a, Tensor) and a._requires_grad
+                                     for a in args)
         prev = grad_state.enabled
         grad_state.enabled = False
         try:
@@ -277,7 +279,7 @@ class Function(metaclass=_FunctionMeta):
         outs = _own_outputs((out,) if single else out, args, ctx._dirty, record)
         if record:
             attach = {i for i, o in enumerate(outs) if isinstance(o, Tensor)
-                      and o.dtype.category >= D.FLOAT and not _is_in(o, ctx._non_diff)}
+                      and o.dtype.category >= dtypes.FLOAT and not _is_in(o, ctx._non_diff)}
             _record_python(outs, args, functools.partial(cls._user_backward(), ctx), ctx,
                            cls._backward_name, attach)
         ctx._record_saved_versions()
@@ -291,8 +293,8 @@ def _is_in(t, seq):
 def _own_outputs(outs, args, dirty, record):
     """Outputs the Function's node can own: fresh tensors as they are; inputs, views and
     repeats as new tensors; inputs marked dirty as themselves (rebased onto the node)."""
+    from .._core.hooks import increment_version
     from .._tensor import Tensor
-    from .graph import increment_version
 
     res, seen = [], []
     for o in outs:
@@ -300,7 +302,7 @@ def _own_outputs(outs, args, dirty, record):
             res.append(o)
             continue
         if _is_in(o, dirty):
-            if record and o._node is None and o._rg:
+            if record and o._node is None and o._requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                    "in-place operation.")
             increment_version(o)
@@ -325,7 +327,7 @@ def once_differentiable(fn):
             outputs = fn(ctx, *args)
         finally:
             grad_state.enabled = prev
-        if not prev or not any(isinstance(a, Tensor) and a._rg for a in args):
+        if not prev or not any(isinstance(a, Tensor) and a._requires_grad for a in args):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs

@@ -30,7 +30,7 @@ def _unpack(res, is_tuple):
 
 
 def _preprocess(inputs, create_graph, need_graph):
-    return tuple(t.view(tuple(t.shape)) if create_graph and t._rg
+    return tuple(t.view(tuple(t.shape)) if create_graph and t._requires_grad
                  else t.detach().requires_grad_(need_graph) for t in inputs)
 
 
@@ -78,7 +78,7 @@ def _check_requires_grad(xs, kind, strict):
         if x is None:
             raise RuntimeError(f"The output of the user-provided function is independent of "
                                f"input {i}. This is not allowed in strict mode.")
-        if not x._rg:
+        if not x._requires_grad:
             raise RuntimeError(_INDEPENDENT[kind].format(i=i))
 
 
@@ -86,7 +86,7 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
     from . import grad
 
     grad_outputs = (None,) * len(outputs) if grad_outputs is None else grad_outputs
-    keep = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o._rg]
+    keep = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o._requires_grad]
     if not keep:
         return (None,) * len(inputs)
     return grad([o for o, _ in keep], inputs, [g for _, g in keep], allow_unused=True,
@@ -109,7 +109,7 @@ _FILL_ERRORS = {
 
 
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
-    from .._creation import zeros_like
+    from .._ops.creation import zeros_like
 
     res = []
     for i, g in enumerate(grads):
@@ -117,7 +117,7 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
             if strict:
                 raise RuntimeError(_FILL_ERRORS[stage].format(i=i))
             g = zeros_like(refs[i])
-        elif strict and create_graph and not g._rg:
+        elif strict and create_graph and not g._requires_grad:
             what = "hessian" if "double" in stage else "jacobian"
             raise RuntimeError(f"The {what} of the user-provided function is independent of "
                                f"input {i}. This is not allowed in strict mode when "
@@ -157,7 +157,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), J v)``, by the double-backward trick as PyTorch does."""
-    from .._creation import zeros_like
+    from .._ops.creation import zeros_like
 
     with enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
@@ -190,7 +190,7 @@ def _one_hot(out, j):
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
     """The Jacobian of ``func`` at ``inputs``: entry (i, j) has shape out_i.shape + in_j.shape."""
-    from .._creation import zeros, zeros_like
+    from .._ops.creation import zeros, zeros_like
     from .._ops.shape import stack
 
     if strategy not in ("forward-mode", "reverse-mode"):
@@ -230,7 +230,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                                                f"independent of input {k}. This is not "
                                                "allowed in strict mode.")
                         g = zeros_like(inp)
-                    elif strict and create_graph and not g._rg:
+                    elif strict and create_graph and not g._requires_grad:
                         raise RuntimeError("The jacobian of the user-provided function is "
                                            f"independent of input {i}. This is not allowed "
                                            "in strict mode when create_graph=True.")
@@ -307,7 +307,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), H v)`` for a scalar ``func`` (by the double-backward trick)."""
-    from .._creation import zeros_like
+    from .._ops.creation import zeros_like
 
     with enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")

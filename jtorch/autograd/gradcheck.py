@@ -11,7 +11,7 @@ import warnings
 
 import jax.numpy as jnp
 
-from .. import _dtype as D
+from .._core import dtypes
 
 
 class GradcheckError(RuntimeError):
@@ -100,7 +100,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
                          "none of the them have requires_grad=True.")
     for i in diff:
-        if inputs[i].dtype not in (D.float64, D.complex128):
+        if inputs[i].dtype not in (dtypes.float64, dtypes.complex128):
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
                           "point or complex. This check will likely fail if all the inputs are "
                           "not of double precision floating point or complex. ", stacklevel=2)

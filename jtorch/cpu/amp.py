@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from .. import _dtype as D
+from .._core import dtypes
 from ..amp import autocast_mode as _am
 from ..amp.grad_scaler import GradScaler as _GradScaler
 
@@ -15,7 +15,7 @@ class autocast(_am.autocast):  # noqa: N801 - PyTorch's name
     """``torch.cpu.amp.autocast(args...)`` is deprecated: ``torch.amp.autocast("cpu",
     args...)``."""
 
-    def __init__(self, enabled=True, dtype=D.bfloat16, cache_enabled=True):
+    def __init__(self, enabled=True, dtype=dtypes.bfloat16, cache_enabled=True):
         warnings.warn("`torch.cpu.amp.autocast(args...)` is deprecated. Please use "
                       "`torch.amp.autocast('cpu', args...)` instead.", FutureWarning,
                       stacklevel=2)

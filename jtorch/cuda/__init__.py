@@ -13,8 +13,8 @@ import collections
 
 import jax
 
-from .._device import _make, jax_devices, to_jax
-from .._device import device as _Device
+from .._core.device import _make, jax_devices, to_jax
+from .._core.device import device as _Device
 
 _current = [0]
 _NO_CUDA = "Torch not compiled with CUDA enabled"
@@ -182,7 +182,7 @@ def manual_seed(seed) -> None:
     """Seeds the generator GPU tensors draw from (jtorch has one generator for all devices);
     a no-op without CUDA, as in PyTorch."""
     if is_available():
-        from .._random import manual_seed as _ms
+        from .._core.generator import manual_seed as _ms
 
         _ms(seed)
 
@@ -192,7 +192,7 @@ manual_seed_all = manual_seed
 
 def seed() -> None:
     if is_available():
-        from .._random import seed as _seed
+        from .._core.generator import seed as _seed
 
         _seed()
 
@@ -202,7 +202,7 @@ seed_all = seed
 
 def initial_seed() -> int:
     _lazy_init()
-    from .._random import initial_seed as _is
+    from .._core.generator import initial_seed as _is
 
     return _is()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import warnings
 
-from .. import _dtype as D
+from .._core import dtypes
 from ..amp import autocast_mode as _am
 from ..amp.grad_scaler import GradScaler as _GradScaler
 
@@ -23,7 +23,7 @@ class autocast(_am.autocast):  # noqa: N801 - PyTorch's name
     """``torch.cuda.amp.autocast(args...)`` is deprecated: ``torch.amp.autocast("cuda",
     args...)``."""
 
-    def __init__(self, enabled=True, dtype=D.float16, cache_enabled=True):
+    def __init__(self, enabled=True, dtype=dtypes.float16, cache_enabled=True):
         warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
                       "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning,
                       stacklevel=2)

@@ -135,7 +135,7 @@ def vjp(func, *primals, has_aux=False):
         return [o._value for o in leaves], aux_arrays
 
     tensors = inp.tensors
-    recorded, closed = grad_state.enabled and any(t._rg for t in tensors), ()
+    recorded, closed = grad_state.enabled and any(t._requires_grad for t in tensors), ()
     pull = None
     if not recorded:
         with collecting() as closed:
@@ -158,7 +158,7 @@ def vjp(func, *primals, has_aux=False):
             if tuple(c.shape) != tuple(o.shape):
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                    f"{c.shape} and output[{i}] has a shape of {o.shape}.")
-        dtypes = [o._v.dtype for o in outs_t]
+        dtypes = [o._array.dtype for o in outs_t]
 
         def pullback(*arrays):
             prim, cts = arrays[:len(tensors)], arrays[len(tensors):]
@@ -394,7 +394,8 @@ def linearize(func, *primals):
         check_tensor_outputs(leaves, "linearize(f, *primals)")
         return [o._value for o in leaves]
 
-    recorded, closed, f_jvp = grad_state.enabled and any(t._rg for t in tensors), (), None
+    recorded = grad_state.enabled and any(t._requires_grad for t in tensors)
+    closed, f_jvp = (), None
     if not recorded:
         with collecting() as closed:
             outs, f_jvp = jax.linearize(pure, *inp.arrays())

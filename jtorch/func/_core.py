@@ -21,11 +21,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtype as D
+from .._core import dtypes
+from .._core.graph import AccumulateGrad
 from .._tensor import Tensor
 from ..autograd.function import _record_python
 from ..autograd.grad_mode import state as grad_state
-from ..autograd.graph import AccumulateGrad
 from . import _pytree as pt
 
 
@@ -90,7 +90,7 @@ def run(compute, tensors, name):
     arrays = [t._value for t in tensors]
     device = tensors[0]._device if tensors else None
     with collecting() as found:
-        if not (grad_state.enabled and any(t._rg for t in tensors)):
+        if not (grad_state.enabled and any(t._requires_grad for t in tensors)):
             outs = compute(*arrays)
         else:
             outs, pull = jax.vjp(lambda *a: list(compute(*a)), *arrays)
@@ -99,13 +99,13 @@ def run(compute, tensors, name):
         compute = _lifting(compute, len(tensors), lifted)
         tensors = [*tensors, *lifted]
         with collecting() as still:
-            outs, pull = jax.vjp(lambda *a: list(compute(*a)), *arrays, *[t._v for t in lifted])
+            outs, pull = jax.vjp(lambda *a: list(compute(*a)), *arrays, *[t._array for t in lifted])
         if still:  # history through a Tensor made before the call: its leaves were not enough
             raise NotImplementedError(
                 "jtorch does not implement torch.func transforms of a function that closes "
                 "over a non-leaf Tensor that requires grad yet; pass it as an argument")
     res = [wrap(o, device=device) for o in outs]
-    if not (grad_state.enabled and any(t._rg for t in tensors)):
+    if not (grad_state.enabled and any(t._requires_grad for t in tensors)):
         return res
 
     def backward(*grads):
@@ -113,7 +113,7 @@ def run(compute, tensors, name):
                if is_float(o) else np.zeros(o.shape, jax.dtypes.float0)
                for g, o in zip(grads, outs)]
         gs = pull(cts)
-        return tuple(wrap(g, t) if t._rg else None for g, t in zip(gs, tensors))
+        return tuple(wrap(g, t) if t._requires_grad else None for g, t in zip(gs, tensors))
 
     attach = {i for i, o in enumerate(outs) if is_float(o)}
     _record_python(res, list(tensors), backward, name=name, attach=attach)
@@ -138,7 +138,7 @@ def note(tensors):
     """Called by every pure function on the Tensors it returns: one that requires grad got
     there through a closed-over Tensor that requires grad (the inputs made inside do not)."""
     if _COLLECT:
-        _COLLECT[-1].extend(t for t in tensors if isinstance(t, Tensor) and t._rg)
+        _COLLECT[-1].extend(t for t in tensors if isinstance(t, Tensor) and t._requires_grad)
 
 
 def closure_leaves(outputs):
@@ -167,14 +167,14 @@ def _lifting(compute, n, lifted):
     the leaves' values (with no grad, so nothing records) while it runs."""
 
     def lifted_compute(*arrays):
-        saved = [(t._v, t._rg) for t in lifted]
+        saved = [(t._array, t._requires_grad) for t in lifted]
         try:
             for t, a in zip(lifted, arrays[n:]):
-                t._v, t._rg = a, False
+                t._array, t._requires_grad = a, False
             return compute(*arrays[:n])
         finally:
             for t, (v, rg) in zip(lifted, saved):
-                t._v, t._rg = v, rg
+                t._array, t._requires_grad = v, rg
 
     return lifted_compute
 
@@ -231,7 +231,7 @@ def diff_positions(inputs, argnums):
 def check_differentiable(x):
     if not isinstance(x, Tensor):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
-    if x.dtype.category < D.FLOAT:
+    if x.dtype.category < dtypes.FLOAT:
         raise RuntimeError("only Tensors of floating point dtype can require gradients")
 
 

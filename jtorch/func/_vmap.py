@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import jax
 import jax.numpy as jnp
 
-from .. import _random
+from .._core import generator as _random
 from .._tensor import Tensor
 from . import _pytree as pt
 from ._core import note, run, transform_wraps, wrap

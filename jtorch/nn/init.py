@@ -22,7 +22,7 @@ import numpy as np
 
 import jtorch
 
-from .._random import next_key, wrap
+from .._core.generator import next_key, wrap
 from ..autograd import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
@@ -118,7 +118,7 @@ _TRUNC = None
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fills ``tensor`` with samples of N(mean, std**2) truncated to [a, b]."""
-    from .._dispatch import inplace_call
+    from .._core.dispatch import inplace_call
 
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "

@@ -8,7 +8,7 @@ writes to the source tensor after ``Parameter(t)`` are not seen by the parameter
 
 from __future__ import annotations
 
-from .. import _dtype as D
+from .._core import dtypes
 from .._tensor import Tensor
 
 __all__ = ["Parameter", "UninitializedParameter", "is_lazy", "Buffer", "UninitializedBuffer",
@@ -28,14 +28,14 @@ def _wrap(cls, data, requires_grad):
     if not isinstance(data, Tensor):
         raise TypeError(f"Parameter(): argument 'data' must be Tensor, not "
                         f"{type(data).__name__}")
-    if requires_grad and data.dtype.category < D.FLOAT:
+    if requires_grad and data.dtype.category < dtypes.FLOAT:
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
     p = object.__new__(cls)
-    p._v = data._value
+    p._array = data._value
     p._device = data._device
     if requires_grad:
-        p._rg = True
+        p._requires_grad = True
     if data._in_trace:
         p._in_trace = True
     return p
@@ -48,7 +48,7 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     """
 
     def __new__(cls, data=None, requires_grad=True):
-        from .._creation import empty
+        from .._ops.creation import empty
 
         if data is None:
             data = empty(0)
@@ -72,8 +72,8 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
 
     def __reduce_ex__(self, proto):
         state = {k: v for k, v in self.__dict__.items()
-                 if k not in ("_v", "_device", "_rg", "_grad", "_acc", "_hooks", "_node",
-                              "_post_hooks", "_vc", "_dw")}
+                 if k not in ("_array", "_device", "_requires_grad", "_grad", "_acc", "_hooks",
+                              "_node", "_post_hooks", "_version_counter", "_data_writes")}
         return (_rebuild_parameter, (self.detach(), self.requires_grad, type(self), state))
 
 
@@ -89,7 +89,7 @@ class UninitializedTensorMixin:
     ``materialize(shape)`` turns it into ``cls_to_become``."""
 
     def materialize(self, shape, device=None, dtype=None):
-        from .._creation import empty
+        from .._ops.creation import empty
 
         if device is None:
             device = self.data.device
@@ -131,7 +131,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        from .._creation import empty
+        from .._ops.creation import empty
 
         return _wrap(cls, empty(0, device=device, dtype=dtype), requires_grad)
 
@@ -160,7 +160,7 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     ``data``) flagged as a buffer, as PyTorch does."""
 
     def __new__(cls, data=None, *, persistent=True):
-        from .._creation import empty
+        from .._ops.creation import empty
 
         if data is None:
             data = empty(0)
@@ -176,7 +176,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
-        from .._creation import empty
+        from .._ops.creation import empty
 
         t = _wrap(cls, empty(0, device=device, dtype=dtype), requires_grad)
         t.persistent = persistent

@@ -47,11 +47,11 @@ def _zeros(a):
 def write(t, arr):
     """Store ``arr`` into tensor ``t`` in place (version counter bumped, views re-derive)."""
     if t._base is None:
-        t._v = arr
-        t._vc += 1
+        t._array = arr
+        t._version_counter += 1
         return
+    from .._core.views import assign
     from .._tensor import Tensor
-    from .._views import assign
 
     prev = _grad_state.enabled
     _grad_state.enabled = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import optax
 
-from .. import _creation
+from .._ops import creation as _creation
 from .._tensor import Tensor
 from . import _transforms as T
 from .optimizer import (

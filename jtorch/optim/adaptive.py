@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from .. import _creation
+from .._ops import creation as _creation
 from . import _transforms as T
 from .optimizer import _check_lr, _check_nonneg, _JaxOptimizer, _scalar, _scalar_dtype
 

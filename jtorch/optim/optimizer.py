@@ -16,12 +16,12 @@ from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 
-from .. import _dtype as D
 from .._compile.context import CTX as _CTX
 from .._compile.context import EPOCH as _CTX_EPOCH
+from .._core import dtypes
+from .._core.hooks import RemovableHandle
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as _grad_state
-from ..autograd.hooks import RemovableHandle
 from . import _transforms
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
@@ -57,7 +57,7 @@ def register_optimizer_step_post_hook(hook):
 def _typename(obj):
     """torch.typename."""
     if isinstance(obj, Tensor):
-        from .._views import scalar_type_name
+        from .._core.views import scalar_type_name
 
         return f"torch.{scalar_type_name(obj.dtype)}Tensor"
     mod = type(obj).__module__
@@ -205,7 +205,7 @@ class Optimizer:
                 capturable = pg.get("capturable", False)
                 break
         if key == "step":
-            return value.to(dtype=D.float32) if (capturable or fused) else value
+            return value.to(dtype=dtypes.float32) if (capturable or fused) else value
         if param.is_floating_point():
             return value.to(dtype=param.dtype, device=param.device)
         return value.to(device=param.device)
@@ -268,7 +268,7 @@ class Optimizer:
                         if g._node is not None:
                             g.detach_()
                         else:
-                            g._rg = False
+                            g._requires_grad = False
                         _transforms.write(g, _transforms.zeros_like(g._value))
 
     def step(self, closure=None):
@@ -432,4 +432,4 @@ class _JaxOptimizer(Optimizer):
 
 
 def _scalar_dtype():
-    return D.float64 if D.get_default_dtype() is D.float64 else D.float32
+    return dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32

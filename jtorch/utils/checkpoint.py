@@ -36,7 +36,7 @@ def _pack(kind, flat):
 def _leaves(outputs, stop):
     """The leaf tensors requiring grad that ``outputs``' graph reaches, not walking past the
     edges in ``stop`` (the segment's own tensor arguments)."""
-    from ..autograd.graph import AccumulateGrad
+    from .._core.graph import AccumulateGrad
 
     leaves, seen, todo = {}, set(), [o._node for o in outputs if o._node is not None]
     while todo:
@@ -64,7 +64,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
                determinism_check="default", debug=False, early_stop=True, **kwargs):
     """Run ``function(*args, **kwargs)`` without keeping its activations for backward."""
     from .. import autograd
-    from .._random import default_generator
+    from .._core.generator import default_generator
     from .._tensor import Tensor
     from ..autograd.function import _record_python
     from ..autograd.grad_mode import state as grad_state
@@ -85,7 +85,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
                          "use_reentrant=False.")
     if not grad_state.enabled:
         return function(*args, **kwargs)
-    tensor_args = [a for a in args if isinstance(a, Tensor) and a._rg]
+    tensor_args = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
     if use_reentrant and not tensor_args:
         _warn_no_grad()
         with autograd.no_grad():
@@ -94,14 +94,14 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
 
     traced = CTX.tracing
     if traced:  # inside jtorch.compile: this run only finds the leaves; jax.checkpoint runs it
-        snap = [(t, t._v) for t in CTX.tensors]
+        snap = [(t, t._array) for t in CTX.tensors]
     rng = default_generator.get_state() if preserve and not traced else None
     fwd_ctx, recompute_ctx = context_fn()
     with fwd_ctx:
         out = function(*args, **kwargs)
     flat = _flat(out)
     kind = type(out) if isinstance(out, (tuple, list)) else None
-    diff_out = [o for o in flat if isinstance(o, Tensor) and o._rg]
+    diff_out = [o for o in flat if isinstance(o, Tensor) and o._requires_grad]
     if not diff_out:
         return out
     stop = {(id(e[0]), e[1]) for e in (a._edge() for a in tensor_args) if e is not None}
@@ -109,10 +109,10 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
                          if not any(v is a for a in tensor_args)]
     if traced:
         for t, v in snap:
-            t._v = v
-            t._vc += 1
+            t._array = v
+            t._version_counter += 1
         return _remat(function, args, kwargs, wrt, kind)
-    detached = [o.detach() if isinstance(o, Tensor) and o._rg else o for o in flat]
+    detached = [o.detach() if isinstance(o, Tensor) and o._requires_grad else o for o in flat]
     del out, diff_out  # the segment's graph (and its activations) can go now
 
     def backward(*grads):
@@ -120,7 +120,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         if preserve:
             default_generator.set_state(rng)
         try:
-            inputs = [a.detach().requires_grad_(a._rg) if isinstance(a, Tensor) else a
+            inputs = [a.detach().requires_grad_(a._requires_grad) if isinstance(a, Tensor) else a
                       for a in args]
             with autograd.enable_grad(), recompute_ctx:
                 again = _flat(function(*inputs, **kwargs))
@@ -128,15 +128,15 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
             if preserve:
                 default_generator.set_state(cur)
         pairs = [(o, g) for o, g in zip(again, grads)
-                 if isinstance(o, Tensor) and o._rg and g is not None]
-        targets = [x for a, x in zip(args, inputs) if isinstance(a, Tensor) and a._rg]
+                 if isinstance(o, Tensor) and o._requires_grad and g is not None]
+        targets = [x for a, x in zip(args, inputs) if isinstance(a, Tensor) and a._requires_grad]
         targets += wrt[len(tensor_args):]
         if not pairs:
             return tuple(None for _ in wrt)
         return tuple(autograd.grad([o for o, _ in pairs], targets, [g for _, g in pairs],
                                    allow_unused=True))
 
-    keep = [i for i, o in enumerate(detached) if isinstance(o, Tensor) and flat[i]._rg]
+    keep = [i for i, o in enumerate(detached) if isinstance(o, Tensor) and flat[i]._requires_grad]
     _record_python(detached, wrt, backward, name="CheckpointFunctionBackward",
                    attach=set(keep))
     return _pack(kind, detached)
@@ -155,18 +155,18 @@ def _remat(function, args, kwargs, wrt, kind):
     from ..autograd.function import record_pullback
 
     state = list(CTX.tensors)
-    pos = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a._rg]
+    pos = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a._requires_grad]
     leaves = wrt[len(pos):]
     meta = {}
 
     def seg(in_arrs, leaf_arrs, state_arrs):
-        outer = [(t, t._v) for t in state]
+        outer = [(t, t._array) for t in state]
         for t, a in zip(state, state_arrs):
-            t._v = a
-            t._vc += 1
+            t._array = a
+            t._version_counter += 1
         for t, a in zip(leaves, leaf_arrs):
-            t._v = a
-            t._vc += 1
+            t._array = a
+            t._version_counter += 1
         new_args = list(args)
         for i, a in zip(pos, in_arrs):
             new_args[i] = Tensor._make(a, args[i]._device)
@@ -176,17 +176,17 @@ def _remat(function, args, kwargs, wrt, kind):
             new_state = [t._value for t in state]
         finally:
             for t, v in outer:
-                t._v = v
-                t._vc += 1
+                t._array = v
+                t._version_counter += 1
         meta["static"] = [None if isinstance(o, Tensor) else o for o in out]
         return [o._value for o in out if isinstance(o, Tensor)], new_state
 
     outs, pullback, new_state = jax.vjp(
         jax.checkpoint(seg), [args[i]._value for i in pos], [t._value for t in leaves],
-        [t._v for t in state], has_aux=True)
+        [t._array for t in state], has_aux=True)
     for t, a in zip(state, new_state):
-        t._v = a
-        t._vc += 1
+        t._array = a
+        t._version_counter += 1
     wrapped = record_pullback(outs, pullback, [args[i] for i in pos] + list(leaves),
                               "CheckpointFunctionBackward")
     it = iter(wrapped)

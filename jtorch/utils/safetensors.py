@@ -16,7 +16,7 @@ import tempfile
 
 import numpy as np
 
-from .. import _dtype as D
+from .._core import dtypes
 
 _CODES = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16",
           "int64": "I64", "int32": "I32", "int16": "I16", "int8": "I8", "uint8": "U8",
@@ -82,7 +82,7 @@ def load(data, device="cpu"):
     body = memoryview(data)[8 + n:]
     out = {}
     for name, info in header.items():
-        dt = getattr(D, _DTYPES[info["dtype"]] if info["dtype"] != "BOOL" else "bool_")
+        dt = getattr(dtypes, _DTYPES[info["dtype"]] if info["dtype"] != "BOOL" else "bool_")
         b, e = info["data_offsets"]
         if e > len(body):
             raise ValueError(f"safetensors: tensor {name!r} lies past the end of the data")

@@ -34,12 +34,12 @@ def _rng():
     changed (manual_seed, other random ops): reproducible, and no JAX call per sample."""
     if W.get_worker_info() is not None:
         return np.random
-    from .._random import default_generator as g
+    from .._core.generator import default_generator as g
     from ..utils.data.dataset import _seed_from
 
-    if _HOST_RNG[0] != (id(g._key), g._key._vc):
+    if _HOST_RNG[0] != (id(g._key), g._key._version_counter):
         seed = _seed_from(g)
-        _HOST_RNG[:] = [(id(g._key), g._key._vc), np.random.default_rng(seed)]
+        _HOST_RNG[:] = [(id(g._key), g._key._version_counter), np.random.default_rng(seed)]
     return _HOST_RNG[1]
 
 
@@ -95,9 +95,9 @@ def _to_chw(arr, lead):
         arr = arr[..., None]
     arr = np.moveaxis(arr, -1, -3)
     if arr.dtype == np.uint8:
-        from .. import _dtype as D
+        from .._core import dtypes
 
-        f = D.get_default_dtype().np
+        f = dtypes.get_default_dtype().np
         out = np.empty(arr.shape, f)
         np.true_divide(arr, f.type(255), out=out, dtype=f)
         return out
@@ -156,7 +156,7 @@ class Normalize(_Safe):
                              f"tensor.size() = {tensor.size()}")
         mean, std = self._np_consts(tensor.dtype.np, tensor.dtype)
         if W.is_host(tensor):
-            arr = tensor._v
+            arr = tensor._array
             if self.inplace:
                 np.subtract(arr, mean, out=arr)
                 np.divide(arr, std, out=arr)
@@ -170,9 +170,9 @@ class Normalize(_Safe):
     def _jtorch_batch(self, arr):
         if arr.dtype.kind != "f" or arr.ndim < 4:
             return NotImplemented
-        from .. import _dtype as D
+        from .._core import dtypes
 
-        mean, std = self._np_consts(arr.dtype, D.from_np(arr.dtype))
+        mean, std = self._np_consts(arr.dtype, dtypes.from_np(arr.dtype))
         return (arr - mean) / std
 
     def __repr__(self):
@@ -204,7 +204,7 @@ class RandomHorizontalFlip(_Safe):
         if _uniform() < self.p:
             if isinstance(img, Tensor):
                 if W.is_host(img):
-                    return W.host_tensor(np.ascontiguousarray(img._v[..., ::-1]))
+                    return W.host_tensor(np.ascontiguousarray(img._array[..., ::-1]))
                 return img.flip(-1)
             return np.ascontiguousarray(np.asarray(img)[:, ::-1])
         return img
@@ -229,7 +229,7 @@ class RandomCrop(_Safe):
         if tensor and not W.is_host(img):
             arr, back = np.asarray(img._value), W.to_device
         elif tensor:
-            arr, back = img._v, W.host_tensor
+            arr, back = img._array, W.host_tensor
         else:
             arr, back = np.asarray(img), (lambda a: a)
         h_ax = arr.ndim - 2 if tensor else 0

@@ -15,9 +15,9 @@ import warnings
 import weakref
 from collections import OrderedDict
 
+from ..._core.hooks import RemovableHandle as _BaseHandle
 from ..._tensor import Tensor
 from ...autograd.function import Function
-from ...autograd.hooks import RemovableHandle as _BaseHandle
 
 
 class RemovableHandle(_BaseHandle):

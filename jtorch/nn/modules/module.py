@@ -595,7 +595,7 @@ class Module(StateDictMixin):
     def to(self, *args, **kwargs):
         """Move and/or cast parameters and buffers: ``to(device, dtype, non_blocking)``,
         ``to(dtype)``, ``to(tensor)``; a dtype applies to floating/complex tensors only."""
-        from ..._convert import _parse
+        from ..._ops.convert import _parse
 
         dtype, device, _ = _parse(args, kwargs)   # non_blocking: copies are synchronous
         if dtype is not None:

@@ -13,8 +13,8 @@ import warnings
 
 import jtorch
 
+from ..._core.generator import next_key
 from ..._ops import nn_rnn as K
-from ..._random import next_key
 from ...autograd import no_grad
 from .. import init
 from ..parameter import Parameter

@@ -87,7 +87,7 @@ def _by_device(tensors):
 
 
 def _write(grads, values):
-    from ..._views import assign
+    from ..._core.views import assign
 
     with no_grad():
         for g, v in zip(grads, values):

@@ -33,7 +33,7 @@ def _stack_tensors(batch):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(shape)} at entry 0 and {list(t.shape)} at entry {i}")
     on_device = not W.host_mode() and not any(W.is_host(t) for t in batch)
-    if on_device or any(t._rg for t in batch):
+    if on_device or any(t._requires_grad for t in batch):
         import jtorch
 
         return jtorch.stack(list(batch), 0)
@@ -156,7 +156,7 @@ def default_convert(data):
     elem_type = type(data)
     if isinstance(data, Tensor):
         if W.is_host(data) and W.get_worker_info() is None:
-            return W.to_device(data._v)
+            return W.to_device(data._array)
         return data
     if isinstance(data, (np.ndarray, np.bool_, np.number)) and elem_type.__name__ != "str_":
         if (elem_type.__name__ == "ndarray"

@@ -59,7 +59,7 @@ def host_tensor(arr):
 
 
 def is_host(t):
-    return isinstance(t._v, np.ndarray)
+    return isinstance(t._array, np.ndarray)
 
 
 def host_value(t):
@@ -159,7 +159,7 @@ class _PayloadPickler(pickle.Pickler):
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
-            return (_rebuild_tensor, (host_value(obj), bool(obj._rg)))
+            return (_rebuild_tensor, (host_value(obj), bool(obj._requires_grad)))
         return NotImplemented
 
 

@@ -64,7 +64,7 @@ class _MapFetcher:
             out = fast(index)
             if out is not NotImplemented:
                 if W.get_worker_info() is None:
-                    out = [W.to_device(t._v) for t in out]
+                    out = [W.to_device(t._array) for t in out]
                 return out
         getitems = getattr(d, "__getitems__", None)
         data = getitems(index) if callable(getitems) else [d[i] for i in index]

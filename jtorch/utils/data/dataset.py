@@ -261,7 +261,7 @@ class Subset(Dataset):
 
 def _seed_from(generator):
     """A 64-bit NumPy seed drawn from a jtorch generator (the default one when None)."""
-    from ... import _random
+    from ..._core import generator as _random
 
     key = np.asarray(_random.next_key(generator)).astype(np.uint64)
     return int((key[0] << np.uint64(32)) | key[1])

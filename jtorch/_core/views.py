@@ -15,10 +15,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtype as D
-from ._ops._registry import OpDef
-from ._tensor import Tensor
-from .autograd.grad_mode import state as grad_state
+from .._ops._registry import OpDef
+from .._tensor import Tensor
+from ..autograd.grad_mode import state as grad_state
+from . import dtypes
 
 
 def _compose(chain, x):
@@ -49,7 +49,7 @@ def attach_view(r, src, kernel, idx):
     base = src._base if src._base is not None else src
     r._base = base
     r._chain = src._chain + ((kernel, idx),)
-    r._seen = base._vc
+    r._base_version = base._version_counter
     if src._detached:
         r._detached = True
         r._data_alias = src._data_alias
@@ -60,18 +60,18 @@ def attach_view(r, src, kernel, idx):
 def _zero_stride(t):
     """PyTorch refuses in-place writes to a tensor with a stride-0 dim of size > 1 (its
     has_internal_overlap); expanding to the same size, or selecting one row, stays writable."""
-    if 0 in t._v.shape:
+    if 0 in t._array.shape:
         return False
     st, _ = strides(t)
-    return any(s == 0 and n > 1 for s, n in zip(st, t._v.shape))
+    return any(s == 0 and n > 1 for s, n in zip(st, t._array.shape))
 
 
 def refresh(v):
     """Re-derive view ``v`` from its base, which was written to since ``v`` was read."""
-    from ._dispatch import dispatch
+    from .dispatch import dispatch
 
     base = v._base
-    record = base._rg and not v._detached
+    record = base._requires_grad and not v._detached
     prev = grad_state.enabled
     grad_state.enabled = record
     try:
@@ -79,11 +79,11 @@ def refresh(v):
     finally:
         grad_state.enabled = prev
     if record:
-        v._node, v._out_idx, v._rg = r._node, 0, True
+        v._node, v._out_idx, v._requires_grad = r._node, 0, True
     elif not v._detached and v._node is not None:
-        v._node, v._rg = None, False
-    v._v = r._v
-    v._seen = base._vc
+        v._node, v._requires_grad = None, False
+    v._array = r._array
+    v._base_version = base._version_counter
 
 
 def detached_alias(t, share_version=False):
@@ -95,7 +95,7 @@ def detached_alias(t, share_version=False):
     base = t._base if t._base is not None else t
     a._base = base
     a._chain = t._chain
-    a._seen = base._vc
+    a._base_version = base._version_counter
     a._detached = True
     a._overlap = t._overlap
     if not share_version:
@@ -128,10 +128,10 @@ def check_inplace(t):
                            "multiple views. Such functions do not allow the output views to be "
                            "modified inplace. You should replace the inplace operation by an "
                            "out-of-place one.")
-    if b is not None and not t._detached and b._node is None and t._rg:
+    if b is not None and not t._detached and b._node is None and t._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
-    if t._node is None and t._rg:   # also x.detach().requires_grad_(), a leaf alias
+    if t._node is None and t._requires_grad:   # also x.detach().requires_grad_(), a leaf alias
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
 
@@ -139,14 +139,14 @@ def check_inplace(t):
 def _cast_for(t, res):
     rd, td = res.dtype, t.dtype
     if rd is not td:
-        if not D.can_cast(rd, td):
+        if not dtypes.can_cast(rd, td):
             raise RuntimeError(f"result type {scalar_type_name(rd)} can't be cast to the "
                                f"desired output type {scalar_type_name(td)}")
         res = res.to(td)
     return res
 
 
-from ._compile.context import CTX as _CTX  # noqa: E402
+from .._compile.context import CTX as _CTX  # noqa: E402
 
 
 def assign(t, res, *, resize=False):
@@ -155,22 +155,22 @@ def assign(t, res, *, resize=False):
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
-    if res._v.shape != t._v.shape and not resize:
-        raise RuntimeError(f"output with shape {list(t._v.shape)} doesn't match the broadcast "
-                           f"shape {list(res._v.shape)}")
+    if res._array.shape != t._array.shape and not resize:
+        raise RuntimeError(f"output with shape {list(t._array.shape)} doesn't match the broadcast "
+                           f"shape {list(res._array.shape)}")
     res = _cast_for(t, res)
     if _CTX.tracing:
         _CTX.check(t)
     record = res._node is not None
     base = t._base
     if base is None:
-        t._v = res._value
-        t._vc += 1
+        t._array = res._value
+        t._version_counter += 1
     else:
         if not t._chain:
-            base._v = res._value
+            base._array = res._value
         else:
-            from ._dispatch import dispatch
+            from .dispatch import dispatch
 
             prev = grad_state.enabled
             if t._detached:
@@ -179,16 +179,16 @@ def assign(t, res, *, resize=False):
                 nb = dispatch(VIEW_WRITE, (base, res), {"chain": t._chain})
             finally:
                 grad_state.enabled = prev
-            base._v = nb._v
+            base._array = nb._array
             if nb._node is not None:
-                base._node, base._out_idx, base._rg = nb._node, 0, True
+                base._node, base._out_idx, base._requires_grad = nb._node, 0, True
         if t._data_alias:
-            base._dw += 1  # a write through .data does not bump the owner's version
-        base._vc += 1
-        t._v = res._value
-        t._seen = base._vc
+            base._data_writes += 1  # a write through .data does not bump the owner's version
+        base._version_counter += 1
+        t._array = res._value
+        t._base_version = base._version_counter
     if record and not t._detached:
-        t._node, t._out_idx, t._rg = res._node, res._out_idx, True
+        t._node, t._out_idx, t._requires_grad = res._node, res._out_idx, True
 
 
 def assign_out(o, r):
@@ -197,10 +197,10 @@ def assign_out(o, r):
         name = r._node.kernel.opdef.name.rsplit(".", 1)[-1]
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires grad.")
-    if o._v.shape != r._v.shape:
+    if o._array.shape != r._array.shape:
         if o._base is not None:
-            raise RuntimeError(f"output with shape {list(o._v.shape)} doesn't match the "
-                               f"broadcast shape {list(r._v.shape)}")
+            raise RuntimeError(f"output with shape {list(o._array.shape)} doesn't match the "
+                               f"broadcast shape {list(r._array.shape)}")
         assign(o, r, resize=True)
         return
     assign(o, r)
@@ -218,8 +218,9 @@ def deepcopy_tensor(t, memo):
     if type(t) is not Tensor:
         new.__class__ = type(t)
     for k, v in t.__dict__.items():
-        if k not in ("_v", "_device", "_base", "_chain", "_seen", "_node", "_acc", "_hooks",
-                     "_grad", "_vc", "_detached", "_overlap", "_post_hooks"):
+        if k not in ("_array", "_device", "_base", "_chain", "_base_version", "_node", "_acc",
+                     "_hooks", "_grad", "_version_counter", "_detached", "_overlap",
+                     "_post_hooks"):
             new.__dict__[k] = copy.deepcopy(v, memo)
     if t._grad is not None:
         new._grad = deepcopy_tensor(t._grad, memo)
@@ -238,13 +239,13 @@ def contiguous_strides(shape):
 
 def strides(t):
     """(strides, storage offset) of ``t`` as PyTorch reports them."""
-    from ._dispatch import _fill
+    from .dispatch import _fill
 
     if t._base is None:
-        return contiguous_strides(t._v.shape), 0
+        return contiguous_strides(t._array.shape), 0
     b = t._base
-    shape, st, off = tuple(b._v.shape), contiguous_strides(b._v.shape), 0
-    x = b._v
+    shape, st, off = tuple(b._array.shape), contiguous_strides(b._array.shape), 0
+    x = b._array
     for kernel, idx in t._chain:
         out = kernel.py(x)
         out = out if idx is None else out[idx]
@@ -262,11 +263,11 @@ def strides(t):
 
 
 def is_contiguous(t):
-    if t._base is None or 0 in t._v.shape:
+    if t._base is None or 0 in t._array.shape:
         return True
     st, _ = strides(t)
     expected = 1
-    for size, s in zip(reversed(t._v.shape), reversed(st)):
+    for size, s in zip(reversed(t._array.shape), reversed(st)):
         if size == 1:
             continue
         if s != expected:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from . import _dtype as D
-from ._tensor import Tensor
-from .autograd.grad_mode import state as _grad_state
+from .._tensor import Tensor
+from ..autograd.grad_mode import state as _grad_state
+from . import dtypes
 
 
 class _Marker:
@@ -95,7 +95,7 @@ def _markers(t, out):
 
 def _category(x):
     dt = x.dtype
-    return D.from_np(dt).category
+    return dtypes.from_np(dt).category
 
 
 def promote_values(vals, promotable, scalar_slots, mode):
@@ -104,16 +104,16 @@ def promote_values(vals, promotable, scalar_slots, mode):
     for i in promotable:
         v = vals[i]
         if i in scalar_slots:
-            scats.append(D.scalar_category(v) if isinstance(v, _NUMBER) else _category(v))
+            scats.append(dtypes.scalar_category(v) if isinstance(v, _NUMBER) else _category(v))
         elif jnp.ndim(v) == 0:
-            zeros.append(D.from_np(v.dtype))
+            zeros.append(dtypes.from_np(v.dtype))
         else:
-            dims.append(D.from_np(v.dtype))
+            dims.append(dtypes.from_np(v.dtype))
     if not (dims or zeros or scats):
         return None
-    out = D.result_type_from(dims, zeros, scats)
-    if mode == "float" and out.category < D.FLOAT:
-        out = D.get_default_dtype()
+    out = dtypes.result_type_from(dims, zeros, scats)
+    if mode == "float" and out.category < dtypes.FLOAT:
+        out = dtypes.get_default_dtype()
     return out
 
 
@@ -222,7 +222,8 @@ def dispatch(opdef, args, kwargs):
     for i, a in enumerate(args):
         if isinstance(a, Tensor):  # the common case, inlined
             b = a._base
-            vals.append(a._v if b is None or a._seen == b._vc else a._value)
+            fresh = b is None or a._base_version == b._version_counter
+            vals.append(a._array if fresh else a._value)
             tens.append(a)
             targs.append(ARR if i in tparam else ARR_N)
             d = a._device
@@ -256,7 +257,7 @@ def dispatch(opdef, args, kwargs):
     if _grad_state.enabled and opdef.differentiable:
         nd = kernel.nondiff
         diff = tuple([i for i, t in enumerate(tens)
-                      if t is not None and t._rg and i not in nd])
+                      if t is not None and t._requires_grad and i not in nd])
         if diff:
             return wrap(out, _record(kernel, vals, tens, diff, out), device, kernel, tens)
     if not opdef.is_view and type(out) is not tuple and type(out) is not list:
@@ -291,10 +292,10 @@ def _device_conflict(a, b, t, tens, vals):
         if d.type != "cpu" or d.index or x.ndim != 0:
             raise RuntimeError("Expected all tensors to be on the same device, but found at "
                                f"least two devices, {common} and {d}!")
-        from ._convert import to_device
+        from .._ops.convert import to_device
 
         tens[i] = moved = to_device(x, common)
-        vals[i] = moved._v
+        vals[i] = moved._array
     return common
 
 
@@ -326,19 +327,19 @@ def _wrap1(o, node, i, device):
     if node is not None and node.out_float[i]:
         t._node = node
         t._out_idx = i
-        t._rg = True
+        t._requires_grad = True
     return t
 
 
 def _make_view(r, tens, kernel, idx):
-    from ._views import attach_view
+    from .views import attach_view
 
     attach_view(r, tens[0], kernel, idx)
 
 
 def dispatch_out(opdef, args, kwargs, out):
     """The ``out=`` form: compute, then write into ``out`` (resizing it as PyTorch does)."""
-    from ._views import assign_out
+    from .views import assign_out
 
     res = dispatch(opdef, args, kwargs) if _AMP[0] is None else \
         _amp_off(dispatch, opdef, args, kwargs)   # out= forms do not autocast (PyTorch)
@@ -352,7 +353,7 @@ def dispatch_out(opdef, args, kwargs, out):
 
 def inplace_call(t, opdef, args, kwargs):
     """``Tensor.<op>_``: compute out of place, then rebind ``t`` (writing through views)."""
-    from ._views import assign, check_inplace
+    from .views import assign, check_inplace
 
     check_inplace(t)
     res = dispatch(opdef, (t, *args), kwargs) if _AMP[0] is None else \
@@ -369,12 +370,12 @@ def inplace_call(t, opdef, args, kwargs):
 
 import numpy as _np  # noqa: E402
 
-from ._compile.context import CTX as _CTX  # noqa: E402
-from .amp._policy import ACTIVE as _AMP  # noqa: E402
-from .amp._policy import amp_key as _amp_key  # noqa: E402
-from .amp._policy import amp_wrap as _amp_wrap  # noqa: E402
-from .amp._policy import without_autocast as _amp_off  # noqa: E402
-from .autograd.graph import Node as _Node  # noqa: E402
+from .._compile.context import CTX as _CTX  # noqa: E402
+from .autocast import ACTIVE as _AMP  # noqa: E402
+from .autocast import amp_key as _amp_key  # noqa: E402
+from .autocast import amp_wrap as _amp_wrap  # noqa: E402
+from .autocast import without_autocast as _amp_off  # noqa: E402
+from .graph import Node as _Node  # noqa: E402
 
 _np_ndarray = _np.ndarray
 _np_generic = _np.generic

@@ -23,12 +23,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtype as D
-from ._device import default_device, to_jax
-from ._device import device as Device
-from ._ops._registry import TENSOR_METHODS, export, op
-from ._random import _concrete
-from ._tensor import Tensor
+from .._core import dtypes
+from .._core.device import default_device, to_jax
+from .._core.device import device as Device
+from .._core.generator import _concrete
+from .._tensor import Tensor
+from ._registry import TENSOR_METHODS, export, op
 
 _PY_SCALARS = (bool, int, float, complex)
 _BIG = 1 << 16  # above this many elements, fill on the device instead of on the host
@@ -45,7 +45,7 @@ def place(arr, device=None, requires_grad=False):
     """Wrap a jax/NumPy array as a leaf Tensor on ``device`` (a name, index or device)."""
     dev = _dev(device)
     if dev.type != "cpu" or dev.index:
-        from ._device import from_jax
+        from .._core.device import from_jax
 
         jdev = to_jax(dev)
         arr = (jax.device_put(arr, jdev) if isinstance(arr, jax.core.Tracer)
@@ -53,12 +53,12 @@ def place(arr, device=None, requires_grad=False):
         dev = from_jax(jdev)
     elif not isinstance(arr, jax.Array):  # host data stays a constant, even inside a trace
         arr = _concrete(jnp.asarray, arr)
-    if requires_grad and D.from_np(arr.dtype).category < D.FLOAT:
+    if requires_grad and dtypes.from_np(arr.dtype).category < dtypes.FLOAT:
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
     t = Tensor._make(arr, dev)
     if requires_grad:
-        t._rg = True
+        t._requires_grad = True
     return t
 
 
@@ -72,11 +72,11 @@ def check_layout(layout):
 def out_dtype(dtype, out, default):
     """The result dtype of a factory: ``dtype``, else out's, else ``default``."""
     if out is not None:
-        if dtype is not None and D.to_dtype(dtype) is not out.dtype:
-            raise RuntimeError(f"dtype {D.to_dtype(dtype).scalar_name} does not match dtype "
+        if dtype is not None and dtypes.to_dtype(dtype) is not out.dtype:
+            raise RuntimeError(f"dtype {dtypes.to_dtype(dtype).scalar_name} does not match dtype "
                                f"of out parameter ({out.dtype.scalar_name})")
         return out.dtype
-    return D.to_dtype(dtype) if dtype is not None else default
+    return dtypes.to_dtype(dtype) if dtype is not None else default
 
 
 def finish(arr, device, requires_grad, out, layout=None):
@@ -84,7 +84,7 @@ def finish(arr, device, requires_grad, out, layout=None):
     check_layout(layout)
     if out is None:
         return place(arr, device, requires_grad)
-    from ._views import assign_out
+    from .._core.views import assign_out
 
     assign_out(out, place(arr, out.device))
     return out
@@ -102,17 +102,17 @@ def _is_seq(x):
 def _scalar_dtype(x):
     t = type(x)
     if t is float:
-        return D.get_default_dtype()
+        return dtypes.get_default_dtype()
     if t is int:
-        return D.int64
+        return dtypes.int64
     if t is bool:
-        return D.bool_
+        return dtypes.bool_
     if t is complex:
-        return D.default_complex()
+        return dtypes.default_complex()
     if isinstance(x, Tensor):
         return x.dtype
     if isinstance(x, (np.ndarray, np.generic, jax.Array)):
-        return D.from_np(x.dtype)
+        return dtypes.from_np(x.dtype)
     for pt in _PY_SCALARS:
         if isinstance(x, pt):
             return _scalar_dtype(pt(x))
@@ -125,21 +125,21 @@ def _infer(x, found):
     """PyTorch's dtype for nested data (promotion over every element; empty -> default);
     adds "tensor" to ``found`` when a Tensor or JAX array occurs."""
     if isinstance(x, np.ndarray) and x.ndim:
-        return D.from_np(x.dtype)
+        return dtypes.from_np(x.dtype)
     if not _is_seq(x):
         if isinstance(x, (Tensor, jax.Array)):
             found.add("tensor")
         return _scalar_dtype(x)
     if len(x) == 0:
-        return D.get_default_dtype()
+        return dtypes.get_default_dtype()
     types = set(map(type, x))
     if types <= {bool, int, float, complex}:  # fast path: plain Python numbers
-        cat = max(D.scalar_category(t()) for t in types)
-        return D.default_for_category(cat)
+        cat = max(dtypes.scalar_category(t()) for t in types)
+        return dtypes.default_for_category(cat)
     dt = None
     for e in x:
         d = _infer(e, found)
-        dt = d if dt is None or dt is d else D.promote_types(dt, d)
+        dt = d if dt is None or dt is d else dtypes.promote_types(dt, d)
     return dt
 
 
@@ -177,7 +177,7 @@ def _flatten(x, sizes, dim, out):
 
 def _bounds(dt):
     """The Python-number range PyTorch converts to integer dtype ``dt`` without an error."""
-    if dt is D.uint8:
+    if dt is dtypes.uint8:
         return -255, 255
     info = np.iinfo(dt.np)
     return int(info.min), int(info.max)
@@ -188,9 +188,9 @@ def convert_scalars(nat, dt):
     kind = nat.dtype.kind
     if kind == "O" or (kind == "u" and nat.dtype.itemsize == 8):
         raise ValueError("Overflow when unpacking long long")
-    if kind == "c" and dt.category < D.COMPLEX:
+    if kind == "c" and dt.category < dtypes.COMPLEX:
         raise TypeError("must be real number, not complex")
-    if dt.category == D.INT and dt is not D.int64 or (dt is D.int64 and kind == "f"):
+    if dt.category == dtypes.INT and dt is not dtypes.int64 or (dt is dtypes.int64 and kind == "f"):
         lo, hi = _bounds(dt)
         bad = nat.size and (not np.all(np.isfinite(nat)) or nat.min() < lo or nat.max() > hi)
         if bad:
@@ -222,7 +222,7 @@ def _from_data(data, dt):
                 raise
             nat = None
         if nat is not None and list(nat.shape) == sizes and nat.dtype.kind in "biufcO":
-            if inferred.category <= D.INT and nat.dtype.kind in "fO":  # ints beyond int64
+            if inferred.category <= dtypes.INT and nat.dtype.kind in "fO":  # ints beyond int64
                 raise ValueError("Overflow when unpacking long long")
             return convert_scalars(nat, dt)
     leaves = []
@@ -235,11 +235,11 @@ def _from_data(data, dt):
 
 def to_array(data, dtype=None):
     """Any data ``torch.tensor`` accepts -> a NumPy or JAX array of PyTorch's dtype."""
-    dt = D.to_dtype(dtype) if dtype is not None else None
+    dt = dtypes.to_dtype(dtype) if dtype is not None else None
     if isinstance(data, Tensor):
         return data._value.astype((dt or data.dtype).np)
     if isinstance(data, (np.ndarray, np.generic, jax.Array)):
-        d = dt or D.from_np(data.dtype)
+        d = dt or dtypes.from_np(data.dtype)
         return data.astype(d.np) if isinstance(data, jax.Array) else np.asarray(data, d.np)
     if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
@@ -249,7 +249,7 @@ def to_array(data, dtype=None):
         return _from_data(data, dt)
     if hasattr(data, "__array__"):
         arr = np.asarray(data)
-        return arr.astype((dt or D.from_np(arr.dtype)).np)
+        return arr.astype((dt or dtypes.from_np(arr.dtype)).np)
     raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
@@ -296,7 +296,7 @@ def from_numpy(ndarray):
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     try:
-        dt = D.from_np(ndarray.dtype)
+        dt = dtypes.from_np(ndarray.dtype)
     except TypeError:
         raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype.type.__module__}."
                         f"{ndarray.dtype.type.__name__}. The only supported types are: "
@@ -362,7 +362,7 @@ def _filled(args, kw, value, name, out, dtype, layout, device, requires_grad):
     if kw:
         raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
     shape = parse_size(args, name, size, zeros_msg=name == "zeros")
-    dt = out_dtype(dtype, out, D.get_default_dtype())
+    dt = out_dtype(dtype, out, dtypes.get_default_dtype())
     return finish(_full_array(shape, value, dt, device), device, requires_grad, out, layout)
 
 
@@ -394,10 +394,10 @@ def _fill_value(value, name="full"):
             raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, not "
                             "Tensor")
         v = value._value
-        return v, D.default_for_category(value.dtype.category)
+        return v, dtypes.default_for_category(value.dtype.category)
     if isinstance(value, np.generic):
         value = value.item()
-    return value, D.default_for_category(D.scalar_category(value))
+    return value, dtypes.default_for_category(dtypes.scalar_category(value))
 
 
 def _fill_array(shape, value, dt, device):
@@ -432,10 +432,10 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
                   pin_memory=False):
     """A 0-d tensor holding ``s``, of the default dtype unless ``dtype``."""
-    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    dt = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     if isinstance(s, Tensor):
         s = s.item()
-    if isinstance(s, complex) and dt.category < D.COMPLEX:
+    if isinstance(s, complex) and dt.category < dtypes.COMPLEX:
         raise RuntimeError(f"value cannot be converted to type {_cpp_name(dt)} without overflow")
     return finish(convert_scalars(np.array(s), dt), device, requires_grad, None, layout)
 
@@ -448,7 +448,7 @@ def _cpp_name(dt):
 
 # ------------------------------------------------------------------------------ *_like
 def _like(input, dtype, device):
-    return (D.to_dtype(dtype) if dtype is not None else input.dtype,
+    return (dtypes.to_dtype(dtype) if dtype is not None else input.dtype,
             device if device is not None else input.device)
 
 
@@ -531,7 +531,7 @@ def _fill_check(input, value):
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value.dim()} dimensions.")
-    if isinstance(value, complex) and input.dtype.category < D.COMPLEX:
+    if isinstance(value, complex) and input.dtype.category < dtypes.COMPLEX:
         raise RuntimeError(f"value cannot be converted to type {_cpp_name(input.dtype)} "
                            "without overflow")
 
@@ -552,7 +552,7 @@ _FILL = {g: op(f"_{name}", method=False, out=False, tensors=("input", "value"), 
 def fill(input, value):
     """A tensor of ``input``'s shape and dtype filled with ``value`` (a number or a 0-d tensor,
     which then receives the gradient)."""
-    from ._dispatch import dispatch
+    from .._core.dispatch import dispatch
 
     return dispatch(_FILL["FillBackward1" if isinstance(value, Tensor) else "FillBackward0"],
                     (input, value), {})
@@ -561,7 +561,7 @@ def fill(input, value):
 @export("fill_", method=True)
 def fill_(input, value):
     """Fills ``input`` with ``value`` (a number or a 0-d tensor) in place."""
-    from ._dispatch import inplace_call
+    from .._core.dispatch import inplace_call
 
     g = "FillBackward3" if isinstance(value, Tensor) else "FillBackward2"
     return inplace_call(input, _FILL[g], (value,), {})
@@ -570,14 +570,14 @@ def fill_(input, value):
 @export("zero_", method=True)
 def zero_(input):
     """Fills ``input`` with zeros in place."""
-    from ._dispatch import inplace_call
+    from .._core.dispatch import inplace_call
 
     return inplace_call(input, _FILL["ZeroBackward0"], (0,), {})
 
 
 # ------------------------------------------------------------------------------ copy_
 def _copy_body(input, src):
-    from ._ops._util import check_broadcast
+    from ._util import check_broadcast
 
     check_broadcast(tuple(input.shape), tuple(src.shape))
     shape = jnp.broadcast_shapes(input.shape, src.shape)
@@ -597,7 +597,7 @@ _COPY = op("_copy_from", method=False, out=False, tensors=("input", "src"), save
 def copy_(input, src, non_blocking=False):
     """Copies ``src`` into ``input`` in place (broadcast to its shape, cast to its dtype and
     device); the gradient flows to ``src``."""
-    from ._dispatch import inplace_call
+    from .._core.dispatch import inplace_call
 
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
@@ -607,4 +607,4 @@ def copy_(input, src, non_blocking=False):
     return inplace_call(input, _COPY, (src,), {})
 
 
-from . import _creation_math  # noqa: E402,F401 - eye, arange, linspace, complex, polar...
+from . import creation_math  # noqa: E402,F401 - eye, arange, linspace, complex, polar

@@ -31,10 +31,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtype as D
-from ._device import device as Device
-from ._device import to_jax
-from ._tensor import Tensor
+from .._tensor import Tensor
+from . import dtypes
+from .device import device as Device
+from .device import to_jax
 
 try:  # a cheap "are we inside a trace?" test (0.2 us; ensure_compile_time_eval costs 80 us)
     from jax._src.core import trace_state_clean as _trace_clean
@@ -103,8 +103,8 @@ class Generator:
 
     def _write(self, key):
         k = self._key
-        k._v = key
-        k._vc += 1
+        k._array = key
+        k._version_counter += 1
 
     def manual_seed(self, seed):
         """Seeds the generator; returns it. Accepts any integer in [-2**63, 2**64)."""
@@ -131,7 +131,7 @@ class Generator:
         if isinstance(state, jax.core.Tracer):  # lifted into a trace (jtorch.compile)
             new, sub = _split(state)
         else:  # concrete, even under a foreign trace: advance now, leak no tracer
-            from ._compile.context import CTX
+            from .._compile.context import CTX
 
             if CTX.tracing:  # jtorch.compile met a generator it did not lift: lift it
                 CTX.check(self._key)
@@ -153,7 +153,7 @@ class Generator:
         """Restores a state from ``get_state``; returns the generator."""
         if not isinstance(new_state, Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
-        if new_state.dtype is not D.uint8:
+        if new_state.dtype is not dtypes.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
         n = new_state.numel()
         if n != _STATE_BYTES:
@@ -217,7 +217,7 @@ def get_rng_state():
 
 def set_rng_state(new_state):
     """Restores the default generator's state from ``get_rng_state()``."""
-    if isinstance(new_state, Tensor) and new_state.dtype is not D.uint8:
+    if isinstance(new_state, Tensor) and new_state.dtype is not dtypes.uint8:
         raise TypeError("RNG state must be a torch.ByteTensor")
     default_generator.set_state(new_state)
 

@@ -21,11 +21,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtype as D
-from ._creation import convert_scalars, finish, out_dtype
-from ._ops._registry import export, op
-from ._ops._util import check_broadcast
-from ._tensor import Tensor
+from .._core import dtypes
+from .._tensor import Tensor
+from ._registry import export, op
+from ._util import check_broadcast
+from .creation import convert_scalars, finish, out_dtype
 
 _HALF = ("float16", "bfloat16")
 
@@ -66,7 +66,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    dt = out_dtype(dtype, out, D.get_default_dtype())
+    dt = out_dtype(dtype, out, dtypes.get_default_dtype())
     return finish(np.eye(n, m).astype(dt.np), device, requires_grad, out, layout)
 
 
@@ -89,7 +89,7 @@ def _trunc_div(a, b):
 def _acc_values(s, st, n, dt):
     """``start + i * step`` for i < n in PyTorch's CPU accumulation type, cast to ``dt``."""
     i = np.arange(n, dtype=np.int64)
-    if dt.category <= D.INT:
+    if dt.category <= dtypes.INT:
         with np.errstate(over="ignore"):
             return (np.int64(int(s)) + np.int64(int(st)) * i).astype(dt.np)
     acc = np.float32 if dt.name in _HALF else np.float64
@@ -115,7 +115,7 @@ def _range_args(fname, args, start, end, step):
 
 
 def _check_dtype(fname, dt):
-    if dt.category in (D.BOOL, D.COMPLEX):
+    if dt.category in (dtypes.BOOL, dtypes.COMPLEX):
         raise NotImplementedError(f"\"{fname}_cpu\" not implemented for '{dt.scalar_name}'")
 
 
@@ -125,12 +125,12 @@ def arange(*args, start=None, end=None, step=None, out=None, dtype=None, layout=
     """``arange(end)`` / ``arange(start, end, step=1)``: values in ``[start, end)`` spaced by
     ``step``. int64 when every argument is an integer, else the default dtype."""
     s, e, st = _range_args("arange", args, start, end, step)
-    inferred = (D.get_default_dtype() if any(isinstance(v, float) for v in (s, e, st))
-                else D.int64)
+    inferred = (dtypes.get_default_dtype() if any(isinstance(v, float) for v in (s, e, st))
+                else dtypes.int64)
     dt = out_dtype(dtype, out, inferred)
     _check_dtype("arange", dt)
     _check_bounds(s, e, st)
-    if dt is D.int64:
+    if dt is dtypes.int64:
         xs, xe, xst = int(s), int(e), int(st)
         if xst == 0:
             raise ValueError("step must be nonzero")
@@ -160,10 +160,10 @@ def range_(*args, start=None, end=None, step=None, out=None, dtype=None, layout=
     if len(args) == 1 and end is None:
         raise TypeError('range() missing 1 required positional arguments: "end"')
     s, e, st = _range_args("range", args, start, end, step)
-    dt = out_dtype(dtype, out, D.get_default_dtype())
+    dt = out_dtype(dtype, out, dtypes.get_default_dtype())
     _check_dtype("range", dt)
     _check_bounds(s, e, st)
-    if dt.category == D.INT:
+    if dt.category == dtypes.INT:
         xs, xe, xst = int(s), int(e), int(st)
         if xst == 0:
             raise RuntimeError("step must be nonzero")
@@ -182,8 +182,8 @@ def _spaced(fname, start, end, steps, dtype, out, base=None):
         raise RuntimeError("number of steps must be non-negative")
     s, e = _num(start, fname, "start", 1), _num(end, fname, "end", 2)
     cplx = isinstance(s, complex) or isinstance(e, complex)
-    dt = out_dtype(dtype, out, D.default_complex() if cplx else D.get_default_dtype())
-    work = np.dtype(np.float64) if dt.category <= D.INT else dt.np
+    dt = out_dtype(dtype, out, dtypes.default_complex() if cplx else dtypes.get_default_dtype())
+    work = np.dtype(np.float64) if dt.category <= dtypes.INT else dt.np
     if base is not None and dt.name in _HALF:  # logspace steps half dtypes in float
         work = np.dtype(np.float32)
     s_ = convert_scalars(np.array(s), dt).astype(work)
@@ -225,14 +225,14 @@ def _parts_check(name, names):
                 raise TypeError(f"{name}(): argument '{pname}' (position {pos}) must be Tensor, "
                                 f"not {type(x).__name__}")
         da, db = a.dtype, b.dtype
-        if da not in (D.float16, D.float32, D.float64) or db not in (D.float16, D.float32,
-                                                                     D.float64):
+        floats = (dtypes.float16, dtypes.float32, dtypes.float64)
+        if da not in floats or db not in floats:
             raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but "
                                f"got {da.scalar_name} and {db.scalar_name}")
         if da is not db:
             raise RuntimeError(f"Expected object of scalar type {da.scalar_name} but got scalar "
                                f"type {db.scalar_name} for second argument")
-        if da is D.float16:
+        if da is dtypes.float16:
             raise NotImplementedError(f"jtorch does not implement torch.{name} of float16 "
                                       "inputs yet (complex32 is not supported)")
 

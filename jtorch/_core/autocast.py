@@ -211,7 +211,7 @@ def amp_key(opdef, key, device):
 def amp_wrap(opdef, py, key, marks):
     """``py`` (a kernel's traced function of its flat argument values) with autocast's casts
     applied to the floating tensor slots first (or, for LOWER_OUT, to the outputs after)."""
-    from .._dispatch import SCALAR, _fill
+    from .dispatch import SCALAR, _fill
 
     rule, low = key[2]
     slots = tuple(i for i, m in enumerate(marks) if m is not SCALAR)

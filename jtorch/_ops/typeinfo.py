@@ -6,15 +6,15 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from . import _dtype as D
-from ._ops._registry import export
-from ._tensor import Tensor
+from .._core import dtypes
+from .._tensor import Tensor
+from ._registry import export
 
 
 def _argname(x):
     if isinstance(x, Tensor):
         return "Tensor"
-    if isinstance(x, D.dtype):
+    if isinstance(x, dtypes.dtype):
         return "torch.dtype"
     return type(x).__name__
 
@@ -22,10 +22,10 @@ def _argname(x):
 def _dtype_arg(fn, name, pos, x):
     """A dtype parameter: a jtorch dtype or a Python type (float means float64, as in
     PyTorch's argument parser)."""
-    if isinstance(x, D.dtype):
+    if isinstance(x, dtypes.dtype):
         return x
-    if isinstance(x, type) and x in D._PY_TYPES:
-        return D._PY_TYPES[x]
+    if isinstance(x, type) and x in dtypes._PY_TYPES:
+        return dtypes._PY_TYPES[x]
     raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be torch.dtype, not "
                     f"{_argname(x)}")
 
@@ -45,8 +45,8 @@ class finfo:
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
 
     def __init__(self, type=None):  # noqa: A002 - PyTorch's parameter name
-        dt = D.get_default_dtype() if type is None else _dtype_arg("finfo", "type", 1, type)
-        if dt.category < D.FLOAT:
+        dt = dtypes.get_default_dtype() if type is None else _dtype_arg("finfo", "type", 1, type)
+        if dt.category < dtypes.FLOAT:
             raise TypeError("torch.finfo() requires a floating point input type. Use "
                             "torch.iinfo to handle 'torch.finfo'")
         real = dt.to_real()
@@ -83,9 +83,9 @@ class iinfo:
 
     def __init__(self, type):  # noqa: A002 - PyTorch's parameter name
         dt = _dtype_arg("iinfo", "type", 1, type)
-        if dt.category == D.BOOL:
+        if dt.category == dtypes.BOOL:
             raise TypeError("torch.bool is not supported by torch.iinfo")
-        if dt.category != D.INT:
+        if dt.category != dtypes.INT:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo "
                             "to handle 'torch.iinfo'")
         info = np.iinfo(dt.np)
@@ -107,7 +107,7 @@ class iinfo:
 @export()
 def promote_types(type1, type2):
     """The smallest dtype to which both dtypes can be cast without losing category."""
-    return D.promote_types(_dtype_arg("promote_types", "type1", 1, type1),
+    return dtypes.promote_types(_dtype_arg("promote_types", "type1", 1, type1),
                            _dtype_arg("promote_types", "type2", 2, type2))
 
 
@@ -115,7 +115,7 @@ def promote_types(type1, type2):
 def can_cast(from_, to):
     """Whether PyTorch's casting rules allow ``from_`` -> ``to`` (no complex -> real,
     floating -> integral or non-bool -> bool)."""
-    return D.can_cast(_dtype_arg("can_cast", "from_", 1, from_),
+    return dtypes.can_cast(_dtype_arg("can_cast", "from_", 1, from_),
                       _dtype_arg("can_cast", "to", 2, to))
 
 
@@ -147,8 +147,8 @@ def result_type(*args, **kwargs):
         if isinstance(x, Tensor):
             (dims if x.ndim else zeros).append(x.dtype)
         else:
-            scalars.append(D.scalar_category(x))
-    return D.result_type_from(dims, zeros, scalars)
+            scalars.append(dtypes.scalar_category(x))
+    return dtypes.result_type_from(dims, zeros, scalars)
 
 
 @export()
@@ -159,12 +159,12 @@ def is_tensor(obj):
 
 @export()
 def is_floating_point(input):
-    return _tensor_arg("is_floating_point", input).dtype.category == D.FLOAT
+    return _tensor_arg("is_floating_point", input).dtype.category == dtypes.FLOAT
 
 
 @export()
 def is_complex(input):
-    return _tensor_arg("is_complex", input).dtype.category == D.COMPLEX
+    return _tensor_arg("is_complex", input).dtype.category == dtypes.COMPLEX
 
 
 @export()

@@ -116,7 +116,7 @@ def _drop_compiled_kernels():
     """Kernels promote Python numbers to the default dtype while being traced, and jax.jit's
     cache does not know the default dtype: changing it drops every compiled kernel (a rare
     event; they recompile on next use). Recorded nodes keep their own kernels."""
-    from ._ops._registry import OPS
+    from .._ops._registry import OPS
 
     for opdef in OPS.values():
         opdef.kernels.clear()

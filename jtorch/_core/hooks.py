@@ -39,7 +39,7 @@ def _add_hook(d, hook):
 
 
 def register_tensor_hook(t, hook):
-    if not t._rg:
+    if not t._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if t._node is None:
         if t._hooks is None:
@@ -52,7 +52,7 @@ def register_tensor_hook(t, hook):
 
 
 def register_post_accumulate_hook(t, hook):
-    if not t._rg:
+    if not t._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if t._node is not None:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
@@ -64,7 +64,7 @@ def register_post_accumulate_hook(t, hook):
 def retain_grad(t):
     """Keep the gradient of non-leaf ``t`` in ``t.grad``; it follows ``t`` through later
     in-place ops and is stored after t's other hooks ran, as in PyTorch."""
-    if not t._rg:
+    if not t._requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if t._node is None or t._retains:
         return
@@ -81,7 +81,7 @@ _TYPEMETA = {"float32": "float", "float64": "double", "float16": "c10::Half",
 
 def grad_assign_error(t, g):
     """PyTorch's error for ``t.grad = g`` with a wrong dtype or size."""
-    from .._views import scalar_type_name
+    from .views import scalar_type_name
 
     if g.dtype != t.dtype:
         return RuntimeError(
@@ -102,9 +102,9 @@ def increment_version(tensors):
 
     for t in (tensors,) if isinstance(tensors, Tensor) else tensors:
         if t._base is None:
-            t._vc += 1
+            t._version_counter += 1
         else:
-            t._base._vc += 1
+            t._base._version_counter += 1
 
 
 def _unsupported(name):

@@ -15,11 +15,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtype as D
-from ._device import canonical, to_jax
-from ._device import device as Device
-from ._ops._registry import op
-from ._tensor import Tensor
+from .._core import dtypes
+from .._core.device import canonical, to_jax
+from .._core.device import device as Device
+from .._tensor import Tensor
+from ._registry import op
 
 
 def _float_to_int(x, np_dt):
@@ -35,15 +35,15 @@ def _float_to_int(x, np_dt):
 
 @op("_to_dtype", method=False, out=False, grad_name="ToCopyBackward0", saves=False)
 def _to_dtype(input, dtype):
-    src = D.from_np(input.dtype)
-    if src.category == D.COMPLEX and dtype.category < D.COMPLEX:
-        if dtype.category == D.BOOL:
+    src = dtypes.from_np(input.dtype)
+    if src.category == dtypes.COMPLEX and dtype.category < dtypes.COMPLEX:
+        if dtype.category == dtypes.BOOL:
             return input != 0
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=2)
         input = jnp.real(input)
         src = src.to_real()
-    if src.category == D.FLOAT and dtype.category == D.INT:
+    if src.category == dtypes.FLOAT and dtype.category == dtypes.INT:
         return _float_to_int(input, dtype.np)
     return input.astype(dtype.np)
 
@@ -59,7 +59,7 @@ _SIGS = (" * (torch.device device = None, torch.dtype dtype = None, bool non_blo
 def _tname(x):
     if isinstance(x, Tensor):
         return "Tensor"
-    if isinstance(x, D.dtype):
+    if isinstance(x, dtypes.dtype):
         return "torch.dtype"
     if isinstance(x, Device):
         return "torch.device"
@@ -73,7 +73,7 @@ def _bad_to(args, kwargs):
 
 
 def _is_dtype(x):
-    return isinstance(x, D.dtype) or any(x is p for p in (float, int, bool, complex))
+    return isinstance(x, dtypes.dtype) or any(x is p for p in (float, int, bool, complex))
 
 
 def _is_device(x):
@@ -113,7 +113,7 @@ def _parse(args, kwargs):
     if form == "tensor":
         dtype, device = first.dtype, first.device
     if dtype is not None:
-        dtype = D.to_dtype(dtype)
+        dtype = dtypes.to_dtype(dtype)
     if device is not None:
         device = Device(device)
     return dtype, device, vals.get("copy", False)
@@ -136,11 +136,11 @@ def to(t, *args, **kwargs):
 
 def to_device(t, device):
     """Copy ``t`` to ``device``; the gradient is copied back to t's device."""
-    from .autograd.function import _record_python
-    from .autograd.grad_mode import state
+    from ..autograd.function import _record_python
+    from ..autograd.grad_mode import state
 
     out = Tensor._make(jax.device_put(t._value, to_jax(device)), device)
-    if state.enabled and t._rg:
+    if state.enabled and t._requires_grad:
         src = t._device
 
         def backward(g):
@@ -167,17 +167,17 @@ def cuda(t, device=None, non_blocking=False, memory_format=None):
     return to(t, device, non_blocking=non_blocking)
 
 
-_LEGACY = {D.ALL[i].scalar_name + "Tensor": D.ALL[i] for i in range(len(D.ALL))}
+_LEGACY = {dtypes.ALL[i].scalar_name + "Tensor": dtypes.ALL[i] for i in range(len(dtypes.ALL))}
 
 
 def type_(t, dtype=None, non_blocking=False):
     """Tensor.type(): without an argument PyTorch's type string ('torch.FloatTensor'); with
     a dtype or such a string, the cast tensor (``t`` itself when the type is unchanged)."""
-    from ._tensor_str import type_name
+    from .._tensor_str import type_name
 
     if dtype is None:
         return type_name(t)
-    if isinstance(dtype, D.dtype):
+    if isinstance(dtype, dtypes.dtype):
         return to(t, dtype, non_blocking)
     if isinstance(dtype, type):
         mod = dtype.__module__

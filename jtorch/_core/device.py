@@ -148,7 +148,7 @@ def to_jax(dev: device):
     """The jax.Device a jtorch device names (raising PyTorch's errors when there is none);
     ``cuda`` without an index is the current CUDA device."""
     if dev.type == "cuda" and dev.index is None:
-        from .cuda import _current
+        from ..cuda import _current
 
         dev = _make("cuda", _current[0])
     return _to_jax(dev)

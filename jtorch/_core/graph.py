@@ -1,0 +1,479 @@
+"""The tape: Node (a grad_fn), AccumulateGrad (a leaf's sink) and the reverse walk.
+
+A Node remembers the Kernel that produced it, the values it was called with and one edge per
+input slot. Its backward is the kernel's cached jitted vjp; with create_graph=True the same vjp
+runs through the dispatcher as an op of its own, so higher derivatives come for free.
+
+Saved values are immutable jax arrays, so an in-place write can never corrupt a backward; the
+(tensor, version) pairs in ``Node.saved`` only reproduce PyTorch's errors for the tensors
+PyTorch's derivative formulas save (OpDef ``saves``).
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+
+import jax
+import jax.numpy as jnp
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import state as grad_state
+from . import dtypes
+from .hooks import _RETAINED, _add_hook
+
+# eager jnp ops take JAX's slow un-jitted path; gradient sums use one cached jitted add
+add_arrays = jax.jit(jnp.add)
+
+FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
+         "after they have already been freed). Saved intermediate values of the graph are freed "
+         "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+         "backward through the graph a second time or if you need to access saved tensors after "
+         "calling backward.")
+
+_CLASSES: dict[tuple, type] = {}
+_CPP_NODES = {"CopySlices", "DelayedError", "Error", "GraphRoot", "Identity"}  # name() prefixed
+
+
+class Node:
+    """A grad_fn: one recorded op call. ``type(node).__name__`` is PyTorch's name."""
+
+    _pre_hooks = None     # {output index: {id: hook}}: tensor hooks of non-leaf outputs
+    _hooks = None         # node post hooks: hook(grad_inputs, grad_outputs)
+    _node_pre_hooks = None  # node pre hooks: hook(grad_outputs)
+    _meta = None
+    saved_out = None      # [(weakref to output, index, version)] for OpDef saves="output"
+    saved = None          # [(tensor, version)] inputs PyTorch saves; None: nothing to free
+    freed = False
+    kernel = None
+    edges = ()
+    diff = ()
+    out_float = (True,)
+
+    def __init__(self, kernel, vals, edges, diff, out_float, saved):
+        self.kernel = kernel
+        self.vals = vals
+        self.edges = edges          # per slot: (node, index) or None
+        self.diff = diff            # slot indices that get gradients
+        self.out_float = out_float  # per output: whether it carries a gradient
+        self.saved = saved
+
+    @staticmethod
+    def create(kernel, vals, tens, diff, out):
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        out_float = tuple(dtypes.from_np(o.dtype).category >= dtypes.FLOAT for o in outs)
+        edges = [None if t is None or i not in diff else t._edge() for i, t in enumerate(tens)]
+        saved = None
+        saves = kernel.opdef.saves
+        if saves == "output":
+            saved = []   # the outputs are registered by save_outputs once they are wrapped
+        elif saves:
+            # "others": bilinear ops (mul, matmul) need input j only for the others' grads
+            saved = [(t, t._version) for i, t in enumerate(tens)
+                     if t is not None and (saves is True or any(j != i for j in diff))]
+        node = _node_class(kernel.grad_name)(kernel, tuple(vals), edges, diff, out_float,
+                                                   saved)
+        if saves == "output":
+            node.saved_out = []
+        return node
+
+    def save_outputs(self, tensors):
+        """Record the versions of the outputs PyTorch's formula saves (exp, tanh, relu...)."""
+        self.saved_out = [(weakref.ref(t), i, t._version) for i, t in enumerate(tensors)
+                          if self.out_float[i]]
+
+    def name(self):
+        n = type(self).__name__
+        return "torch::autograd::" + n if n in _CPP_NODES else n
+
+    @property
+    def next_functions(self):
+        """One (node, index) per input, (None, 0) where no gradient flows; index and mask
+        tensors are not inputs here, as in PyTorch."""
+        return tuple((e[0], e[1]) if e is not None else (None, 0)
+                     for e in (self.edges[i] for i in _listed_slots(self)))
+
+    @property
+    def metadata(self):
+        if self._meta is None:
+            self._meta = {}
+        return self._meta
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` after the node ran; may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = {}
+        return _add_hook(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` before the node runs; may return new grad_outputs."""
+        if self._node_pre_hooks is None:
+            self._node_pre_hooks = {}
+        return _add_hook(self._node_pre_hooks, fn)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    def _check_saved(self):
+        if self.freed:
+            raise RuntimeError(FREED)
+        for t, v in self.saved or ():
+            if t._version != v:
+                raise _modified_error(t, v)
+        for ref, i, v in self.saved_out or ():
+            t = ref()
+            if t is not None and t._version != v:
+                raise _modified_error(t, v, (self, i))
+
+    def apply(self, cts, create_graph):
+        """Gradients for self.diff's slots, given the cotangents of the outputs."""
+        self._check_saved()
+        cts = tuple(c for c, f in zip(cts, self.out_float) if f)
+        if create_graph:
+            return _apply_with_graph(self, cts)
+        cts = tuple(None if c is None else _arr(c) for c in cts)
+        return self.kernel.vjp_fn(self.diff)(self.vals, cts)
+
+    def release(self):
+        if self.saved is not None:
+            self.vals = None
+            self.freed = True
+
+
+# PyTorch's Tensor overloads of these wrap a Python number into a tensor input of the node;
+# every other op takes numbers as plain Scalar arguments, which next_functions does not list
+_WRAPS_NUMBERS = frozenset({"add", "sub", "mul", "div"})
+
+
+def _listed_slots(node):
+    """The slots PyTorch lists as a node's inputs: all but index/mask tensors and, except for
+    add/sub/mul/div, Python numbers (found once per kernel from its argument template)."""
+    kernel = node.kernel
+    if kernel is None:
+        return range(len(node.edges))
+    hit = kernel._bwd_op.get("listed")
+    if hit is None:
+        from .dispatch import ARR_N, SCALAR, _markers
+
+        marks = []
+        for a in kernel.key[0]:
+            _markers(a, marks)
+        for _, v in kernel.key[1]:
+            _markers(v, marks)
+        numbers = kernel.opdef.name in _WRAPS_NUMBERS
+        hit = kernel._bwd_op["listed"] = tuple(
+            i for i, m in enumerate(marks)
+            if m is not ARR_N and (numbers or m is not SCALAR))
+    return hit
+
+
+def _arr(c):
+    return c._value if isinstance(c, Tensor) else c
+
+
+def _node_class(name, base=None):
+    """A Node subclass named ``name`` (PyTorch's grad_fn class names), made once."""
+    base = base or Node
+    cls = _CLASSES.get((name, base))
+    if cls is None:
+        cls = _CLASSES[(name, base)] = type(name, (base,), {})
+    return cls
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf that requires grad: adds incoming gradients into ``variable.grad``.
+    The leaf's tensor hooks live on the leaf (``_hooks``) and run before this node."""
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    def accumulate(self, g, create_graph):
+        t = self.variable
+        g = g if isinstance(g, Tensor) else Tensor._make(g, t._device)
+        if g.dtype != t.dtype:
+            g = g.to(t.dtype)
+        if t._grad is None:
+            if not create_graph or not g._requires_grad:
+                g = Tensor._make(g._value, t._device)   # a fresh tensor, as PyTorch's clone
+            t._grad = g
+        elif create_graph:
+            t._grad = t._grad + g
+        else:  # in place, so .grad keeps its identity as in PyTorch
+            gt = t._grad
+            if gt._base is None:
+                gt._array = add_arrays(gt._array, g._value)
+                gt._version_counter += 1
+            else:
+                from .views import assign
+
+                assign(gt, Tensor._make(add_arrays(gt._value, g._value), t._device))
+        if t._post_hooks:
+            for h in list(t._post_hooks.values()):
+                h(t)
+
+
+def _modified_error(t, v, output_of=None):
+    from .._tensor_str import type_name
+
+    where = ""
+    node, idx = output_of if output_of is not None else (t._node, t._out_idx)
+    if node is not None:
+        where = f", which is output {idx} of {re.sub(r'Backward[0-9]*$', '', node.name())},"
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{type_name(t)} {list(t.shape)}]{where} is at version {t._version}; "
+        f"expected version {v} instead. Hint: enable anomaly detection to find the operation "
+        "that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "
+        "check_nan=False).")
+
+
+def _apply_with_graph(node, cts):
+    """Run a node's vjp as an op through the dispatcher, so the result is differentiable.
+    Saved inputs the vjp does not read (an add's, a mul's own factor) enter as constants, so
+    a gradient requires grad exactly when PyTorch's would."""
+    from .dispatch import dispatch
+    opdef, used = _backward_op(node.kernel, node.diff, node.vals, cts)
+    dev = next((c._device for c in cts if isinstance(c, Tensor)), None)
+    cts = [c if c is None or isinstance(c, Tensor) else _as_tensor(c, dev) for c in cts]
+    args = []
+    for v, e, u in zip(node.vals, node.edges, used):
+        if not hasattr(v, "dtype"):
+            args.append(v)
+        elif e is None or not u:
+            args.append(_as_tensor(v, dev))
+        else:
+            args.append(_tensor_at_edge(v, e, dev))
+    return tuple(dispatch(opdef, (tuple(args), tuple(cts)), {}))
+
+
+def _tensor_at_edge(v, edge, device=None):
+    """A tensor holding saved value ``v`` whose gradient flows into ``edge``."""
+    t = _as_tensor(v, device)
+    t._requires_grad = True
+    node, idx = edge
+    if isinstance(node, AccumulateGrad):
+        t._acc = node
+    else:
+        t._node, t._out_idx = node, idx
+    return t
+
+
+def _backward_op(kernel, diff, vals, cts):
+    """The vjp of ``kernel`` as an op, and which saved values it reads (found once per
+    kernel, diff and pattern of missing cotangents, by dead-code elimination of its jaxpr)."""
+    import jax
+    from jax.interpreters import partial_eval as pe
+
+    from .._ops._registry import OpDef
+
+    key = (diff, tuple(c is None for c in cts))
+    hit = kernel._bwd_op.get(key)
+    if hit is None:
+        vjp = kernel.make_vjp(diff)
+
+        def backward_body(vals, cts):
+            return tuple(vjp(vals, cts))
+
+        def spec(x):
+            x = _arr(x)
+            return jax.ShapeDtypeStruct(x.shape, x.dtype) if hasattr(x, "dtype") else x
+
+        jaxpr = jax.make_jaxpr(backward_body)(tuple(spec(v) for v in vals),
+                                              tuple(None if c is None else spec(c)
+                                                    for c in cts)).jaxpr
+        used = pe.dce_jaxpr(jaxpr, [True] * len(jaxpr.outvars))[1][:len(vals)]
+        op = OpDef(kernel.opdef.name + "_backward", backward_body, tensors=("vals", "cts"),
+                   grad_name=kernel.grad_name[:-1] + "Backward0", saves=True)
+        hit = kernel._bwd_op[key] = (op, tuple(used))
+    return hit
+
+
+# ------------------------------------------------------------------------------- the walk
+def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=False,
+                 allow_unused=False):
+    """Reverse-mode walk from ``roots`` (tensors) seeded with ``grads``.
+
+    Accumulates into leaves' .grad (only ``inputs``' when given), or, with ``capture``
+    (autograd.grad), returns the gradients arriving at ``inputs`` and accumulates nothing.
+    As in PyTorch, only nodes on a path to an input run when ``inputs`` is given.
+    """
+    buffers = {}
+    root_nodes = []
+    for r, g in zip(roots, grads):
+        node, idx = r._edge()
+        _add_to(buffers, node, idx, g, create_graph)
+        root_nodes.append(node)
+    order = _topo(root_nodes)
+    targets, target_nodes, run = {}, (), None
+    if inputs is not None:
+        for i, t in enumerate(inputs):
+            targets.setdefault(t._edge(), []).append(i)
+        target_nodes = {n for n, _ in targets}
+        run = _to_run(order, target_nodes, capture)
+    retained = {t._edge(): t for t in list(_RETAINED) if t._node is not None} or None
+    results = [None] * len(inputs) if capture else None
+    prev = grad_state.enabled
+    grad_state.enabled = create_graph
+    try:
+        for node in order:
+            buf = buffers.pop(node, None)
+            if buf is None:
+                continue
+            if run is not None and node not in run:
+                if node in target_nodes:  # an input that leads to no other: hooks, capture
+                    _tensor_pre_hooks(node, buf, retained)
+                    _capture(node, buf, targets, results)
+                continue
+            if capture:
+                _capture(node, buf, targets, results)
+            _tensor_pre_hooks(node, buf, retained)
+            if node._node_pre_hooks:
+                for h in list(node._node_pre_hooks.values()):
+                    r = h(tuple(_as_tensor(b) for b in buf))
+                    if r is not None:
+                        buf = list(r)
+            if type(node) is AccumulateGrad:
+                if buf[0] is not None:
+                    node.accumulate(buf[0], create_graph)
+                if node._hooks:
+                    for h in list(node._hooks.values()):
+                        h((), (_as_tensor(buf[0]),))
+                continue
+            out = node.apply(buf, create_graph)
+            if node._hooks:
+                out = _post_hooks(node, out, buf)
+            for slot, g in zip(node.diff, out):
+                e = node.edges[slot]
+                if e is not None and g is not None:
+                    _add_to(buffers, e[0], e[1], g, create_graph)
+            if not retain_graph:
+                node.release()
+    finally:
+        grad_state.enabled = prev
+    if not capture:
+        return None
+    for j, (t, r) in enumerate(zip(inputs, results)):
+        if r is None and not allow_unused:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {j} appears to not have been used in the "
+                "graph. Set allow_unused=True if this is the desired behavior.")
+        if r is not None and not isinstance(r, Tensor):
+            results[j] = Tensor._make(r, t._device)
+    return results
+
+
+def _to_run(order, target_nodes, capture):
+    """The nodes to execute: those with an edge to a node that reaches a target (plus, for
+    backward(inputs=...), the targets themselves)."""
+    reach, run = set(), set()
+    for node in reversed(order):
+        below = any(e is not None and e[0] in reach for e in node.edges)
+        if below or node in target_nodes:
+            reach.add(node)
+            if below or not capture:
+                run.add(node)
+    return run
+
+
+def _capture(node, buf, targets, results):
+    if results is None:
+        return
+    for idx, g in enumerate(buf):
+        for j in targets.get((node, idx), ()):
+            results[j] = g
+
+
+def _as_tensor(g, device=None):
+    from .._tensor import device_of
+
+    if g is None or isinstance(g, Tensor):
+        return g
+    return Tensor._make(g, device or device_of(g))
+
+
+def _add_to(buffers, node, idx, g, create_graph):
+    buf = buffers.get(node)
+    if buf is None:
+        buf = [None] * len(node.out_float)
+        buffers[node] = buf
+    cur = buf[idx]
+    if cur is None:
+        buf[idx] = g
+    elif create_graph:
+        buf[idx] = _as_tensor(cur) + _as_tensor(g)
+    else:
+        buf[idx] = add_arrays(_arr(cur), _arr(g))
+
+
+def _tensor_pre_hooks(node, buf, retained):
+    """Run the tensor hooks of the node's outputs (a leaf's hooks for AccumulateGrad), then
+    store retained gradients; updates ``buf`` in place."""
+    if type(node) is AccumulateGrad:
+        hooks = node.variable._hooks
+        by_idx = {0: hooks} if hooks else None
+    else:
+        by_idx = node._pre_hooks
+    if by_idx:
+        for idx, hooks in by_idx.items():
+            if buf[idx] is None or not hooks:
+                continue
+            g = _as_tensor(buf[idx])
+            for h in list(hooks.values()):
+                r = h(g)
+                if r is not None:
+                    g = r
+            buf[idx] = g
+    if retained:
+        for idx, g in enumerate(buf):
+            t = retained.get((node, idx))
+            if t is not None and g is not None:
+                _retain(t, g)
+
+
+def _retain(t, g):
+    if grad_state.enabled:   # create_graph: keep the graph, as PyTorch's clone
+        g = _as_tensor(g, t._device).clone()
+    else:
+        g = Tensor._make(_arr(g), t._device)
+    t._grad = g if t._grad is None else t._grad + g
+
+
+def _post_hooks(node, out, buf):
+    """Node hooks see (and may replace) one gradient per listed input (next_functions)."""
+    by_slot = dict(zip(node.diff, out))
+    listed = list(_listed_slots(node))
+    grad_inputs = tuple(_as_tensor(by_slot.get(i)) for i in listed)
+    grad_outputs = tuple(_as_tensor(b) for b in buf)
+    for h in list(node._hooks.values()):
+        r = h(grad_inputs, grad_outputs)
+        if r is not None:
+            grad_inputs = tuple(r)
+    by_slot.update(zip(listed, grad_inputs))
+    return [by_slot[slot] for slot in node.diff]
+
+
+def _topo(roots):
+    """Nodes reachable from roots, each after every node that feeds it a gradient."""
+    seen = set()
+    post = []
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(root.edges))]
+        while stack:
+            node, it = stack[-1]
+            for e in it:
+                if e is not None and e[0] not in seen:
+                    seen.add(e[0])
+                    stack.append((e[0], iter(e[0].edges)))
+                    break
+            else:
+                stack.pop()
+                post.append(node)
+    post.reverse()
+    return post
+
