@@ -105,19 +105,3 @@ def increment_version(tensors):
             t._version_counter += 1
         else:
             t._base._version_counter += 1
-
-
-def _unsupported(name):
-    def f(*args, **kwargs):
-        raise NotImplementedError(f"jtorch does not implement torch.autograd.graph.{name} yet")
-
-    f.__name__ = name
-    return f
-
-
-saved_tensors_hooks = _unsupported("saved_tensors_hooks")
-save_on_cpu = _unsupported("save_on_cpu")
-disable_saved_tensors_hooks = _unsupported("disable_saved_tensors_hooks")
-register_multi_grad_hook = _unsupported("register_multi_grad_hook")
-allow_mutation_on_saved_tensors = _unsupported("allow_mutation_on_saved_tensors")
-get_gradient_edge = _unsupported("get_gradient_edge")

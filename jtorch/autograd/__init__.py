@@ -6,6 +6,7 @@ import types
 import warnings
 
 from .._core import dtypes
+from .._core.errors import MissingModule
 from .._core.graph import Node, run_backward
 from . import functional, graph
 from .function import Function, FunctionCtx, once_differentiable
@@ -199,16 +200,7 @@ def is_anomaly_check_nan_enabled():
     return False
 
 
-class _Unimplemented(types.ModuleType):
-    """A PyTorch submodule jtorch does not have: using any of its names raises."""
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise NotImplementedError(f"jtorch does not implement {self.__name__}.{name} yet")
-
-
-forward_ad = _Unimplemented("torch.autograd.forward_ad")
+forward_ad = MissingModule("torch.autograd.forward_ad")
 
 
 class _VariableMeta(type):

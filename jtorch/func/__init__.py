@@ -4,6 +4,7 @@ modules as functions of their parameters. See docs/func.md."""
 
 from __future__ import annotations
 
+from .._core.errors import missing_function
 from .._ops._registry import export
 from ._autodiff import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
 from ._modules import functional_call, stack_module_state
@@ -15,5 +16,4 @@ __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "ja
            "linearize", "stack_module_state", "vjp", "vmap"]
 
 
-def functionalize(func, *, remove="mutations"):
-    raise NotImplementedError("jtorch does not implement torch.func.functionalize yet")
+functionalize = missing_function("torch.func.functionalize")

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
+from .._core.errors import missing_class, missing_function
+
 __all__ = ["AveragedModel", "SWALR", "update_bn", "get_ema_multi_avg_fn",
            "get_swa_multi_avg_fn", "get_ema_avg_fn", "get_swa_avg_fn"]
 
 
-def _missing(name):
-    def fail(*args, **kwargs):
-        raise NotImplementedError(f"jtorch does not implement torch.optim.swa_utils.{name} yet")
-
-    fail.__name__ = name
-    return fail
-
-
-AveragedModel = _missing("AveragedModel")
-SWALR = _missing("SWALR")
-update_bn = _missing("update_bn")
-get_ema_multi_avg_fn = _missing("get_ema_multi_avg_fn")
-get_swa_multi_avg_fn = _missing("get_swa_multi_avg_fn")
-get_ema_avg_fn = _missing("get_ema_avg_fn")
-get_swa_avg_fn = _missing("get_swa_avg_fn")
+AveragedModel = missing_class("torch.optim.swa_utils.AveragedModel")
+SWALR = missing_class("torch.optim.swa_utils.SWALR")
+update_bn = missing_function("torch.optim.swa_utils.update_bn")
+get_ema_multi_avg_fn = missing_function("torch.optim.swa_utils.get_ema_multi_avg_fn")
+get_swa_multi_avg_fn = missing_function("torch.optim.swa_utils.get_swa_multi_avg_fn")
+get_ema_avg_fn = missing_function("torch.optim.swa_utils.get_ema_avg_fn")
+get_swa_avg_fn = missing_function("torch.optim.swa_utils.get_swa_avg_fn")
