@@ -235,12 +235,10 @@ def _shows_device(dev):
     return dev.type != "cpu" or bool(dev.index)
 
 
-def tensor_repr(t, tensor_contents=None):
-    """``repr(t)``: PyTorch's text for tensor ``t``."""
-    from ._tensor import Tensor
-
+def tensor_repr(t, tensor_contents=None, plain=False):
+    """``repr(t)``: PyTorch's text for tensor ``t`` (``plain``: t's class is jtorch.Tensor)."""
     cls = type(t)
-    plain = cls is Tensor or (cls.__name__ == "Parameter" and _is_parameter(cls))
+    plain = plain or (cls.__name__ == "Parameter" and _is_parameter(cls))
     prefix = "tensor(" if plain else f"{cls.__name__}("
     indent = len(prefix)
     suffixes = []

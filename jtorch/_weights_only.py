@@ -40,14 +40,14 @@ class StorageType:
 
 
 def _rebuild_builders():
-    from . import serialization as S
+    from . import serialization
 
     return {
-        "torch._utils._rebuild_tensor_v2": S._rebuild_tensor_v2,
-        "torch._utils._rebuild_tensor": S._rebuild_tensor,
-        "torch._utils._rebuild_parameter": S._rebuild_parameter,
-        "torch._utils._rebuild_parameter_with_state": S._rebuild_parameter_with_state,
-        "torch._tensor._rebuild_from_type_v2": S._rebuild_from_type_v2,
+        "torch._utils._rebuild_tensor_v2": serialization._rebuild_tensor_v2,
+        "torch._utils._rebuild_tensor": serialization._rebuild_tensor,
+        "torch._utils._rebuild_parameter": serialization._rebuild_parameter,
+        "torch._utils._rebuild_parameter_with_state": serialization._rebuild_parameter_with_state,
+        "torch._tensor._rebuild_from_type_v2": serialization._rebuild_from_type_v2,
     }
 
 

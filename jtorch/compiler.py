@@ -9,8 +9,8 @@ state it reads or writes (see ``jtorch/_compile``). ``jtorch.compile(module)`` a
 from __future__ import annotations
 
 from ._compile import stats
-from ._compile.context import CTX
 from ._compile.step import CompiledFunction, CompileError
+from ._core.state import STATE
 
 __all__ = ["compile", "reset", "counters", "compile_log", "set_logs", "disable",
            "is_compiling", "CompileError"]
@@ -78,4 +78,4 @@ def disable(fn=None, recursive=True):
 
 def is_compiling():
     """True while jtorch.compile traces a function."""
-    return CTX.tracing
+    return STATE.trace is not None

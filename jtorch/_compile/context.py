@@ -1,15 +1,21 @@
-"""What the core consults while ``jtorch.compile`` traces a function.
+"""The compiler's side of the core's trace hooks (``jtorch._core.state.TraceHooks``).
 
-While a trace runs, every piece of state the function touches must be lifted (an input and
-an output of the compiled program). The core calls ``CTX`` when it meets state that is not:
-an in-place write into a tensor holding a concrete array (``_views.assign``), a leaf that
-requires grad used by a recorded op (``_dispatch._record``), a generator whose key is concrete
-(``_random.next_key``), or an optimizer that was not found (``optim``). Each raises
-``Rediscover(obj)``; the compiler adds ``obj`` to its roots and traces again. Outside a trace
-each check is one attribute read.
+While ``jtorch.compile`` traces a function, a :class:`TraceContext` is installed in the thread's
+``STATE.trace`` (:func:`tracing`). Every piece of state the function touches must be lifted
+(made an input and an output of the compiled program); the core calls the context when it meets
+state: an op's tensor inputs, an in-place write, a generator split, an optimizer's
+hyperparameters, a host-side call to replay. A tensor that existed before the trace and was not
+lifted raises ``Rediscover(tensor)``: the compiler lifts it and traces again (or, when the user
+listed the state explicitly, raises a ``CompileError`` naming it).
 """
 
 from __future__ import annotations
+
+import contextlib
+
+import jax
+
+from .._core.state import STATE, TraceHooks
 
 
 class Rediscover(Exception):
@@ -20,75 +26,61 @@ class Rediscover(Exception):
         self.obj = obj
 
 
-class _Ctx:
-    tracing = False
-    lifted = None     # id() of every lifted tensor (and generator, optimizer)
-    tensors = None    # the lifted tensors themselves
-    hypers = None     # {(id(optimizer), group index): tuple of traced hyperparameters}
-    replays = None    # host-side calls made during the trace, replayed after each run
-    in_host_call = False
+class Unsupported(Exception):
+    """Something a trace can run but a compiled program cannot reproduce (falls back)."""
 
-    def check(self, t):
-        """``t`` (a tensor the trace reads, writes or differentiates) must be lifted if it
-        existed before the trace began."""
+
+class TraceContext(TraceHooks):
+    """The state of one trace: which tensors are lifted, the traced hyperparameters of each
+    optimizer group, and the host-side calls to replay after each run."""
+
+    def __init__(self, tensors, hypers=None):
+        self.tensors = tensors                 # the lifted tensors
+        self.lifted = {id(t) for t in tensors}
+        self.hypers = hypers or {}             # {(id(optimizer), group index): traced values}
+        self.replays = []                      # [(method, obj, args, kwargs)]
+        self._in_host_call = False
+
+    def touched(self, t):
         if t is None or t._in_trace:
             return
         while t._base is not None:
             t = t._base
-        if not t._in_trace and id(t) not in self.lifted and not _is_tracer(t._array):
+        if not t._in_trace and id(t) not in self.lifted and \
+                not isinstance(t._array, jax.core.Tracer):
             raise Rediscover(t)
 
-    def check_all(self, tensors):
-        for t in tensors:
-            self.check(t)
-
-    def hyper(self, opt, group, values):
-        gi = next(i for i, g in enumerate(opt.param_groups) if g is group)
-        got = self.hypers.get((id(opt), gi))
+    def hyperparameters(self, optimizer, group, values):
+        gi = next(i for i, g in enumerate(optimizer.param_groups) if g is group)
+        got = self.hypers.get((id(optimizer), gi))
         if got is None:
-            raise Rediscover(opt)
+            raise Rediscover(optimizer)
         if self.replays:
             raise Unsupported("lr_scheduler.step() ran before optimizer.step() inside the "
                               "compiled function; call it after optimizer.step()")
         return got
 
+    def host_call(self, method, obj, args, kwargs):
+        if self._in_host_call:   # only the outermost call is replayed
+            return method(obj, *args, **kwargs)
+        self.replays.append((method, obj, args, kwargs))
+        self._in_host_call = True
+        try:
+            return method(obj, *args, **kwargs)
+        finally:
+            self._in_host_call = False
 
-def _is_tracer(v):
-    import jax
-
-    return isinstance(v, jax.core.Tracer)
-
-
-CTX = _Ctx()
-
-# bumped whenever state is registered or replaced (Module attribute and buffer/parameter
-# registration, conversions, optimizer param groups and state loads): a compiled function
-# whose epoch is older walks its state again before looking up its guards
-EPOCH = [0]
-
-
-def structure_changed():
-    EPOCH[0] += 1
+    def lifted_tensors(self):
+        return self.tensors
 
 
-class Unsupported(Exception):
-    """Something a trace can run but a compiled program cannot reproduce (falls back)."""
+@contextlib.contextmanager
+def tracing(ctx):
+    """Install ``ctx`` as this thread's trace for the duration of the block."""
+    prev = STATE.trace
+    STATE.trace = ctx
+    try:
+        yield ctx
+    finally:
+        STATE.trace = prev
 
-
-def replayable(method):
-    """Mark a host-side method (``LRScheduler.step``) whose effect a compiled function must
-    repeat after each run: during a trace its call is recorded (the outermost one only)."""
-    import functools
-
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        if CTX.tracing and not CTX.in_host_call:
-            CTX.replays.append((wrapper, self, args, kwargs))
-            CTX.in_host_call = True
-            try:
-                return method(self, *args, **kwargs)
-            finally:
-                CTX.in_host_call = False
-        return method(self, *args, **kwargs)
-
-    return wrapper

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import jax
 
+from .._core.python_node import record_pullback
+from .._core.state import STATE, grad_mode, structure_epoch
 from .._tensor import Tensor
-from ..autograd.function import record_pullback
-from ..autograd.grad_mode import state as grad_state
 from ..nn.modules.module import Module
 from . import stats
-from .context import CTX, EPOCH, Rediscover
+from .context import Rediscover, TraceContext, tracing
 from .state import State
 from .step import (
     _TENSOR,
@@ -87,36 +87,32 @@ class _DiffCompiled(CompiledFunction):
         orig = [(t, t._array) for t in diff + rest]
 
         def pure(d_arrs, r_arrs, din_arrs, other_arrs):
-            CTX.tracing = True
-            CTX.lifted = {id(t) for t in st.tensors}
-            CTX.tensors = st.tensors
-            CTX.hypers, CTX.replays = {}, []
-            prev = grad_state.enabled
-            grad_state.enabled = False  # jax.vjp differentiates; the tape records nothing
-            try:
-                for t, a in zip(diff, d_arrs):
-                    t._array = a
-                    t._version_counter += 1
-                for t, a in zip(rest, r_arrs):
-                    t._array = a
-                    t._version_counter += 1
-                di, oi = iter(din_arrs), iter(other_arrs)
-                new_leaves = [(Tensor._make(next(di) if x._requires_grad else next(oi), x._device)
-                               if isinstance(x, Tensor) else x) for x in leaves]
-                a2, k2 = jax.tree_util.tree_unflatten(treedef, new_leaves)
-                out = fn(*a2, **k2)
-                out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
-                rec.update(out_tree=out_tree, static=[_TENSOR if isinstance(o, Tensor) else o
-                                                      for o in out_leaves])
-                new_rest = [None if t._array is a else t._value for t, a in zip(rest, r_arrs)]
-                return [o._value for o in out_leaves if isinstance(o, Tensor)], new_rest
-            finally:
-                for t, v in orig:  # the trace is over: the Python objects hold values again
-                    t._array = v
-                    t._version_counter += 1
-                grad_state.enabled = prev
-                CTX.tracing = False
-                CTX.lifted = CTX.hypers = CTX.replays = CTX.tensors = None
+            # jax.vjp differentiates; the tape records nothing
+            with tracing(TraceContext(st.tensors)), grad_mode(False):
+                try:
+                    for t, a in zip(diff, d_arrs):
+                        t._array = a
+                        t._version_counter += 1
+                    for t, a in zip(rest, r_arrs):
+                        t._array = a
+                        t._version_counter += 1
+                    di, oi = iter(din_arrs), iter(other_arrs)
+                    new_leaves = [(Tensor._make(next(di) if x._requires_grad else next(oi),
+                                                x._device)
+                                   if isinstance(x, Tensor) else x) for x in leaves]
+                    a2, k2 = jax.tree_util.tree_unflatten(treedef, new_leaves)
+                    out = fn(*a2, **k2)
+                    out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
+                    rec.update(out_tree=out_tree,
+                               static=[_TENSOR if isinstance(o, Tensor) else o
+                                       for o in out_leaves])
+                    new_rest = [None if t._array is a else t._value
+                                for t, a in zip(rest, r_arrs)]
+                    return [o._value for o in out_leaves if isinstance(o, Tensor)], new_rest
+                finally:
+                    for t, v in orig:  # the trace is over: the Python objects hold values again
+                        t._array = v
+                        t._version_counter += 1
 
         def fwd(d_arrs, r_arrs, din_arrs, other_arrs):
             return jax.vjp(lambda d, i: pure(d, r_arrs, i, other_arrs), d_arrs, din_arrs,
@@ -140,20 +136,20 @@ class OptimizedModule(Module):
         object.__setattr__(self, "_diff_cache", {})
 
     def __call__(self, *args, **kwargs):
-        if self._plain.disable or CTX.tracing:
+        if self._plain.disable or STATE.trace is not None:
             return self._plain._fn(*args, **kwargs)
         leaves, treedef = _flatten(args, kwargs)
-        needs = grad_state.enabled and (
+        needs = STATE.grad_enabled and (
             any(p._requires_grad for p in self._orig_mod.parameters())
             or any(isinstance(x, Tensor) and x._requires_grad for x in leaves))
         if not needs:
             return self._plain(*args, **kwargs)
         d = self._diff
         st = d._state
-        if st is None or d._epoch != EPOCH[0]:
+        if st is None or d._epoch != structure_epoch():
             st = d._state = State.collect(d._roots(args, kwargs),
                                           [x for x in leaves if isinstance(x, Tensor)])
-            d._epoch = EPOCH[0]
+            d._epoch = structure_epoch()
         key = (st.signature(), _spec(leaves), treedef, stats.amp_key())
         entry = self._diff_cache.get(key)
         if entry is not None:

@@ -22,10 +22,10 @@ import warnings
 import jax
 
 from .._core import errors as _compile_errors
+from .._core.state import STATE, structure_epoch
 from .._tensor import Tensor
-from ..autograd.grad_mode import state as grad_state
 from . import stats
-from .context import CTX, EPOCH, Rediscover, Unsupported
+from .context import Rediscover, TraceContext, Unsupported, tracing
 from .state import State, roots_of
 
 _UNTRACEABLE = (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError,
@@ -168,15 +168,15 @@ class CompiledFunction:
         return roots_of(self._fn, args, kwargs) + self._extra
 
     def __call__(self, *args, **kwargs):
-        if self.disable or CTX.tracing:
+        if self.disable or STATE.trace is not None:
             return self._fn(*args, **kwargs)
         leaves, treedef = _flatten(args, kwargs)
         st = self._state
-        if st is None or self._epoch != EPOCH[0]:
+        if st is None or self._epoch != structure_epoch():
             st = self._state = State.collect(self._roots(args, kwargs),
                                              [x for x in leaves if isinstance(x, Tensor)])
-            self._epoch = EPOCH[0]
-        key = (st.signature(), _spec(leaves), treedef, grad_state.enabled, stats.amp_key())
+            self._epoch = structure_epoch()
+        key = (st.signature(), _spec(leaves), treedef, STATE.grad_enabled, stats.amp_key())
         entry = self._cache.get(key)
         if entry is not None:
             stats.COUNTERS["hits"] += 1
@@ -214,7 +214,7 @@ class CompiledFunction:
             self._cache.popitem(last=False)
         self._last_key = key
         self._state = State.collect(self._roots(args, kwargs), inputs)
-        self._epoch = EPOCH[0]
+        self._epoch = structure_epoch()
         return result
 
     def _trace(self, st, leaves, treedef):
@@ -225,17 +225,12 @@ class CompiledFunction:
         roots = self._roots
 
         def pure(state_arrs, grad_arrs, hyper_arrs, in_arrs):
-            CTX.tracing = True
-            CTX.lifted = {id(t) for t in st.tensors}
-            CTX.tensors = st.tensors
-            CTX.hypers = {}
-            j = 0
+            hypers, j = {}, 0
             for opt in st.optimizers:
                 for gi in range(len(opt.param_groups)):
-                    CTX.hypers[(id(opt), gi)] = tuple(hyper_arrs[j])
+                    hypers[(id(opt), gi)] = tuple(hyper_arrs[j])
                     j += 1
-            CTX.replays = []
-            try:
+            with tracing(TraceContext(st.tensors, hypers)) as ctx:
                 for t, a in zip(st.tensors, state_arrs):
                     t._array = a
                     t._version_counter += 1
@@ -259,16 +254,13 @@ class CompiledFunction:
                 post = State.collect(list(st.tensors) + roots(a2, k2),
                                      [x for x in new_leaves if isinstance(x, Tensor)])
                 out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
-                rec.update(post=post, out_tree=out_tree, replays=list(CTX.replays),
+                rec.update(post=post, out_tree=out_tree, replays=list(ctx.replays),
                            static=[_TENSOR if isinstance(o, Tensor) else o
                                    for o in out_leaves])
                 return ([o._value for o in out_leaves if isinstance(o, Tensor)],
                         [t._value for t in post.tensors],
                         [None if p._grad is None else p._grad._value
                          for p in post.grad_params])
-            finally:
-                CTX.tracing = False
-                CTX.lifted = CTX.hypers = CTX.replays = CTX.tensors = None
 
         jitted = jax.jit(pure, donate_argnums=(0, 1))
         with warnings.catch_warnings():

@@ -195,3 +195,11 @@ def canonical(dev: device) -> device:
 
 def default_device() -> device:
     return _make("cpu")
+
+
+def device_of(arr) -> device:
+    """The jtorch device holding a concrete jax array (the CPU for a tracer)."""
+    try:
+        return from_jax(next(iter(arr.devices())))
+    except (AttributeError, jax.errors.ConcretizationTypeError):
+        return default_device()

@@ -12,9 +12,9 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from .._tensor import Tensor
-from ..autograd.grad_mode import state as _grad_state
 from . import dtypes
+from .state import STATE
+from .tensor_base import TensorBase
 
 
 class _Marker:
@@ -39,7 +39,7 @@ _NUMBER = (bool, int, float, complex)
 
 def _slot(a, tparam, vals, tens):
     """Template for one argument; appends its dynamic parts to vals/tens."""
-    if isinstance(a, Tensor):
+    if isinstance(a, TensorBase):
         vals.append(a._value)
         tens.append(a)
         return ARR if tparam else ARR_N
@@ -220,7 +220,7 @@ def dispatch(opdef, args, kwargs):
     tparam = opdef.tensor_pos
     device = None
     for i, a in enumerate(args):
-        if isinstance(a, Tensor):  # the common case, inlined
+        if isinstance(a, TensorBase):  # the common case, inlined
             b = a._base
             fresh = b is None or a._base_version == b._version_counter
             vals.append(a._array if fresh else a._value)
@@ -251,17 +251,19 @@ def dispatch(opdef, args, kwargs):
     except TypeError:
         raise TypeError(f"{opdef.name}(): unsupported argument types "
                         f"{[type(a).__name__ for a in args]}") from None
-    if _CTX.tracing:
-        _CTX.check_all(tens)
+    trace = STATE.trace
+    if trace is not None:   # jtorch.compile is tracing: the inputs must be lifted state
+        for t in tens:
+            trace.touched(t)
     out = kernel.fwd(*vals)
-    if _grad_state.enabled and opdef.differentiable:
+    if STATE.grad_enabled and opdef.differentiable:
         nd = kernel.nondiff
         diff = tuple([i for i, t in enumerate(tens)
                       if t is not None and t._requires_grad and i not in nd])
         if diff:
             return wrap(out, _record(kernel, vals, tens, diff, out), device, kernel, tens)
     if not opdef.is_view and type(out) is not tuple and type(out) is not list:
-        t = Tensor._make(out, device)
+        t = TensorBase._make(out, device)
         return t
     return wrap(out, None, device, kernel, tens)
 
@@ -323,7 +325,7 @@ def wrap(out, node, device, kernel, tens):
 
 
 def _wrap1(o, node, i, device):
-    t = Tensor._make(o, device)
+    t = TensorBase._make(o, device)
     if node is not None and node.out_float[i]:
         t._node = node
         t._out_idx = i
@@ -370,7 +372,6 @@ def inplace_call(t, opdef, args, kwargs):
 
 import numpy as _np  # noqa: E402
 
-from .._compile.context import CTX as _CTX  # noqa: E402
 from .autocast import ACTIVE as _AMP  # noqa: E402
 from .autocast import amp_key as _amp_key  # noqa: E402
 from .autocast import amp_wrap as _amp_wrap  # noqa: E402

@@ -31,10 +31,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._tensor import Tensor
 from . import dtypes
 from .device import device as Device
 from .device import to_jax
+from .state import STATE
+from .tensor_base import TensorBase
 
 try:  # a cheap "are we inside a trace?" test (0.2 us; ensure_compile_time_eval costs 80 us)
     from jax._src.core import trace_state_clean as _trace_clean
@@ -96,7 +97,7 @@ class Generator:
             raise RuntimeError(_NO_CUDA_GENERATOR)
         self.device = dev
         self._seed = _DEFAULT_SEED
-        self._key = Tensor._make(_concrete(jnp.asarray, _key_data(_DEFAULT_SEED)))
+        self._key = TensorBase._make(_concrete(jnp.asarray, _key_data(_DEFAULT_SEED)))
 
     def __repr__(self):
         return f"<jtorch.Generator object at {hex(id(self))}>"
@@ -131,10 +132,8 @@ class Generator:
         if isinstance(state, jax.core.Tracer):  # lifted into a trace (jtorch.compile)
             new, sub = _split(state)
         else:  # concrete, even under a foreign trace: advance now, leak no tracer
-            from .._compile.context import CTX
-
-            if CTX.tracing:  # jtorch.compile met a generator it did not lift: lift it
-                CTX.check(self._key)
+            if STATE.trace is not None:  # jtorch.compile met a generator it did not lift
+                STATE.trace.touched(self._key)
             new, sub = _concrete(_split, state)
         self._write(new)
         return sub
@@ -145,13 +144,13 @@ class Generator:
         seed = np.asarray([self._seed], "<u8").view(np.uint8)
         if isinstance(key, jax.core.Tracer):
             raw = jax.lax.bitcast_convert_type(key, jnp.uint8).reshape(-1)
-            return Tensor._make(jnp.concatenate([raw, jnp.asarray(seed)]))
+            return TensorBase._make(jnp.concatenate([raw, jnp.asarray(seed)]))
         raw = np.asarray(key).astype("<u4").view(np.uint8)
-        return Tensor._make(_concrete(jnp.asarray, np.concatenate([raw, seed])))
+        return TensorBase._make(_concrete(jnp.asarray, np.concatenate([raw, seed])))
 
     def set_state(self, new_state):
         """Restores a state from ``get_state``; returns the generator."""
-        if not isinstance(new_state, Tensor):
+        if not isinstance(new_state, TensorBase):
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state.dtype is not dtypes.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
@@ -181,7 +180,7 @@ class Generator:
 
     def __setstate__(self, d):
         self.__init__(d["device"])
-        self.set_state(Tensor._make(jnp.asarray(d["state"])))
+        self.set_state(TensorBase._make(jnp.asarray(d["state"])))
 
 
 def _has(dev):
@@ -217,7 +216,7 @@ def get_rng_state():
 
 def set_rng_state(new_state):
     """Restores the default generator's state from ``get_rng_state()``."""
-    if isinstance(new_state, Tensor) and new_state.dtype is not dtypes.uint8:
+    if isinstance(new_state, TensorBase) and new_state.dtype is not dtypes.uint8:
         raise TypeError("RNG state must be a torch.ByteTensor")
     default_generator.set_state(new_state)
 

@@ -17,10 +17,11 @@ import weakref
 import jax
 import jax.numpy as jnp
 
-from .._tensor import Tensor
-from ..autograd.grad_mode import state as grad_state
 from . import dtypes
+from .device import device_of
 from .hooks import _RETAINED, _add_hook
+from .state import STATE, grad_mode
+from .tensor_base import TensorBase
 
 # eager jnp ops take JAX's slow un-jitted path; gradient sums use one cached jitted add
 add_arrays = jax.jit(jnp.add)
@@ -62,7 +63,7 @@ class Node:
     def create(kernel, vals, tens, diff, out):
         outs = out if isinstance(out, (tuple, list)) else (out,)
         out_float = tuple(dtypes.from_np(o.dtype).category >= dtypes.FLOAT for o in outs)
-        edges = [None if t is None or i not in diff else t._edge() for i, t in enumerate(tens)]
+        edges = [None if t is None or i not in diff else edge_of(t) for i, t in enumerate(tens)]
         saved = None
         saves = kernel.opdef.saves
         if saves == "output":
@@ -167,8 +168,20 @@ def _listed_slots(node):
     return hit
 
 
+def edge_of(t):
+    """The graph edge gradients for tensor ``t`` flow into: (grad_fn, output index), or a leaf's
+    AccumulateGrad (made on first use)."""
+    node = t.grad_fn   # a stale view is re-derived first: its history follows its base's
+    if node is not None:
+        return (node, t._out_idx)
+    acc = t._acc
+    if acc is None:
+        acc = t._acc = AccumulateGrad(t)
+    return (acc, 0)
+
+
 def _arr(c):
-    return c._value if isinstance(c, Tensor) else c
+    return c._value if isinstance(c, TensorBase) else c
 
 
 def _node_class(name, base=None):
@@ -192,12 +205,12 @@ class AccumulateGrad(Node):
 
     def accumulate(self, g, create_graph):
         t = self.variable
-        g = g if isinstance(g, Tensor) else Tensor._make(g, t._device)
+        g = g if isinstance(g, TensorBase) else TensorBase._make(g, t._device)
         if g.dtype != t.dtype:
             g = g.to(t.dtype)
         if t._grad is None:
             if not create_graph or not g._requires_grad:
-                g = Tensor._make(g._value, t._device)   # a fresh tensor, as PyTorch's clone
+                g = TensorBase._make(g._value, t._device)   # a fresh tensor, as PyTorch's clone
             t._grad = g
         elif create_graph:
             t._grad = t._grad + g
@@ -209,7 +222,7 @@ class AccumulateGrad(Node):
             else:
                 from .views import assign
 
-                assign(gt, Tensor._make(add_arrays(gt._value, g._value), t._device))
+                assign(gt, TensorBase._make(add_arrays(gt._value, g._value), t._device))
         if t._post_hooks:
             for h in list(t._post_hooks.values()):
                 h(t)
@@ -236,8 +249,8 @@ def _apply_with_graph(node, cts):
     a gradient requires grad exactly when PyTorch's would."""
     from .dispatch import dispatch
     opdef, used = _backward_op(node.kernel, node.diff, node.vals, cts)
-    dev = next((c._device for c in cts if isinstance(c, Tensor)), None)
-    cts = [c if c is None or isinstance(c, Tensor) else _as_tensor(c, dev) for c in cts]
+    dev = next((c._device for c in cts if isinstance(c, TensorBase)), None)
+    cts = [c if c is None or isinstance(c, TensorBase) else _as_tensor(c, dev) for c in cts]
     args = []
     for v, e, u in zip(node.vals, node.edges, used):
         if not hasattr(v, "dtype"):
@@ -303,21 +316,19 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
     buffers = {}
     root_nodes = []
     for r, g in zip(roots, grads):
-        node, idx = r._edge()
+        node, idx = edge_of(r)
         _add_to(buffers, node, idx, g, create_graph)
         root_nodes.append(node)
     order = _topo(root_nodes)
     targets, target_nodes, run = {}, (), None
     if inputs is not None:
         for i, t in enumerate(inputs):
-            targets.setdefault(t._edge(), []).append(i)
+            targets.setdefault(edge_of(t), []).append(i)
         target_nodes = {n for n, _ in targets}
         run = _to_run(order, target_nodes, capture)
-    retained = {t._edge(): t for t in list(_RETAINED) if t._node is not None} or None
+    retained = {edge_of(t): t for t in list(_RETAINED) if t._node is not None} or None
     results = [None] * len(inputs) if capture else None
-    prev = grad_state.enabled
-    grad_state.enabled = create_graph
-    try:
+    with grad_mode(create_graph):
         for node in order:
             buf = buffers.pop(node, None)
             if buf is None:
@@ -351,8 +362,6 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
                     _add_to(buffers, e[0], e[1], g, create_graph)
             if not retain_graph:
                 node.release()
-    finally:
-        grad_state.enabled = prev
     if not capture:
         return None
     for j, (t, r) in enumerate(zip(inputs, results)):
@@ -360,8 +369,8 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
             raise RuntimeError(
                 f"The differentiated Tensor at index {j} appears to not have been used in the "
                 "graph. Set allow_unused=True if this is the desired behavior.")
-        if r is not None and not isinstance(r, Tensor):
-            results[j] = Tensor._make(r, t._device)
+        if r is not None and not isinstance(r, TensorBase):
+            results[j] = TensorBase._make(r, t._device)
     return results
 
 
@@ -387,11 +396,10 @@ def _capture(node, buf, targets, results):
 
 
 def _as_tensor(g, device=None):
-    from .._tensor import device_of
 
-    if g is None or isinstance(g, Tensor):
+    if g is None or isinstance(g, TensorBase):
         return g
-    return Tensor._make(g, device or device_of(g))
+    return TensorBase._make(g, device or device_of(g))
 
 
 def _add_to(buffers, node, idx, g, create_graph):
@@ -434,10 +442,10 @@ def _tensor_pre_hooks(node, buf, retained):
 
 
 def _retain(t, g):
-    if grad_state.enabled:   # create_graph: keep the graph, as PyTorch's clone
+    if STATE.grad_enabled:   # create_graph: keep the graph, as PyTorch's clone
         g = _as_tensor(g, t._device).clone()
     else:
-        g = Tensor._make(_arr(g), t._device)
+        g = TensorBase._make(_arr(g), t._device)
     t._grad = g if t._grad is None else t._grad + g
 
 

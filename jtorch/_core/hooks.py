@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import weakref
 
+from .tensor_base import TensorBase
+
 _RETAINED = weakref.WeakSet()   # non-leaf tensors whose .grad is kept (retain_grad)
 
 
@@ -98,9 +100,8 @@ def grad_assign_error(t, g):
 
 def increment_version(tensors):
     """``torch.autograd.graph.increment_version``: bump the version counters."""
-    from .._tensor import Tensor
 
-    for t in (tensors,) if isinstance(tensors, Tensor) else tensors:
+    for t in (tensors,) if isinstance(tensors, TensorBase) else tensors:
         if t._base is None:
             t._version_counter += 1
         else:

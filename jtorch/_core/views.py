@@ -16,9 +16,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._ops._registry import OpDef
-from .._tensor import Tensor
-from ..autograd.grad_mode import state as grad_state
 from . import dtypes
+from .state import STATE, grad_mode
+from .tensor_base import TensorBase, register_view_refresh
 
 
 def _compose(chain, x):
@@ -72,12 +72,8 @@ def refresh(v):
 
     base = v._base
     record = base._requires_grad and not v._detached
-    prev = grad_state.enabled
-    grad_state.enabled = record
-    try:
+    with grad_mode(record):
         r = dispatch(VIEW_CHAIN, (base,), {"chain": v._chain})
-    finally:
-        grad_state.enabled = prev
     if record:
         v._node, v._out_idx, v._requires_grad = r._node, 0, True
     elif not v._detached and v._node is not None:
@@ -86,11 +82,13 @@ def refresh(v):
     v._base_version = base._version_counter
 
 
+register_view_refresh(refresh)
+
 def detached_alias(t, share_version=False):
     """``t.detach()`` / ``t.data``: shares t's storage, carries no autograd history (under a
     JAX transform, e.g. torch.func.grad, no derivative either: stop_gradient on a tracer)."""
     v = t._value
-    a = Tensor._make(jax.lax.stop_gradient(v) if isinstance(v, jax.core.Tracer) else v,
+    a = TensorBase._make(jax.lax.stop_gradient(v) if isinstance(v, jax.core.Tracer) else v,
                      t._device)
     base = t._base if t._base is not None else t
     a._base = base
@@ -116,7 +114,7 @@ def scalar_type_name(d):
 
 def check_inplace(t):
     """PyTorch's refusals of in-place ops on leaves that require grad (and their views)."""
-    if not grad_state.enabled:
+    if not STATE.grad_enabled:
         return
     b = t._base
     if b is not None and not t._detached and t._node is not None and \
@@ -146,7 +144,6 @@ def _cast_for(t, res):
     return res
 
 
-from .._compile.context import CTX as _CTX  # noqa: E402
 
 
 def assign(t, res, *, resize=False):
@@ -159,8 +156,8 @@ def assign(t, res, *, resize=False):
         raise RuntimeError(f"output with shape {list(t._array.shape)} doesn't match the broadcast "
                            f"shape {list(res._array.shape)}")
     res = _cast_for(t, res)
-    if _CTX.tracing:
-        _CTX.check(t)
+    if STATE.trace is not None:
+        STATE.trace.touched(t)
     record = res._node is not None
     base = t._base
     if base is None:
@@ -172,13 +169,8 @@ def assign(t, res, *, resize=False):
         else:
             from .dispatch import dispatch
 
-            prev = grad_state.enabled
-            if t._detached:
-                grad_state.enabled = False
-            try:
+            with grad_mode(STATE.grad_enabled and not t._detached):
                 nb = dispatch(VIEW_WRITE, (base, res), {"chain": t._chain})
-            finally:
-                grad_state.enabled = prev
             base._array = nb._array
             if nb._node is not None:
                 base._node, base._out_idx, base._requires_grad = nb._node, 0, True
@@ -214,8 +206,8 @@ def deepcopy_tensor(t, memo):
                            "the deepcopy protocol at the moment.  If you were attempting to "
                            "deepcopy a module, this may be because of a torch.nn.utils.weight_"
                            "norm usage, see https://github.com/pytorch/pytorch/pull/103001")
-    new = Tensor._make(t._value, t._device)
-    if type(t) is not Tensor:
+    new = TensorBase._make(t._value, t._device)
+    if type(t) is not TensorBase:
         new.__class__ = type(t)
     for k, v in t.__dict__.items():
         if k not in ("_array", "_device", "_base", "_chain", "_base_version", "_node", "_acc",

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 from jax.custom_derivatives import SymbolicZero
 
 from .._core import dtypes
-from .._tensor import Tensor
+from .._core.tensor_base import TensorBase
 
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
                "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
@@ -141,7 +141,7 @@ def kink_grad(*jacobians):
 # ------------------------------------------------------------------ checks on Python numbers
 def _int_like(x):
     """x is an integer/bool Tensor or a Python int/bool (its result stays integral)."""
-    if isinstance(x, Tensor):
+    if isinstance(x, TensorBase):
         return x.dtype.category <= dtypes.INT
     return isinstance(x, (bool, int))
 
@@ -163,7 +163,7 @@ def check_div(input, other, *, rounding_mode=None):
 
 def check_int_pow(input, exponent=None, *args, **kwargs):
     """``int_tensor ** -1`` raises in PyTorch (a negative Python int exponent)."""
-    if (type(exponent) is int and exponent < 0 and isinstance(input, Tensor)
+    if (type(exponent) is int and exponent < 0 and isinstance(input, TensorBase)
             and input.dtype.category <= dtypes.INT):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
 

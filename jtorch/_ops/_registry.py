@@ -11,6 +11,8 @@ import collections
 import functools
 import inspect
 
+from .._core.tensor_base import TensorBase
+
 # name -> public callable, per namespace ("" is jtorch itself; "linalg", "nn.functional"...)
 NAMESPACES: dict[str, dict[str, object]] = collections.defaultdict(dict)
 TENSOR_METHODS: dict[str, object] = {}
@@ -175,9 +177,7 @@ def _operand_types():
     import jax
     import numpy as np
 
-    from .._tensor import Tensor
-
-    return (Tensor, numbers.Number, np.ndarray, jax.Array)
+    return (TensorBase, numbers.Number, np.ndarray, jax.Array)
 
 
 def _dunder(opdef, name, dispatch, inplace_call):

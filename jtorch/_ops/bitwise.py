@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 
 from .._core import dtypes
-from . import _elementwise as E
+from ._elementwise import broadcast_check, is_bool, refuse
 from ._registry import TENSOR_METHODS, op
 
 _LOGICAL = {"tensors": ("input", "other"), "differentiable": False}
@@ -18,7 +18,7 @@ def _truth(x):
 
 def _logical(name, fn):
     def body(input, other):
-        E.broadcast_check(input, other)
+        broadcast_check(input, other)
         return fn(_truth(input), _truth(other))
 
     return op(name, inplace=True, **_LOGICAL)(body)
@@ -39,8 +39,8 @@ _BITWISE = {"tensors": ("input", "other"), "promote": "common", "differentiable"
 
 def _bitwise(name, fn, kernel, dunders):
     def body(input, other):
-        E.broadcast_check(input, other)
-        E.refuse(kernel, input, floating=True)
+        broadcast_check(input, other)
+        refuse(kernel, input, floating=True)
         return fn(input, other)
 
     return op(name, inplace=True, dunder=dunders, **_BITWISE)(body)
@@ -57,8 +57,8 @@ bitwise_xor = _bitwise("bitwise_xor", jnp.bitwise_xor, "bitwise_xor_cpu",
 @op("bitwise_not", inplace=True, differentiable=False)
 def bitwise_not(input):
     """``~x``: logical not for bools."""
-    E.refuse("bitwise_not_cpu", input, floating=True)
-    return jnp.logical_not(input) if E.is_bool(input) else jnp.invert(input)
+    refuse("bitwise_not_cpu", input, floating=True)
+    return jnp.logical_not(input) if is_bool(input) else jnp.invert(input)
 
 
 def __invert__(self):  # noqa: N807 - the operator
@@ -72,7 +72,7 @@ TENSOR_METHODS["__invert__"] = __invert__
 
 
 def _shift_args(a, b, kernel):
-    E.refuse(kernel, a, bool_=True, floating=True)
+    refuse(kernel, a, bool_=True, floating=True)
     bits = a.dtype.itemsize * 8
     signed = jnp.issubdtype(a.dtype, jnp.signedinteger)
     return bits, signed
@@ -103,12 +103,12 @@ def _rshift(a, b):
 @op("bitwise_left_shift", inplace=True, dunder=("__lshift__", "__rlshift__", "__ilshift__"),
     **_BITWISE)
 def bitwise_left_shift(input, other):
-    E.broadcast_check(input, other)
+    broadcast_check(input, other)
     return _lshift(input, other)
 
 
 @op("bitwise_right_shift", inplace=True, dunder=("__rshift__", "__rrshift__", "__irshift__"),
     **_BITWISE)
 def bitwise_right_shift(input, other):
-    E.broadcast_check(input, other)
+    broadcast_check(input, other)
     return _rshift(input, other)

@@ -10,7 +10,17 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from . import _elementwise as E
+from ._elementwise import (
+    broadcast_check,
+    default_float,
+    is_bool,
+    is_number,
+    kink_grad,
+    no_complex,
+    overload_grad_name,
+    refuse,
+    type_name,
+)
 from ._registry import TENSOR_METHODS, export, op
 
 _CMP = {"tensors": ("input", "other"), "promote": "common", "differentiable": False}
@@ -20,9 +30,9 @@ def _comparison(names, fn, dunder, ordered=True):
     kernel = (names if isinstance(names, str) else names[0]) + "_cpu"
 
     def body(input, other):
-        E.broadcast_check(input, other)
+        broadcast_check(input, other)
         if ordered:
-            E.refuse(kernel, input, complex_=True)
+            refuse(kernel, input, complex_=True)
         return fn(input, other)
 
     return op(names, inplace=True, dunder=(dunder,), **_CMP)(body)
@@ -41,21 +51,21 @@ ge = _comparison(("ge", "greater_equal"), jnp.greater_equal, "__ge__")
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|input - other| <= atol + rtol * |other|, elementwise; inputs must share a dtype."""
     if jnp.result_type(input) != jnp.result_type(other):
-        raise RuntimeError(f"{E.type_name(input)} did not match {E.type_name(other)}")
+        raise RuntimeError(f"{type_name(input)} did not match {type_name(other)}")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
-    E.broadcast_check(input, other)
+    broadcast_check(input, other)
     close = input == other
     if equal_nan and jnp.issubdtype(input.dtype, jnp.inexact):
         close = close | (jnp.isnan(input) & jnp.isnan(other))
     if rtol == 0 and atol == 0:
         return close
-    if E.is_bool(input):
-        input, other = input.astype(E.default_float()), other.astype(E.default_float())
+    if is_bool(input):
+        input, other = input.astype(default_float()), other.astype(default_float())
     # PyTorch computes in the input dtype (Python-float tolerances: the default float for ints)
-    tol_dt = input.dtype if jnp.issubdtype(input.dtype, jnp.inexact) else E.default_float()
+    tol_dt = input.dtype if jnp.issubdtype(input.dtype, jnp.inexact) else default_float()
     allowed = atol + jnp.abs(rtol * other.astype(tol_dt))
     actual = jnp.abs(input - other)
     actual = actual.astype(jnp.promote_types(actual.dtype, tol_dt))
@@ -93,13 +103,13 @@ def equal(input, other):
 
 
 # ------------------------------------------------------------------ maximum / minimum
-@E.kink_grad(lambda x, y, out: jnp.where(x == y, 0.5, jnp.where(x < y, 0.0, 1.0)),
+@kink_grad(lambda x, y, out: jnp.where(x == y, 0.5, jnp.where(x < y, 0.0, 1.0)),
              lambda x, y, out: jnp.where(x == y, 0.5, jnp.where(x > y, 0.0, 1.0)))
 def _maximum(x, y):
     return jnp.maximum(x, y)
 
 
-@E.kink_grad(lambda x, y, out: jnp.where(x == y, 0.5, jnp.where(x > y, 0.0, 1.0)),
+@kink_grad(lambda x, y, out: jnp.where(x == y, 0.5, jnp.where(x > y, 0.0, 1.0)),
              lambda x, y, out: jnp.where(x == y, 0.5, jnp.where(x < y, 0.0, 1.0)))
 def _minimum(x, y):
     return jnp.minimum(x, y)
@@ -114,12 +124,12 @@ def _fmin_first(x, y, out):
     return (x <= y) | jnp.isnan(y)
 
 
-@E.kink_grad(_fmax_first, lambda x, y, out: ~_fmax_first(x, y, out))
+@kink_grad(_fmax_first, lambda x, y, out: ~_fmax_first(x, y, out))
 def _fmax(x, y):
     return jnp.fmax(x, y)
 
 
-@E.kink_grad(_fmin_first, lambda x, y, out: ~_fmin_first(x, y, out))
+@kink_grad(_fmin_first, lambda x, y, out: ~_fmin_first(x, y, out))
 def _fmin(x, y):
     return jnp.fmin(x, y)
 
@@ -133,8 +143,8 @@ def _float_or(fn, plain):
 
 def _binary_select(name, fn, doc):
     def body(input, other):
-        E.broadcast_check(input, other)
-        E.no_complex(input, RuntimeError, f"{name} not implemented for complex tensors.")
+        broadcast_check(input, other)
+        no_complex(input, RuntimeError, f"{name} not implemented for complex tensors.")
         return fn(input, other)
 
     body.__doc__ = doc
@@ -178,7 +188,7 @@ def _clamp_fn(has_lo, has_hi):
     def jhi(x, lo, hi, out):
         return (x > hi) | (hi < lo) if has_lo else x > hi
 
-    @E.kink_grad(jx, jlo if has_lo else None, jhi if has_hi else None)
+    @kink_grad(jx, jlo if has_lo else None, jhi if has_hi else None)
     def f(x, lo, hi):
         return _clamp_value(x, lo if has_lo else None, hi if has_hi else None)
 
@@ -189,7 +199,7 @@ _CLAMPS = {(a, b): _clamp_fn(a, b) for a in (True, False) for b in (True, False)
 
 
 def _clamp(x, lo, hi):
-    E.no_complex(x, NotImplementedError, "clamp is not supported for complex types")
+    no_complex(x, NotImplementedError, "clamp is not supported for complex types")
     if not jnp.issubdtype(x.dtype, jnp.floating):
         return _clamp_value(x, lo, hi)
     z = jnp.zeros((), x.dtype)
@@ -198,7 +208,7 @@ def _clamp(x, lo, hi):
 
 
 def _clamp_name(input, min=None, max=None):
-    tensor_bound = not (min is None or E.is_number(min)) or not (max is None or E.is_number(max))
+    tensor_bound = not (min is None or is_number(min)) or not (max is None or is_number(max))
     return "ClampBackward0" if tensor_bound else "ClampBackward1"
 
 
@@ -208,30 +218,30 @@ def clamp(input, min=None, max=None):
     """Clamps into [min, max] (max wins when min > max); min/max may be numbers or tensors."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    E.broadcast_check(*(v for v in (input, min, max) if v is not None))
+    broadcast_check(*(v for v in (input, min, max) if v is not None))
     return _clamp(input, min, max)
 
 
 @op("clamp_min", inplace=True, tensors=("input", "min"), promote="common",
-    grad_name=E.overload_grad_name("ClampMinBackward", 1, None, 0))
+    grad_name=overload_grad_name("ClampMinBackward", 1, None, 0))
 def clamp_min(input, min):
-    E.broadcast_check(input, min)
+    broadcast_check(input, min)
     return _clamp(input, min, None)
 
 
 @op("clamp_max", inplace=True, tensors=("input", "max"), promote="common",
-    grad_name=E.overload_grad_name("ClampMaxBackward", 1, None, 0))
+    grad_name=overload_grad_name("ClampMaxBackward", 1, None, 0))
 def clamp_max(input, max):
-    E.broadcast_check(input, max)
+    broadcast_check(input, max)
     return _clamp(input, None, max)
 
 
 @op("relu", inplace=True, namespace=",nn.functional", saves="output")
 def relu(input):
     """max(x, 0); the gradient at 0 is 0 and NaN passes through, as in PyTorch."""
-    if E.is_bool(input):
+    if is_bool(input):
         raise RuntimeError("Boolean inputs not supported for relu")
-    E.no_complex(input, NotImplementedError, "clamp is not supported for complex types")
+    no_complex(input, NotImplementedError, "clamp is not supported for complex types")
     return jnp.where(input <= 0, jnp.zeros_like(input), input)
 
 
@@ -242,9 +252,9 @@ def _where(condition, input, other):
     if c.dtype != jnp.bool_:
         if c.dtype != jnp.uint8:
             raise RuntimeError("where expected condition to be a boolean tensor, but got a "
-                               f"tensor with dtype {E.type_name(c)}")
+                               f"tensor with dtype {type_name(c)}")
         c = c != 0
-    E.broadcast_check(c, input, other)
+    broadcast_check(c, input, other)
     return jnp.where(c, input, other)
 
 
@@ -273,7 +283,7 @@ TENSOR_METHODS["where"] = _where_method
 def _classify(name, fn, integral_value, out=False, real_only=False):
     def body(input):
         if real_only:
-            E.no_complex(input, RuntimeError, f"{name} does not support complex inputs.")
+            no_complex(input, RuntimeError, f"{name} does not support complex inputs.")
         if not jnp.issubdtype(input.dtype, jnp.inexact):
             return jnp.full(input.shape, integral_value, jnp.bool_)
         return fn(input)

@@ -18,7 +18,7 @@ import numpy as np
 from .._core import dtypes
 from .._core.device import canonical, to_jax
 from .._core.device import device as Device
-from .._tensor import Tensor
+from .._core.tensor_base import TensorBase
 from ._registry import op
 
 
@@ -57,7 +57,7 @@ _SIGS = (" * (torch.device device = None, torch.dtype dtype = None, bool non_blo
 
 
 def _tname(x):
-    if isinstance(x, Tensor):
+    if isinstance(x, TensorBase):
         return "Tensor"
     if isinstance(x, dtypes.dtype):
         return "torch.dtype"
@@ -88,7 +88,7 @@ def _parse(args, kwargs):
                         "given")
     allowed = {"non_blocking", "copy", "memory_format"}
     first = args[0] if args else None
-    if isinstance(first, Tensor):
+    if isinstance(first, TensorBase):
         form, names = "tensor", ("tensor", "non_blocking", "copy")
     elif args and _is_dtype(first):
         form, names = "dtype", ("dtype", "non_blocking", "copy")
@@ -136,17 +136,17 @@ def to(t, *args, **kwargs):
 
 def to_device(t, device):
     """Copy ``t`` to ``device``; the gradient is copied back to t's device."""
-    from ..autograd.function import _record_python
-    from ..autograd.grad_mode import state
+    from .._core.python_node import record_python_node
+    from .._core.state import STATE
 
-    out = Tensor._make(jax.device_put(t._value, to_jax(device)), device)
-    if state.enabled and t._requires_grad:
+    out = TensorBase._make(jax.device_put(t._value, to_jax(device)), device)
+    if STATE.grad_enabled and t._requires_grad:
         src = t._device
 
         def backward(g):
             return to_device(g, src)
 
-        _record_python([out], [t], backward, name="ToCopyBackward0")
+        record_python_node([out], [t], backward, name="ToCopyBackward0")
     return out
 
 

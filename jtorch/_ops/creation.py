@@ -27,7 +27,7 @@ from .._core import dtypes
 from .._core.device import default_device, to_jax
 from .._core.device import device as Device
 from .._core.generator import _concrete
-from .._tensor import Tensor
+from .._core.tensor_base import TensorBase
 from ._registry import TENSOR_METHODS, export, op
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -56,7 +56,7 @@ def place(arr, device=None, requires_grad=False):
     if requires_grad and dtypes.from_np(arr.dtype).category < dtypes.FLOAT:
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")
-    t = Tensor._make(arr, dev)
+    t = TensorBase._make(arr, dev)
     if requires_grad:
         t._requires_grad = True
     return t
@@ -96,7 +96,7 @@ def _is_seq(x):
         return True
     if isinstance(x, np.ndarray):
         return x.ndim > 0
-    return isinstance(x, Sequence) and not isinstance(x, (str, bytes, Tensor))
+    return isinstance(x, Sequence) and not isinstance(x, (str, bytes, TensorBase))
 
 
 def _scalar_dtype(x):
@@ -109,7 +109,7 @@ def _scalar_dtype(x):
         return dtypes.bool_
     if t is complex:
         return dtypes.default_complex()
-    if isinstance(x, Tensor):
+    if isinstance(x, TensorBase):
         return x.dtype
     if isinstance(x, (np.ndarray, np.generic, jax.Array)):
         return dtypes.from_np(x.dtype)
@@ -127,7 +127,7 @@ def _infer(x, found):
     if isinstance(x, np.ndarray) and x.ndim:
         return dtypes.from_np(x.dtype)
     if not _is_seq(x):
-        if isinstance(x, (Tensor, jax.Array)):
+        if isinstance(x, (TensorBase, jax.Array)):
             found.add("tensor")
         return _scalar_dtype(x)
     if len(x) == 0:
@@ -160,7 +160,7 @@ def _flatten(x, sizes, dim, out):
     if dim == len(sizes):
         if _is_seq(x):
             raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
-        if isinstance(x, Tensor):
+        if isinstance(x, TensorBase):
             if x.numel() != 1:
                 raise ValueError("only one element tensors can be converted to Python scalars")
             x = x._value.reshape(())
@@ -236,7 +236,7 @@ def _from_data(data, dt):
 def to_array(data, dtype=None):
     """Any data ``torch.tensor`` accepts -> a NumPy or JAX array of PyTorch's dtype."""
     dt = dtypes.to_dtype(dtype) if dtype is not None else None
-    if isinstance(data, Tensor):
+    if isinstance(data, TensorBase):
         return data._value.astype((dt or data.dtype).np)
     if isinstance(data, (np.ndarray, np.generic, jax.Array)):
         d = dt or dtypes.from_np(data.dtype)
@@ -257,7 +257,7 @@ def to_array(data, dtype=None):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Constructs a tensor with no autograd history by copying ``data`` (nested lists, tuples,
     NumPy arrays and scalars, 0-d tensors, Python numbers), inferring PyTorch's dtype."""
-    if isinstance(data, Tensor):
+    if isinstance(data, TensorBase):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
@@ -271,7 +271,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def as_tensor(data, dtype=None, device=None):
     """Converts ``data`` to a tensor, returning ``data`` itself when it already is one with the
     requested dtype and device (jtorch copies NumPy arrays: no shared memory)."""
-    if isinstance(data, Tensor):
+    if isinstance(data, TensorBase):
         if dtype is None and device is None:
             return data
         return data.to(device=device, dtype=dtype)
@@ -282,7 +282,7 @@ def as_tensor(data, dtype=None, device=None):
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """Converts ``obj`` to a tensor; a tensor is returned as is unless a copy, another dtype
     or another device is asked for."""
-    if isinstance(obj, Tensor):
+    if isinstance(obj, TensorBase):
         t = obj if dtype is None and device is None else obj.to(device=device, dtype=dtype)
         if copy and t is obj:
             t = place(jnp.array(obj._value, copy=True), obj.device)
@@ -389,7 +389,7 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 
 def _fill_value(value, name="full"):
     """(value, PyTorch's inferred dtype) of a fill value: a number or a 0-d tensor."""
-    if isinstance(value, Tensor):
+    if isinstance(value, TensorBase):
         if value.dim() != 0:
             raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, not "
                             "Tensor")
@@ -433,7 +433,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
                   pin_memory=False):
     """A 0-d tensor holding ``s``, of the default dtype unless ``dtype``."""
     dt = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
-    if isinstance(s, Tensor):
+    if isinstance(s, TensorBase):
         s = s.item()
     if isinstance(s, complex) and dt.category < dtypes.COMPLEX:
         raise RuntimeError(f"value cannot be converted to type {_cpp_name(dt)} without overflow")
@@ -528,7 +528,7 @@ TENSOR_METHODS.update(new_tensor=new_tensor, new_full=new_full,
 
 # ------------------------------------------------------------------------------ fill_, zero_
 def _fill_check(input, value):
-    if isinstance(value, Tensor) and value.dim() != 0:
+    if isinstance(value, TensorBase) and value.dim() != 0:
         raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value.dim()} dimensions.")
     if isinstance(value, complex) and input.dtype.category < dtypes.COMPLEX:
@@ -554,7 +554,7 @@ def fill(input, value):
     which then receives the gradient)."""
     from .._core.dispatch import dispatch
 
-    return dispatch(_FILL["FillBackward1" if isinstance(value, Tensor) else "FillBackward0"],
+    return dispatch(_FILL["FillBackward1" if isinstance(value, TensorBase) else "FillBackward0"],
                     (input, value), {})
 
 
@@ -563,7 +563,7 @@ def fill_(input, value):
     """Fills ``input`` with ``value`` (a number or a 0-d tensor) in place."""
     from .._core.dispatch import inplace_call
 
-    g = "FillBackward3" if isinstance(value, Tensor) else "FillBackward2"
+    g = "FillBackward3" if isinstance(value, TensorBase) else "FillBackward2"
     return inplace_call(input, _FILL[g], (value,), {})
 
 
@@ -599,7 +599,7 @@ def copy_(input, src, non_blocking=False):
     device); the gradient flows to ``src``."""
     from .._core.dispatch import inplace_call
 
-    if not isinstance(src, Tensor):
+    if not isinstance(src, TensorBase):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type(src).__name__}")
     if src.device != input.device:

@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
-from .._tensor import Tensor
+from .._core.tensor_base import TensorBase
 from ._registry import export, op
 from ._util import check_broadcast
 from .creation import convert_scalars, finish, out_dtype
@@ -33,7 +33,7 @@ _HALF = ("float16", "bfloat16")
 def _num(x, fname, pname, pos):
     """A Python number from a number, a NumPy scalar or a 0-d tensor (read eagerly: a range's
     length depends on it)."""
-    if isinstance(x, (Tensor, np.generic)):
+    if isinstance(x, (TensorBase, np.generic)):
         x = x.item()
     if not isinstance(x, (bool, int, float, complex)):
         raise TypeError(f"{fname}(): argument '{pname}' (position {pos}) must be Number, not "
@@ -55,7 +55,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         pin_memory=False):
     """A 2-D tensor with ones on the diagonal: ``n`` rows, ``m`` (default ``n``) columns."""
     if m is None:
-        if not isinstance(n, (int, np.integer, Tensor)) or isinstance(n, bool):
+        if not isinstance(n, (int, np.integer, TensorBase)) or isinstance(n, bool):
             raise TypeError(f"eye(): argument 'n' (position 1) must be int, not "
                             f"{type(n).__name__}")
         n = operator.index(n)
@@ -221,7 +221,7 @@ def logspace(start, end, steps=None, base=10.0, *, out=None, dtype=None, layout=
 def _parts_check(name, names):
     def check(a, b, **kw):
         for x, pos, pname in ((a, 1, names[0]), (b, 2, names[1])):
-            if not isinstance(x, Tensor):
+            if not isinstance(x, TensorBase):
                 raise TypeError(f"{name}(): argument '{pname}' (position {pos}) must be Tensor, "
                                 f"not {type(x).__name__}")
         da, db = a.dtype, b.dtype

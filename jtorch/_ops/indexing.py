@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .._tensor import Tensor
+from .._core.tensor_base import TensorBase
 from ._index_util import concrete, first_oob, need_concrete
 from ._registry import OpDef, export
 from ._util import check_broadcast
@@ -44,8 +44,8 @@ def _as_tuple(index):
     if isinstance(index, tuple):
         return index
     if isinstance(index, list) and len(index) < 32 and any(
-            e is None or e is Ellipsis or isinstance(e, (slice, list, tuple, Tensor, np.ndarray))
-            for e in index):
+            e is None or e is Ellipsis
+            or isinstance(e, (slice, list, tuple, TensorBase, np.ndarray)) for e in index):
         warnings.warn(_SEQ_WARNING, UserWarning, stacklevel=4)
         return tuple(index)
     return (index,)
@@ -100,7 +100,7 @@ def _item(it, dyn_ints):
         return ("int", int(it))
     if isinstance(it, slice):
         return ("slice", _norm_slice(it))
-    if isinstance(it, Tensor):
+    if isinstance(it, TensorBase):
         return _array_item(it._value, it.dtype.name, dyn_ints)
     if isinstance(it, (np.ndarray, jax.Array)):
         return _array_item(it, np.dtype(it.dtype).name, dyn_ints)
@@ -409,7 +409,7 @@ _MASKED_SELECT = OpDef("masked_select", _masked_select_body, saves=False)
 @export("masked_select", method=True)
 def masked_select(input, mask, *, out=None):
     """The elements of ``input`` where the (broadcast) ``mask`` is True, as a 1-D tensor."""
-    if not isinstance(mask, Tensor) or mask.dtype.name != "bool":
+    if not isinstance(mask, TensorBase) or mask.dtype.name != "bool":
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     check_broadcast(tuple(mask.shape), tuple(input.shape))
     shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape)))

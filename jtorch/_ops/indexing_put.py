@@ -15,8 +15,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
-from .._tensor import Tensor
-from ..autograd.grad_mode import state as grad_state
+from .._core.state import STATE
+from .._core.tensor_base import TensorBase
 from ._index_util import check_scalar, scalar_name, scatter_set
 from ._registry import TENSOR_METHODS, OpDef, export
 from .indexing import (
@@ -198,7 +198,7 @@ _FILL = OpDef("fill", _copy_body, tensors=("input", "value"), saves=False,
 
 
 def _value_arg(t, value):
-    if isinstance(value, Tensor):
+    if isinstance(value, TensorBase):
         return value, False
     if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
         check_scalar(value, t.dtype)
@@ -218,7 +218,7 @@ def _mask_vshape(p, value):
         return None
     yd, _, m = p.adv[0]
     k = m.ndim
-    vs = _strip_ones(value.shape) if isinstance(value, Tensor) else ()
+    vs = _strip_ones(value.shape) if isinstance(value, TensorBase) else ()
     nt = len(p.yshape) - yd - k
     if len(vs) > nt:
         if vs[len(vs) - nt - 1] != 1:
@@ -255,7 +255,7 @@ def setitem(t, index, value):
         assign(t, _dispatch(_FILL if cast else _COPY, (t, value)))
         return
     if not p.adv and not t._overlap:
-        if grad_state.enabled and t._base is None and t._node is None and t._requires_grad:
+        if STATE.grad_enabled and t._base is None and t._node is None and t._requires_grad:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
         check_inplace(t)
@@ -285,7 +285,7 @@ def _parse_put_indices(input, indices):
         raise TypeError("index_put(): argument 'indices' must be tuple of Tensors, not "
                         f"{type(indices).__name__}")
     for n, i in enumerate(indices):
-        if not isinstance(i, Tensor):
+        if not isinstance(i, TensorBase):
             raise TypeError(f"expected Tensor as element {n} in argument 1, but got "
                             f"{type(i).__name__}")
     p = _parse(input, tuple(indices), set_mode=True, dyn_ints=True)

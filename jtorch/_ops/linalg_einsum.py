@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .._core.tensor_base import TensorBase
 from ._registry import export, op
 from ._util import wrap_dim
 from .linalg import HI, no_bool, scalar_name
@@ -44,9 +45,8 @@ def _tensordot(a, b, dims):
 @export("tensordot")
 def tensordot(a, b, dims=2, out=None):
     """torch.tensordot: dims is an int, a pair of dim lists, or a tensor holding either."""
-    from .._tensor import Tensor
 
-    if isinstance(dims, Tensor):
+    if isinstance(dims, TensorBase):
         dims = dims.tolist()
     if isinstance(dims, (list, tuple)):
         if len(dims) != 2:

@@ -22,8 +22,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import dtypes
 from .._core.generator import next_key, wrap
-from . import _elementwise as E
+from ._elementwise import category, is_bool, not_implemented_for, type_name
 from ._registry import OpDef, export, op
 from ._util import wrap_dim
 from .compare import relu as _relu
@@ -35,8 +36,8 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def _need_float(x, kernel):
-    if E.category(x) < E.D.FLOAT:
-        raise E.not_implemented_for(kernel, x)
+    if category(x) < dtypes.FLOAT:
+        raise not_implemented_for(kernel, x)
 
 
 def _inplace(public, body, grad1, flags):
@@ -99,13 +100,13 @@ export("sigmoid", namespace="nn.functional")(_sigmoid)
 @activation("threshold", torch=True, inplace=True, grad1="ThresholdBackward1")
 def threshold(input, threshold, value):
     """``value`` where ``input <= threshold``, else ``input``."""
-    if E.is_bool(input):
+    if is_bool(input):
         raise RuntimeError("Boolean inputs not supported for threshold")
     return jnp.where(input <= threshold, jnp.asarray(value).astype(input.dtype), input)
 
 
 def _hardtanh_body(input, min_val=-1.0, max_val=1.0):
-    if E.is_bool(input):
+    if is_bool(input):
         raise RuntimeError("Bool inputs not supported for hardtanh")
     dt = input.dtype
     lo, hi = jnp.asarray(min_val).astype(dt), jnp.asarray(max_val).astype(dt)
@@ -243,10 +244,10 @@ def hardshrink(input, lambd=0.5):
 def softshrink(input, lambd=0.5):
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
     _need_float(input, "softshrink_check")
-    top = float(np.finfo(input.dtype).max) if E.category(input) >= E.D.FLOAT else 0.0
+    top = float(np.finfo(input.dtype).max) if category(input) >= dtypes.FLOAT else 0.0
     if not 0 <= lambd <= top:
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
-                           f"{E.type_name(input)}, but found {lambd:g}")
+                           f"{type_name(input)}, but found {lambd:g}")
     zero = jnp.zeros_like(input)
     return jnp.where(input > lambd, input - lambd,
                      jnp.where(input < -lambd, input + lambd, zero))
@@ -290,8 +291,8 @@ def prelu(input, weight):
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {weight.ndim}")
     if input.dtype != weight.dtype:
-        raise RuntimeError(f"prelu: Type promoting not supported. Got {E.type_name(input)} and "
-                           f"{E.type_name(weight)}")
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {type_name(input)} and "
+                           f"{type_name(weight)}")
     channels = input.shape[1] if input.ndim >= 2 else 1
     if weight.size != 1 and weight.size != channels:
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "

@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 
 from .._core.generator import next_key, wrap
+from .._core.tensor_base import Size, TensorBase
 from ._registry import export, op
 from ._util import check_broadcast, wrap_dim
 
@@ -309,11 +310,10 @@ def _bool_mask_to_float(mask, dtype):
 
 @export("_none_or_dtype", namespace="nn.functional")
 def _none_or_dtype(input):
-    from .._tensor import Tensor
 
     if input is None:
         return None
-    if isinstance(input, Tensor):
+    if isinstance(input, TensorBase):
         return input.dtype
     raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
 
@@ -422,7 +422,6 @@ def _tm_shape(x, batched, batch_first):
 
 
 def _size(shape):
-    from .._tensor import Size
 
     return Size(shape)
 

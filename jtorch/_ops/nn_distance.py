@@ -13,7 +13,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _elementwise as E
+from .._core import dtypes
+from ._elementwise import category, common_dtype, default_float, type_name
 from ._registry import op
 from ._util import check_broadcast, wrap_dim
 
@@ -50,11 +51,11 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcasting). As in
     PyTorch, each input is normalised in its own dtype (integers: the common dtype) before the
     product promotes."""
-    common = E.common_dtype(x1, x2)
-    if common.category < E.D.FLOAT:
+    common = common_dtype(x1, x2)
+    if common.category < dtypes.FLOAT:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{common.scalar_name}")
-    x1, x2 = (x.astype(common.np) if E.category(x) < E.D.FLOAT else x for x in (x1, x2))
+    x1, x2 = (x.astype(common.np) if category(x) < dtypes.FLOAT else x for x in (x1, x2))
     check_broadcast(x1.shape, x2.shape)
     shape = jnp.broadcast_shapes(x1.shape, x2.shape)
     x1, x2 = jnp.broadcast_to(x1, shape), jnp.broadcast_to(x2, shape)
@@ -76,8 +77,8 @@ def _pd_name(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """``||x1 - x2 + eps||_p`` over the last dim."""
     check_broadcast(x1.shape, x2.shape)
-    if E.category(x1) < E.D.FLOAT:   # ints: x1 - x2 + eps is a default-float tensor
-        x1, x2 = x1.astype(E.default_float()), x2.astype(E.default_float())
+    if category(x1) < dtypes.FLOAT:   # ints: x1 - x2 + eps is a default-float tensor
+        x1, x2 = x1.astype(default_float()), x2.astype(default_float())
     diff = x1 - x2 + eps
     nd = max(x1.ndim, x2.ndim)
     axis = nd - 1 if nd else None
@@ -89,7 +90,7 @@ def pdist(input, p=2):
     """The p-norm distances between all pairs of rows (the upper triangle, row by row)."""
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
-    if E.category(input) < E.D.FLOAT:
+    if category(input) < dtypes.FLOAT:
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
@@ -102,9 +103,9 @@ def pdist(input, p=2):
 @op("normalize", namespace="nn.functional", method=False, grad_name="DivBackward0")
 def normalize(input, p=2.0, dim=1, eps=1e-12):
     """``input / max(||input||_p, eps)`` along ``dim``."""
-    if E.category(input) < E.D.FLOAT:
+    if category(input) < dtypes.FLOAT:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {E.type_name(input)}")
+                           f"input. Got {type_name(input)}")
     d = wrap_dim(dim, input.ndim)
     n = pnorm(input, p, d if input.ndim else None, keepdims=True)
     return input / jnp.where(n >= eps, n, eps)

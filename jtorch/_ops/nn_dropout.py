@@ -22,8 +22,9 @@ import warnings
 import jax
 import jax.numpy as jnp
 
+from .._core import dtypes
 from .._core.generator import next_key, wrap
-from . import _elementwise as E
+from ._elementwise import category, type_name
 from ._registry import OpDef, export
 
 _ALPHA = 1.7580993408473766
@@ -34,9 +35,9 @@ def _dropout_body(input, key, p, lead, alpha):
     dt = input.dtype
     if p == 1:
         return input * jnp.zeros((), dt)
-    if E.category(input) < E.D.FLOAT:
+    if category(input) < dtypes.FLOAT:
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{E.type_name(input)}")
+                           f"{type_name(input)}")
     if lead < 0:
         shape = input.shape
     else:

@@ -13,8 +13,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core.state import grad_mode
+from .._core.tensor_base import TensorBase
 from .._core.views import assign, scalar_type_name
-from ..autograd.grad_mode import no_grad
 from ._index_util import concrete, dtype_of, first_oob
 from ._registry import export, op
 
@@ -29,9 +30,8 @@ def _check_indices(indices, what):
 
 def _bounds_check(weight, indices, *rest, **kw):
     """Eager bounds check (PyTorch's IndexError); skipped while tracing."""
-    from .._tensor import Tensor
 
-    if isinstance(indices, Tensor) and isinstance(weight, Tensor) and weight.ndim == 2:
+    if isinstance(indices, TensorBase) and isinstance(weight, TensorBase) and weight.ndim == 2:
         v = concrete(indices)
         if v is not None and v.dtype.kind in "iu" and \
                 first_oob(v, weight.shape[0], False) is not None:
@@ -39,9 +39,8 @@ def _bounds_check(weight, indices, *rest, **kw):
 
 
 def _bag_bounds_check(weight, input, *rest, **kw):
-    from .._tensor import Tensor
 
-    if isinstance(input, Tensor) and isinstance(weight, Tensor) and weight.ndim == 2:
+    if isinstance(input, TensorBase) and isinstance(weight, TensorBase) and weight.ndim == 2:
         v = concrete(input)
         if v is not None and v.dtype.kind in "iu":
             n = weight.shape[0]
@@ -95,11 +94,10 @@ def _embedding_renorm(weight, indices, max_norm, norm_type):
 def embedding_renorm_(input, indices, max_norm, norm_type):
     """``torch.embedding_renorm_``: rescale the rows of ``input`` that ``indices`` names to
     norm at most ``max_norm`` (in place, not recorded by autograd)."""
-    from .._tensor import Tensor
 
-    with no_grad():
+    with grad_mode(False):
         new = _embedding_renorm(input, indices, float(max_norm), float(norm_type))
-        assign(input, Tensor._make(new._array, new._device))
+        assign(input, TensorBase._make(new._array, new._device))
     return input
 
 

@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core.tensor_base import TensorBase
 from ._registry import export, op
 
 _LOW = (jnp.float16, jnp.bfloat16)
@@ -148,11 +149,10 @@ def _upsample(input, mode, output_size, scales, align_corners):
 
 # ------------------------------------------------------------------ interpolate
 def _is_integer(v):
-    from .._tensor import Tensor
 
     if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
         return True
-    return isinstance(v, Tensor) and not v.is_floating_point()
+    return isinstance(v, TensorBase) and not v.is_floating_point()
 
 
 _MODES_3 = {3: "linear", 4: "bilinear", 5: "trilinear"}

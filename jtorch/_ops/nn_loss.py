@@ -15,8 +15,8 @@ import warnings
 import jax
 import jax.numpy as jnp
 
-from .._tensor import Tensor
-from ..autograd.grad_mode import state as _grad_state
+from .._core.state import STATE
+from .._core.tensor_base import TensorBase
 from ._index_util import concrete, scalar_name
 from ._registry import export, op
 from ._util import check_broadcast
@@ -78,7 +78,7 @@ def size_warning(input, target):
 
 def no_grad_arg(fn_name, arg_name, t):
     """PyTorch raises when an argument its kernel cannot differentiate requires grad."""
-    if isinstance(t, Tensor) and t.requires_grad and _grad_state.enabled:
+    if isinstance(t, TensorBase) and t.requires_grad and STATE.grad_enabled:
         raise RuntimeError(f"The function '{fn_name}' is not differentiable with respect to "
                            f"argument '{arg_name}'. This input cannot have requires_grad True.")
 

@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._tensor import Tensor
+from .._core.tensor_base import TensorBase
 from ._index_util import concrete, scalar_name
 from ._registry import NAMESPACES, export, op
 from ._util import check_broadcast
@@ -112,7 +112,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduct
 
 
 def _lengths(x):
-    if isinstance(x, Tensor):
+    if isinstance(x, TensorBase):
         return x
     if isinstance(x, (list, tuple)):
         if not all(isinstance(v, (int, np.integer)) for v in x):
@@ -397,7 +397,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if is_float:
         if var < 0:
             raise ValueError("var has negative entry/entries")
-    elif not isinstance(var, Tensor):
+    elif not isinstance(var, TensorBase):
         raise TypeError("any() received an invalid combination of arguments - got (bool), but "
                         "expected one of:")
     else:

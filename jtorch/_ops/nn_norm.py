@@ -11,6 +11,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from .._core.tensor_base import Size, TensorBase
 from .._core.views import assign
 from ._registry import export, op
 
@@ -95,9 +96,8 @@ def _write(buf, new, out):
     """In-place update of a buffer with a kernel result (no autograd, version bumped). The
     node of ``out`` stops tracking the buffer's version, as PyTorch's kernel updates the
     stats it saved without counting a version."""
-    from .._tensor import Tensor
 
-    assign(buf, Tensor._make(new._array, new._device))
+    assign(buf, TensorBase._make(new._array, new._device))
     node = out._node
     if node is not None and node.saved:
         node.saved = [(s, v) for s, v in node.saved if s is not buf]
@@ -108,7 +108,6 @@ def _verify_batch_size(size):
     for s in size[2:]:
         prod *= s
     if prod == 1:
-        from .._tensor import Size
 
         raise ValueError("Expected more than 1 value per channel when training, got input "
                          f"size {Size(size) if not isinstance(size, list) else size}")
@@ -215,7 +214,6 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         for s in size[2:]:
             prod *= s
         if prod == 1:
-            from .._tensor import Size
 
             raise ValueError("Expected more than 1 spatial element when training, got input "
                              f"size {Size(size)}")

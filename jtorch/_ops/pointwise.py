@@ -11,8 +11,22 @@ import jax
 import jax.numpy as jnp
 
 from .._core import dtypes
-from .._tensor import Tensor
-from . import _elementwise as E
+from .._core.tensor_base import TensorBase
+from ._elementwise import (
+    broadcast_check,
+    category,
+    check_div,
+    check_int_divisor,
+    check_int_pow,
+    common_dtype,
+    cpp_name,
+    is_bool,
+    is_integral,
+    kink_grad,
+    overload_grad_name,
+    refuse,
+    to_float,
+)
 from ._registry import TENSOR_METHODS, export, op
 
 _BIN = {"tensors": ("input", "other"), "promote": "common"}
@@ -20,7 +34,7 @@ _BIN = {"tensors": ("input", "other"), "promote": "common"}
 
 def _alpha(x, alpha, name="alpha"):
     """``alpha * x`` with PyTorch's checks on the (static) alpha for the result dtype."""
-    c = E.category(x)
+    c = category(x)
     if isinstance(alpha, bool):
         if c != dtypes.BOOL:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
@@ -37,12 +51,12 @@ def _alpha(x, alpha, name="alpha"):
 
 @op("add", inplace=True, dunder=("__add__", "__radd__", "__iadd__"), saves=False, **_BIN)
 def add(input, other, *, alpha=1):
-    E.broadcast_check(input, other)
+    broadcast_check(input, other)
     return input + _alpha(other, alpha)
 
 
 def _is_bool_operand(x):
-    return type(x) is bool or (isinstance(x, Tensor) and x.dtype is dtypes.bool_)
+    return type(x) is bool or (isinstance(x, TensorBase) and x.dtype is dtypes.bool_)
 
 
 def _check_sub(input, other, *, alpha=1):
@@ -57,30 +71,30 @@ def _check_sub(input, other, *, alpha=1):
 
 
 @op(("sub", "subtract"), inplace=True, dunder=("__sub__", "__rsub__", "__isub__"), saves=False,
-    check=_check_sub, grad_name=E.overload_grad_name("SubBackward", 0, "->Rsub1"), **_BIN)
+    check=_check_sub, grad_name=overload_grad_name("SubBackward", 0, "->Rsub1"), **_BIN)
 def sub(input, other, *, alpha=1):
-    E.broadcast_check(input, other)
+    broadcast_check(input, other)
     return input - _alpha(other, alpha)
 
 
 @op("rsub", method=False, saves=False, check=_check_sub,
-    grad_name=E.overload_grad_name("RsubBackward", 0, None, 1), **_BIN)
+    grad_name=overload_grad_name("RsubBackward", 0, None, 1), **_BIN)
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
-    E.broadcast_check(input, other)
+    broadcast_check(input, other)
     return other - _alpha(input, alpha)
 
 
 @op(("mul", "multiply"), inplace=True, dunder=("__mul__", "__rmul__", "__imul__"),
     saves="others", **_BIN)
 def mul(input, other):
-    E.broadcast_check(input, other)
+    broadcast_check(input, other)
     return input * other
 
 
 # ------------------------------------------------------------------ division
 def _trunc_div(a, b):
-    if E.is_integral(a):
+    if is_integral(a):
         return jax.lax.div(*jnp.broadcast_arrays(a, b))
     return jnp.trunc(a / b)
 
@@ -88,7 +102,7 @@ def _trunc_div(a, b):
 def _floor_div(a, b):
     """PyTorch's floor division: Python's semantics for integers; for floats the rounding of
     c10::div_floor_floating (exact quotient, -0.0 sign, x/0 gives inf)."""
-    if E.is_integral(a):
+    if is_integral(a):
         return jnp.floor_divide(a, b)
     mod = jnp.fmod(a, b)
     div = (a - mod) / b
@@ -109,46 +123,46 @@ def _div_name(input, other, *, rounding_mode=None):
 
 @op(("div", "divide", "true_divide"), inplace=True,
     dunder=("__truediv__", "__rtruediv__", "__itruediv__", "__div__", "__rdiv__", "__idiv__"),
-    check=E.check_div, grad_name=_div_name, **_BIN)
+    check=check_div, grad_name=_div_name, **_BIN)
 def div(input, other, *, rounding_mode=None):
-    E.broadcast_check(input, other)
+    broadcast_check(input, other)
     if rounding_mode is None:
-        input, other = E.to_float(input, other)
+        input, other = to_float(input, other)
         return input / other
     if rounding_mode not in _DIV_KERNEL:
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")
-    E.refuse(_DIV_KERNEL[rounding_mode], input, bool_=True, complex_=True)
+    refuse(_DIV_KERNEL[rounding_mode], input, bool_=True, complex_=True)
     f = _trunc_div if rounding_mode == "trunc" else _floor_div
     # piecewise constant: PyTorch's gradient is 0 everywhere
     return jax.lax.stop_gradient(f(input, other))
 
 
 @op("floor_divide", inplace=True, dunder=("__floordiv__", "__rfloordiv__", "__ifloordiv__"),
-    check=E.check_int_divisor, **_BIN)
+    check=check_int_divisor, **_BIN)
 def floor_divide(input, other):
     """Differences from PyTorch: the gradient is 0 (PyTorch raises at backward)."""
-    E.broadcast_check(input, other)
-    E.refuse("div_floor_cpu", input, bool_=True, complex_=True)
+    broadcast_check(input, other)
+    refuse("div_floor_cpu", input, bool_=True, complex_=True)
     return jax.lax.stop_gradient(_floor_div(input, other))
 
 
 @op("remainder", inplace=True, dunder=("__mod__", "__rmod__", "__imod__"),
-    check=E.check_int_divisor, grad_name=E.overload_grad_name("RemainderBackward", 1, None, 0),
+    check=check_int_divisor, grad_name=overload_grad_name("RemainderBackward", 1, None, 0),
     **_BIN)
 def remainder(input, other):
     """Python's sign convention: the result has the sign of the divisor."""
-    E.broadcast_check(input, other)
-    E.refuse("remainder_cpu", input, bool_=True, complex_=True)
+    broadcast_check(input, other)
+    refuse("remainder_cpu", input, bool_=True, complex_=True)
     return jnp.remainder(input, other)
 
 
-@op("fmod", inplace=True, check=E.check_int_divisor,
-    grad_name=E.overload_grad_name("FmodBackward", 1, None, 0), **_BIN)
+@op("fmod", inplace=True, check=check_int_divisor,
+    grad_name=overload_grad_name("FmodBackward", 1, None, 0), **_BIN)
 def fmod(input, other):
     """C's fmod: the result has the sign of the dividend."""
-    E.broadcast_check(input, other)
-    E.refuse("fmod_cpu", input, bool_=True, complex_=True)
+    broadcast_check(input, other)
+    refuse("fmod_cpu", input, bool_=True, complex_=True)
     return jnp.fmod(input, other)
 
 
@@ -157,7 +171,7 @@ def _pow_raw(x, y):
     return jnp.power(x, y)
 
 
-@E.kink_grad(lambda x, y, out: jnp.where(y == 0, 0, y * _pow_raw(x, y - 1)),
+@kink_grad(lambda x, y, out: jnp.where(y == 0, 0, y * _pow_raw(x, y - 1)),
              lambda x, y, out: jnp.where((x == 0) & (y >= 0), 0, out * jnp.log(x)))
 def _float_pow(x, y):
     """PyTorch's pow derivative: d/dx is 0 where y == 0; d/dy is 0 where x == 0 and y >= 0
@@ -176,7 +190,7 @@ def _int_pow(b, e):
 
 
 def _pow(x, y):
-    if E.is_integral(x):
+    if is_integral(x):
         return _int_pow(x, y)
     if jnp.issubdtype(x.dtype, jnp.complexfloating):
         return jnp.power(x, y)
@@ -184,22 +198,22 @@ def _pow(x, y):
 
 
 @op("pow", inplace=True, dunder=("__pow__", "__rpow__", "__ipow__"),
-    tensors=("input", "exponent"), promote="common", check=E.check_int_pow,
-    grad_name=E.overload_grad_name("PowBackward", 1, 2, 0))
+    tensors=("input", "exponent"), promote="common", check=check_int_pow,
+    grad_name=overload_grad_name("PowBackward", 1, 2, 0))
 def pow(input, exponent):
-    E.broadcast_check(input, exponent)
-    E.refuse("pow", input, bool_=True)
+    broadcast_check(input, exponent)
+    refuse("pow", input, bool_=True)
     return _pow(input, exponent)
 
 
 @op("float_power", inplace=True, tensors=("input", "exponent"),
-    grad_name=E.overload_grad_name("PowBackward", 1, 2, 0))
+    grad_name=overload_grad_name("PowBackward", 1, 2, 0))
 def float_power(input, exponent):
     """``pow`` computed in float64 (complex128 when an operand is complex).
 
     Differences from PyTorch: ``float_power_`` on a non-float64 tensor casts the result back
     instead of raising."""
-    E.broadcast_check(input, exponent)
+    broadcast_check(input, exponent)
     cplx = any(jnp.issubdtype(jnp.result_type(v), jnp.complexfloating)
                for v in (input, exponent))
     dt = jnp.complex128 if cplx else jnp.float64
@@ -208,14 +222,14 @@ def float_power(input, exponent):
 
 @op("square", inplace=True, grad_name="PowBackward0")
 def square(input):
-    if E.is_bool(input):
+    if is_bool(input):
         input = input.astype(jnp.int64)
     return input * input
 
 
 @op(("neg", "negative"), inplace=True, dunder=("__neg__",), saves=False)
 def neg(input):
-    if E.is_bool(input):
+    if is_bool(input):
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
@@ -233,7 +247,7 @@ def positive(input):
 TENSOR_METHODS["__pos__"] = positive
 
 
-@E.kink_grad(lambda x, out: jnp.where(jnp.isnan(x), 0, jnp.sign(x)))
+@kink_grad(lambda x, out: jnp.where(jnp.isnan(x), 0, jnp.sign(x)))
 def _abs(x):
     return jnp.abs(x)
 
@@ -241,7 +255,7 @@ def _abs(x):
 @op(("abs", "absolute"), inplace=True, dunder=("__abs__",))
 def abs(input):
     """The derivative is sign(x): 0 at 0 (and at NaN), as in PyTorch."""
-    E.refuse("abs_cpu", input, bool_=True)
+    refuse("abs_cpu", input, bool_=True)
     return _abs(input) if jnp.issubdtype(input.dtype, jnp.floating) else jnp.abs(input)
 
 
@@ -253,20 +267,20 @@ def reciprocal(input):
 # ------------------------------------------------------------------ fused arithmetic
 def _lerp_check(input, other, what):
     if jnp.result_type(other) != input.dtype:
-        raise RuntimeError(f"expected dtype {E.cpp_name(input)} for `{what}` but got dtype "
-                           f"{E.cpp_name(other)}")
+        raise RuntimeError(f"expected dtype {cpp_name(input)} for `{what}` but got dtype "
+                           f"{cpp_name(other)}")
 
 
 @op("lerp", inplace=True, tensors=("input", "end", "weight"),
-    grad_name=E.overload_grad_name("LerpBackward", 1, None, None, 0))
+    grad_name=overload_grad_name("LerpBackward", 1, None, None, 0))
 def lerp(input, end, weight):
     """``input + weight * (end - input)``, with PyTorch's two-sided formula for accuracy."""
     _lerp_check(input, end, "end")
     if jnp.ndim(weight) > 0:  # a 0-d weight is cast, as PyTorch's scalar weight
         _lerp_check(input, weight, "weight")
-    E.refuse("lerp_kernel_tensor" if jnp.ndim(weight) else "lerp_kernel_scalar", input,
+    refuse("lerp_kernel_tensor" if jnp.ndim(weight) else "lerp_kernel_scalar", input,
              integral=True)
-    E.broadcast_check(input, end, weight)
+    broadcast_check(input, end, weight)
     w = jnp.asarray(weight).astype(input.dtype)
     diff = end - input
     return jnp.where(jnp.abs(w) < 0.5, input + w * diff, end - diff * (1 - w))
@@ -275,9 +289,9 @@ def lerp(input, end, weight):
 @op("addcmul", inplace=True, tensors=("input", "tensor1", "tensor2"), promote="common",
     saves="others")
 def addcmul(input, tensor1, tensor2, *, value=1):
-    E.broadcast_check(input, tensor1, tensor2)
-    E.refuse("addcmul_cpu_out", input, bool_=True)
-    if E.is_integral(input):
+    broadcast_check(input, tensor1, tensor2)
+    refuse("addcmul_cpu_out", input, bool_=True)
+    if is_integral(input):
         value = int(value)
     return input + value * tensor1 * tensor2
 
@@ -293,10 +307,10 @@ _ADDCDIV_INT = (
 
 @op("addcdiv", inplace=True, tensors=("input", "tensor1", "tensor2"))
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    if E.is_integral(tensor1) and E.is_integral(tensor2):
+    if is_integral(tensor1) and is_integral(tensor2):
         raise RuntimeError(_ADDCDIV_INT)
-    E.broadcast_check(input, tensor1, tensor2)
-    dt = E.common_dtype(input, tensor1, tensor2).np
+    broadcast_check(input, tensor1, tensor2)
+    dt = common_dtype(input, tensor1, tensor2).np
     input, tensor1, tensor2 = (jnp.asarray(v).astype(dt) for v in (input, tensor1, tensor2))
     return input + value * tensor1 / tensor2
 

@@ -12,7 +12,15 @@ import math
 import jax
 import jax.numpy as jnp
 
-from . import _elementwise as E
+from ._elementwise import (
+    broadcast_check,
+    is_bool,
+    is_integral,
+    kink_grad,
+    no_complex,
+    overload_grad_name,
+    refuse,
+)
 from ._registry import export, op
 
 _FLOAT_BIN = {"tensors": ("input", "other"), "promote": "float"}
@@ -27,7 +35,7 @@ def _unary(names, fn, *, special=(), doc=None, saves=True, real_only=None):
 
     def body(input):
         if real_only is not None:
-            E.no_complex(input, *real_only)
+            no_complex(input, *real_only)
         return fn(input)
 
     body.__doc__ = doc
@@ -79,7 +87,7 @@ rad2deg = _unary("rad2deg", lambda x: x * jnp.asarray(180 / math.pi, x.dtype),
 @op("ndtr", method=False, namespace="special", promote="float")
 def ndtr(input):
     """The standard normal CDF (``torch.special.ndtr``)."""
-    E.refuse("erf_vml_cpu", input, complex_=True)
+    refuse("erf_vml_cpu", input, complex_=True)
     return 0.5 * jax.scipy.special.erfc(-input / math.sqrt(2.0))
 
 
@@ -111,7 +119,7 @@ _LOGIT = {}
 def _logit_fn(eps):
     f = _LOGIT.get(eps)
     if f is None:
-        @E.kink_grad(_logit_jac(eps))
+        @kink_grad(_logit_jac(eps))
         def f(x):
             if eps is not None:
                 lo, hi = jnp.asarray(eps, x.dtype), jnp.asarray(1 - eps, x.dtype)
@@ -127,7 +135,7 @@ def logit(input, eps=None):
     """log(p / (1 - p)), with p clamped to [eps, 1 - eps] when eps is given. The gradient is
     PyTorch's: 0 outside [eps, 1 - eps] (passing at the bounds), NaN outside [0, 1] without
     eps."""
-    E.refuse("logit_cpu", input, complex_=True)
+    refuse("logit_cpu", input, complex_=True)
     return _logit_fn(eps)(input)
 
 
@@ -139,9 +147,9 @@ def _rounding(names, fn, kernel, grad_name=None):
     short = names if isinstance(names, str) else names[0]
 
     def body(input):
-        E.refuse(kernel, input, bool_=True)
-        E.no_complex(input, NotImplementedError, f"{short} is not supported for complex inputs")
-        if E.is_integral(input):
+        refuse(kernel, input, bool_=True)
+        no_complex(input, NotImplementedError, f"{short} is not supported for complex inputs")
+        if is_integral(input):
             return input
         return fn(input)
 
@@ -168,9 +176,9 @@ def _round_decimals(x, decimals):
 def round(input, *, decimals=0):
     """Rounds half to even, as PyTorch (and C's nearbyint); gradient 0."""
     if decimals == 0:
-        E.refuse("round_vml_cpu", input, bool_=True, complex_=True)
-        return input if E.is_integral(input) else jnp.round(input)
-    E.refuse("round_cpu", input, integral=True, complex_=True)
+        refuse("round_vml_cpu", input, bool_=True, complex_=True)
+        return input if is_integral(input) else jnp.round(input)
+    refuse("round_cpu", input, integral=True, complex_=True)
     return _round_decimals(input, decimals)
 
 
@@ -179,13 +187,13 @@ export("round", namespace="special")(round)
 
 @op("frac", inplace=True, saves=False)
 def frac(input):
-    E.refuse("frac_cpu", input, integral=True, complex_=True)
+    refuse("frac_cpu", input, integral=True, complex_=True)
     return input - jnp.trunc(input)
 
 
 def _sign(x):
     """PyTorch's sign: sign(nan) is 0."""
-    if E.is_bool(x):
+    if is_bool(x):
         return x
     s = jnp.sign(x)
     if jnp.issubdtype(x.dtype, jnp.floating):
@@ -195,7 +203,7 @@ def _sign(x):
 
 @op("sign", inplace=True, saves=False)
 def sign(input):
-    E.no_complex(input, NotImplementedError, "Unlike NumPy, torch.sign is not intended to "
+    no_complex(input, NotImplementedError, "Unlike NumPy, torch.sign is not intended to "
                  "support complex numbers. Please use torch.sgn instead.")
     return _sign(input)
 
@@ -211,16 +219,16 @@ def sgn(input):
 
 @op("signbit", differentiable=False)
 def signbit(input):
-    E.no_complex(input, NotImplementedError, "signbit is not implemented for complex tensors.")
-    if E.is_bool(input):
+    no_complex(input, NotImplementedError, "signbit is not implemented for complex tensors.")
+    if is_bool(input):
         return jnp.zeros(input.shape, jnp.bool_)
-    if E.is_integral(input):
+    if is_integral(input):
         return input < 0
     return jnp.signbit(input)
 
 
 # ------------------------------------------------------------------ binary math
-@E.kink_grad(lambda y, x, out: _masked_recip(x * x + y * y) * x,
+@kink_grad(lambda y, x, out: _masked_recip(x * x + y * y) * x,
              lambda y, x, out: -y * _masked_recip(x * x + y * y))
 def _atan2(y, x):
     return jnp.arctan2(y, x)
@@ -233,15 +241,15 @@ def _masked_recip(d):
 @op(("atan2", "arctan2"), inplace=True, **_FLOAT_BIN)
 def atan2(input, other):
     """The gradient at (0, 0) is 0, as in PyTorch."""
-    E.broadcast_check(input, other)
-    E.refuse("atan2_cpu", input, complex_=True)
+    broadcast_check(input, other)
+    refuse("atan2_cpu", input, complex_=True)
     return _atan2(input, other)
 
 
 _REAL_BIN = {"tensors": ("input", "other"), "promote": "common"}
 
 
-@E.kink_grad(lambda x, y, out: x / out, lambda x, y, out: y / out)
+@kink_grad(lambda x, y, out: x / out, lambda x, y, out: y / out)
 def _hypot(x, y):
     return jnp.hypot(x, y)
 
@@ -249,18 +257,18 @@ def _hypot(x, y):
 @op("hypot", inplace=True, **_REAL_BIN)
 def hypot(input, other):
     """sqrt(x^2 + y^2); the gradient at (0, 0) is NaN, as in PyTorch (x / result)."""
-    E.broadcast_check(input, other)
-    E.refuse("hypot_cpu", input, integral=True, complex_=True)
+    broadcast_check(input, other)
+    refuse("hypot_cpu", input, integral=True, complex_=True)
     return _hypot(input, other)
 
 
-@E.kink_grad(lambda x, y, out: 1 / (1 + jnp.exp(y - x)),
+@kink_grad(lambda x, y, out: 1 / (1 + jnp.exp(y - x)),
              lambda x, y, out: 1 / (1 + jnp.exp(x - y)))
 def _logaddexp(x, y):
     return jnp.logaddexp(x, y)
 
 
-@E.kink_grad(lambda x, y, out: 1 / (1 + jnp.exp2(y - x)),
+@kink_grad(lambda x, y, out: 1 / (1 + jnp.exp2(y - x)),
              lambda x, y, out: 1 / (1 + jnp.exp2(x - y)))
 def _logaddexp2(x, y):
     return jnp.logaddexp2(x, y)
@@ -269,15 +277,15 @@ def _logaddexp2(x, y):
 @op("logaddexp", **_REAL_BIN)
 def logaddexp(input, other):
     """log(exp(x) + exp(y)); the gradient at x == y == +-inf is NaN, as in PyTorch."""
-    E.broadcast_check(input, other)
-    E.refuse("logaddexp_cpu", input, integral=True)
+    broadcast_check(input, other)
+    refuse("logaddexp_cpu", input, integral=True)
     return _logaddexp(input, other)
 
 
 @op("logaddexp2", **_REAL_BIN)
 def logaddexp2(input, other):
-    E.broadcast_check(input, other)
-    E.refuse("logaddexp2_cpu", input, integral=True, complex_=True)
+    broadcast_check(input, other)
+    refuse("logaddexp2_cpu", input, integral=True, complex_=True)
     return _logaddexp2(input, other)
 
 
@@ -288,7 +296,7 @@ def _xlogy_like(logf, dlog, jac_x):
         v = jnp.where(x == 0, jnp.zeros_like(x), x * logf(y))
         return jnp.where(jnp.isnan(y), y, v)
 
-    return E.kink_grad(lambda x, y, out: jac_x(fwd, x, y, out),
+    return kink_grad(lambda x, y, out: jac_x(fwd, x, y, out),
                        lambda x, y, out: x * dlog(y))(fwd)
 
 
@@ -298,12 +306,12 @@ _xlogy = _xlogy_like(jnp.log, lambda y: 1 / y,
 _xlog1py = _xlogy_like(jnp.log1p, lambda y: 1 / (1 + y), lambda fwd, x, y, out: jnp.log1p(y))
 
 
-@op("xlogy", inplace=True, grad_name=E.overload_grad_name("XlogyBackward", 0, 1, 2),
+@op("xlogy", inplace=True, grad_name=overload_grad_name("XlogyBackward", 0, 1, 2),
     **_FLOAT_BIN)
 def xlogy(input, other):
     """x * log(y), 0 where x == 0 (NaN if y is NaN)."""
-    E.broadcast_check(input, other)
-    E.refuse("xlogy_cpu", input, complex_=True)
+    broadcast_check(input, other)
+    refuse("xlogy_cpu", input, complex_=True)
     return _xlogy(input, other)
 
 
@@ -311,33 +319,33 @@ export("xlogy", namespace="special")(xlogy)
 
 
 @op("xlog1py", namespace="special", method=False,
-    grad_name=E.overload_grad_name("SpecialXlog1PyBackward", 0, 1, 2), **_FLOAT_BIN)
+    grad_name=overload_grad_name("SpecialXlog1PyBackward", 0, 1, 2), **_FLOAT_BIN)
 def xlog1py(input, other):
     """x * log1p(y), 0 where x == 0 (NaN if y is NaN)."""
-    E.broadcast_check(input, other)
-    E.refuse("xlog1py_cpu", input, complex_=True)
+    broadcast_check(input, other)
+    refuse("xlog1py_cpu", input, complex_=True)
     return _xlog1py(input, other)
 
 
-@E.kink_grad(lambda x, y, out: jnp.where(x == 0, 0, out / jnp.where(x == 0, 1, x)), None)
+@kink_grad(lambda x, y, out: jnp.where(x == 0, 0, out / jnp.where(x == 0, 1, x)), None)
 def _copysign(x, y):
     return jnp.copysign(x, y)
 
 
-@op("copysign", inplace=True, grad_name=E.overload_grad_name("CopysignBackward", 0, None, 1),
+@op("copysign", inplace=True, grad_name=overload_grad_name("CopysignBackward", 0, None, 1),
     **_FLOAT_BIN)
 def copysign(input, other):
     """|x| with the sign of y (including -0.0); the gradient at x == 0 is 0."""
-    E.broadcast_check(input, other)
-    E.refuse("copysign_cpu", input, complex_=True)
+    broadcast_check(input, other)
+    refuse("copysign_cpu", input, complex_=True)
     return _copysign(input, other)
 
 
 @op("nextafter", inplace=True, **_REAL_BIN)
 def nextafter(input, other):
     """Differences from PyTorch: the gradient is 0 (PyTorch raises at backward)."""
-    E.broadcast_check(input, other)
-    E.refuse("nextafter_cpu", input, integral=True, complex_=True)
+    broadcast_check(input, other)
+    refuse("nextafter_cpu", input, integral=True, complex_=True)
     return jax.lax.stop_gradient(jnp.nextafter(input, other))
 
 
@@ -346,10 +354,10 @@ def heaviside(input, values):
     """0 for x < 0 (and NaN), ``values`` where x == 0, 1 for x > 0.
 
     Differences from PyTorch: the gradient is 0 (PyTorch raises at backward)."""
-    E.no_complex(input, RuntimeError, "heaviside is not yet implemented for complex tensors.")
+    no_complex(input, RuntimeError, "heaviside is not yet implemented for complex tensors.")
     if jnp.result_type(input) != jnp.result_type(values):
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    E.broadcast_check(input, values)
+    broadcast_check(input, values)
     out = jnp.where(input == 0, values, (input > 0).astype(input.dtype))
     return jax.lax.stop_gradient(out)
 
@@ -357,5 +365,5 @@ def heaviside(input, values):
 @op("ldexp", inplace=True, **_FLOAT_BIN)
 def ldexp(input, other):
     """input * 2 ** other."""
-    E.broadcast_check(input, other)
+    broadcast_check(input, other)
     return input * jnp.exp2(other)

@@ -31,7 +31,7 @@ from .._core import dtypes
 from .._core.device import device as Device
 from .._core.device import to_jax
 from .._core.generator import next_key, wrap
-from .._tensor import Tensor
+from .._core.tensor_base import TensorBase
 from ._registry import TENSOR_METHODS, export, op
 from ._util import check_broadcast
 from .creation import check_layout, finish, out_dtype, parse_size
@@ -289,7 +289,7 @@ def _params(name, args, kw, names, defaults):
     vals = list(args) + [kw.pop(n, d) for n, d in zip(names[len(args):], defaults[len(args):])]
     if kw:
         raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
-    return [v.item() if isinstance(v, (np.generic, Tensor)) and n != "p" else v
+    return [v.item() if isinstance(v, (np.generic, TensorBase)) and n != "p" else v
             for v, n in zip(vals, names)]
 
 
@@ -361,7 +361,7 @@ def _randint_args(args, kw):
     for n in ("low", "high"):
         v = given.get(n, 0)
         if isinstance(v, (float, complex, bool)) or not isinstance(v, (int, np.integer,
-                                                                      Tensor)):
+                                                                      TensorBase)):
             raise TypeError(f"randint(): argument '{n}' (position {pos[n]}) must be int, not "
                             f"{type(v).__name__}")
     size = given["size"]
@@ -447,7 +447,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     """Normal samples: ``normal(mean, std)`` with a tensor mean and/or std (broadcast; the
     result has mean's dtype when mean is a tensor), or ``normal(mean, std, size)`` with
     numbers."""
-    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    mt, st = isinstance(mean, TensorBase), isinstance(std, TensorBase)
     if not st and std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
     if mt or st:
@@ -554,11 +554,11 @@ def bernoulli_(self, *args, generator=None, **kw):
     (p,) = _params("bernoulli_", args, kw, ("p",), (0.5,))
     if self.dtype.category == dtypes.COMPLEX:
         raise _not_impl("bernoulli_scalar_cpu_", self.dtype)
-    if isinstance(p, Tensor):
+    if isinstance(p, TensorBase):
         _check_expand(tuple(p.shape), tuple(self.shape))
     else:
         p = _check_p(p)
-    kind = "bernoulli_tensor" if isinstance(p, Tensor) else "bernoulli"
+    kind = "bernoulli_tensor" if isinstance(p, TensorBase) else "bernoulli"
     return _fill_(self, kind, p, 0.0, generator)
 
 

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from .._core import dtypes
+from .._core.tensor_base import TensorBase
 from ._registry import NAMESPACES, TENSOR_METHODS, op
 from ._util import check_broadcast, wrap_dim
 
@@ -264,10 +265,9 @@ def _minmax(name, x, dim, keepdim, other):
 def _route_other(public):
     """``torch.max(a, b)`` is ``maximum``: a Tensor second positional argument becomes
     ``other=`` (a differentiable, promoted operand) instead of ``dim``."""
-    from .._tensor import Tensor
 
     def routed(input, *args, **kwargs):
-        if args and isinstance(args[0], Tensor):
+        if args and isinstance(args[0], TensorBase):
             kwargs["other"] = args[0]
             args = args[1:]
         return public(input, *args, **kwargs)

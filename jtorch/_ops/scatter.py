@@ -13,7 +13,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from .._tensor import Tensor
+from .._core.tensor_base import TensorBase
 from ._index_util import (
     along,
     check_scalar,
@@ -67,7 +67,7 @@ def _dim_or_none(t, dim):
 # ------------------------------------------------------------------------------ gather
 def _gather_check(input, dim, index, *, sparse_grad=False):
     d = _dim_or_none(input, dim)
-    if d is not None and isinstance(index, Tensor) and _nd(index) == _nd(input):
+    if d is not None and isinstance(index, TensorBase) and _nd(index) == _nd(input):
         _bounds(index, _size(input, d), d)
 
 
@@ -101,8 +101,8 @@ def gather(input, dim, index, *, sparse_grad=False):
 
 # ------------------------------------------------------------------------------ scatter
 def _scatter_check(input, dim, index, src=None, *, value=None, reduce=None):
-    if isinstance(src, Tensor):
-        if _nd(src) != _nd(index) and isinstance(index, Tensor) and _nd(index) == _nd(input):
+    if isinstance(src, TensorBase):
+        if _nd(src) != _nd(index) and isinstance(index, TensorBase) and _nd(index) == _nd(input):
             raise RuntimeError("Index tensor must have the same number of dimensions as src "
                                "tensor")
         if src.dtype != input.dtype:
@@ -184,7 +184,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 # ------------------------------------------------------------------------------ index_*
 def _index_select_check(input, dim, index):
     d = _dim_or_none(input, dim)
-    if d is not None and isinstance(index, Tensor) and index.ndim <= 1:
+    if d is not None and isinstance(index, TensorBase) and index.ndim <= 1:
         size = _size(input, d)
         _bounds(index, size, d, fmt="INDICES element is out of DATA bounds, id={v} "
                 "axis_dim={size}")
@@ -254,7 +254,7 @@ def _index_vec(name, input, dim, index, source, long_only=False):
 def _index_check(fmt, exc=RuntimeError, allow_negative=False):
     def check(input, dim, index, *rest, **kw):
         d = _dim_or_none(input, dim)
-        if d is not None and isinstance(index, Tensor) and index.ndim <= 1:
+        if d is not None and isinstance(index, TensorBase) and index.ndim <= 1:
             _bounds(index, _size(input, d), d, allow_negative, fmt=fmt, exc=exc)
     return check
 
@@ -330,7 +330,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
 
 # ------------------------------------------------------------------------------ masked
 def _mask_check(input, mask, value):
-    if not isinstance(value, Tensor):
+    if not isinstance(value, TensorBase):
         check_scalar(value, input.dtype)
 
 
@@ -348,7 +348,7 @@ def masked_fill(input, mask, value):
 
 def _masked_scatter_check(input, mask, source):
     m = concrete(mask)
-    if m is None or m.dtype != np.bool_ or not isinstance(source, Tensor):
+    if m is None or m.dtype != np.bool_ or not isinstance(source, TensorBase):
         return
     shape = np.broadcast_shapes(tuple(input.shape), m.shape)
     if int(np.broadcast_to(m, shape).sum()) > source.numel():
@@ -379,7 +379,7 @@ _FLAT_OOB = "out of range: tried to access index {v} on a tensor of {size} eleme
 
 
 def _take_check(input, index):
-    if isinstance(index, Tensor):
+    if isinstance(index, TensorBase):
         _bounds(index, input.numel(), 0, True, _FLAT_OOB, IndexError)
 
 
@@ -419,7 +419,7 @@ def take_along_dim(input, indices, dim=None):
 
 
 def _put_check(input, index, source, accumulate=False):
-    if isinstance(index, Tensor):
+    if isinstance(index, TensorBase):
         _bounds(index, input.numel(), 0, True, _FLAT_OOB, IndexError)
 
 

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
-from .._tensor import Tensor
+from .._core.tensor_base import TensorBase
 from ._index_util import concrete, need_concrete, scalar_name
 from ._registry import OpDef, export, op
 from ._util import wrap_dim
@@ -322,7 +322,7 @@ def one_hot(tensor, num_classes=-1):
     """``torch.nn.functional.one_hot``; ``num_classes=-1`` reads the values (eager only)."""
     from .._core.dispatch import dispatch
 
-    if not isinstance(tensor, Tensor) or tensor.dtype.name != "int64":
+    if not isinstance(tensor, TensorBase) or tensor.dtype.name != "int64":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     a = concrete(tensor)
     if num_classes == -1:

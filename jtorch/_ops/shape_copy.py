@@ -8,6 +8,7 @@ import warnings
 import jax.numpy as jnp
 
 from .._core import dtypes
+from .._core.tensor_base import TensorBase
 from ._registry import op
 from ._util import wrap_dim
 from .shape import dims_arg, function, hide, method, varargs
@@ -156,11 +157,10 @@ def _repeat_interleave_tensor(input, repeats, dim, output_size):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeats elements; with tensor ``repeats`` the output size depends on their values, so
     it is read eagerly unless ``output_size`` is given (then it also runs under jit)."""
-    from .._tensor import Tensor
 
     if repeats is None:  # torch.repeat_interleave(repeats): indices repeated
         return _repeat_index(input, output_size)
-    if not isinstance(repeats, Tensor):
+    if not isinstance(repeats, TensorBase):
         return _repeat_interleave_int(input, int(repeats), dim)
     if repeats.ndim > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .._core.tensor_base import Size
 from .._core.views import contiguous_strides
 from ._registry import op
 from .shape import _view, function, hide, method, size_arg, unsqueeze, varargs
@@ -82,7 +83,6 @@ def broadcast_to(input, size):
 @function("broadcast_shapes", tensor_method=False)
 def broadcast_shapes(*shapes):
     """The shape all ``shapes`` broadcast to, with PyTorch's error for a mismatch."""
-    from .._tensor import Size
 
     shapes = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
     for s in shapes:

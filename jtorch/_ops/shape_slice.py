@@ -9,6 +9,8 @@ import operator
 import jax.numpy as jnp
 from jax import lax
 
+from .._core.state import grad_mode
+from .._core.tensor_base import to_numpy
 from ._registry import op
 from ._util import wrap_dim
 from .shape import function, hide, method
@@ -268,7 +270,6 @@ def tensor_split(input, indices_or_sections, dim=0):
 def _split_arg_tensor(t):
     from .._core.dtypes import int64
     from .._core.views import scalar_type_name
-    from .._tensor import _to_numpy
 
     if t.ndim > 1:
         raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
@@ -277,7 +278,7 @@ def _split_arg_tensor(t):
     if t.dtype is not int64:
         raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of "
                            f"long, but got {scalar_type_name(t.dtype)}")
-    v = _to_numpy(t._value)
+    v = to_numpy(t._value)
     return int(v) if t.ndim == 0 else [int(i) for i in v]
 
 
@@ -377,7 +378,6 @@ def _as_strided(input, size, stride, storage_offset):
 def as_strided(input, size, stride, storage_offset=None):
     """A view of ``input``'s storage (its base's elements, in order) with the given sizes,
     strides and offset; as PyTorch, writes are refused when a stride-0 dim repeats elements."""
-    from ..autograd.grad_mode import no_grad
 
     size, stride = tuple(_as_int(s) for s in size), tuple(_as_int(s) for s in stride)
     if len(size) != len(stride):
@@ -395,7 +395,7 @@ def as_strided(input, size, stride, storage_offset=None):
                            f"{need * item} are out of bounds for storage of size "
                            f"{base.numel() * item}")
     if input._detached:
-        with no_grad():
+        with grad_mode(False):
             r = _as_strided(base, size, stride, off)
         r._detached, r._data_alias = True, input._data_alias
     else:

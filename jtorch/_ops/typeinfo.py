@@ -7,12 +7,12 @@ import ml_dtypes
 import numpy as np
 
 from .._core import dtypes
-from .._tensor import Tensor
+from .._core.tensor_base import TensorBase
 from ._registry import export
 
 
 def _argname(x):
-    if isinstance(x, Tensor):
+    if isinstance(x, TensorBase):
         return "Tensor"
     if isinstance(x, dtypes.dtype):
         return "torch.dtype"
@@ -31,7 +31,7 @@ def _dtype_arg(fn, name, pos, x):
 
 
 def _tensor_arg(fn, x):
-    if not isinstance(x, Tensor):
+    if not isinstance(x, TensorBase):
         raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not "
                         f"{_argname(x)}")
     return x
@@ -135,7 +135,7 @@ def result_type(*args, **kwargs):
         if k in kwargs:
             ops.append(kwargs.pop(k))
     ops = [x.item() if isinstance(x, np.generic) else x for x in ops]
-    if kwargs or len(ops) != 2 or not all(isinstance(x, (Tensor, *_NUMBERS)) for x in ops):
+    if kwargs or len(ops) != 2 or not all(isinstance(x, (TensorBase, *_NUMBERS)) for x in ops):
         got = ", ".join(_argname(x) for x in ops)
         marks = ", ".join(f"!{_argname(x)}!" for x in ops)
         lines = "".join(f" * ({s})\n      didn't match because some of the arguments have "
@@ -144,7 +144,7 @@ def result_type(*args, **kwargs):
                         f"({got}), but expected one of:\n{lines}")
     dims, zeros, scalars = [], [], []
     for x in ops:
-        if isinstance(x, Tensor):
+        if isinstance(x, TensorBase):
             (dims if x.ndim else zeros).append(x.dtype)
         else:
             scalars.append(dtypes.scalar_category(x))
@@ -154,7 +154,7 @@ def result_type(*args, **kwargs):
 @export()
 def is_tensor(obj):
     """Whether ``obj`` is a jtorch Tensor."""
-    return isinstance(obj, Tensor)
+    return isinstance(obj, TensorBase)
 
 
 @export()

@@ -8,6 +8,7 @@ import warnings
 from .._core import dtypes
 from .._core.errors import MissingModule
 from .._core.graph import Node, run_backward
+from .._core.tensor_base import TensorBase
 from . import functional, graph
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
@@ -22,24 +23,20 @@ from .gradcheck import gradcheck, gradgradcheck
 
 
 def _tensors(x):
-    from .._tensor import Tensor
-
     if x is None:
         return None
-    return (x,) if isinstance(x, Tensor) else tuple(x)
+    return (x,) if isinstance(x, TensorBase) else tuple(x)
 
 
 def _make_grads(outputs, grads, create_graph, batched=False):
     """PyTorch's _make_grads: check given grads, make ones for scalar outputs."""
     from .._ops.creation import ones_like
-    from .._tensor import Tensor
-
     grads = (None,) * len(outputs) if grads is None else grads
     if len(grads) < len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
-        if isinstance(g, Tensor):
+        if isinstance(g, TensorBase):
             gshape = tuple(g.shape[1:] if batched else g.shape)
             if gshape != tuple(o.shape):
                 if batched:
@@ -205,9 +202,7 @@ forward_ad = MissingModule("torch.autograd.forward_ad")
 
 class _VariableMeta(type):
     def __instancecheck__(cls, obj):
-        from .._tensor import Tensor
-
-        return isinstance(obj, Tensor)
+        return isinstance(obj, TensorBase)
 
 
 class Variable(metaclass=_VariableMeta):

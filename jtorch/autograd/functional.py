@@ -7,18 +7,18 @@ element).
 
 from __future__ import annotations
 
-from .grad_mode import enable_grad, set_grad_enabled, state
+from .._core.state import STATE
+from .._core.tensor_base import TensorBase
+from .grad_mode import enable_grad, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
 def _as_tuple(inp, arg_name, fn_name):
-    from .._tensor import Tensor
-
     is_tuple = isinstance(inp, tuple)
     inp = inp if is_tuple else (inp,)
     for i, el in enumerate(inp):
-        if not isinstance(el, Tensor):
+        if not isinstance(el, TensorBase):
             where = f"value at index {i}" if is_tuple else f"given {arg_name}"
             raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a "
                             f"tuple of Tensors but the {where} has type {type(el)}.")
@@ -148,7 +148,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         _check_requires_grad(outputs, "outputs", strict)
         v = _v_or_none(v, outputs, out_tuple, "vjp", create_graph,
                        "the user-provided function returns")
-    with set_grad_enabled(True if create_graph else state.enabled):
+    with set_grad_enabled(True if create_graph else STATE.grad_enabled):
         res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
         res = _fill_in_zeros(res, inputs, strict, create_graph, "back")
     return (_unpack(_postprocess(outputs, create_graph), out_tuple),
@@ -170,7 +170,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         dummies = tuple(zeros_like(o, requires_grad=True) for o in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, dummies, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    with set_grad_enabled(True if create_graph else state.enabled):
+    with set_grad_enabled(True if create_graph else STATE.grad_enabled):
         res = _autograd_grad(grad_inputs, dummies, v, create_graph=create_graph)
         res = _fill_in_zeros(res, outputs, strict, create_graph, "back_trick")
     return (_unpack(_postprocess(outputs, create_graph), out_tuple),
@@ -179,12 +179,9 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 def _one_hot(out, j):
     import jax.numpy as jnp
-
-    from .._tensor import Tensor
-
     n = out.numel()
     arr = jnp.zeros((n,), out.dtype.np).at[j].set(1).reshape(tuple(out.shape))
-    return Tensor._make(arr, out.device)
+    return TensorBase._make(arr, out.device)
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
@@ -247,8 +244,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
             outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a scalar ``func`` at ``inputs``."""
-    from .._tensor import Tensor
-
     in_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
@@ -257,7 +252,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         out = func(*inp)
         is_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
         _check_requires_grad(t_out, "outputs", strict)
-        if is_tuple or not isinstance(out, Tensor):
+        if is_tuple or not isinstance(out, TensorBase):
             raise RuntimeError("The function given to hessian should return a single Tensor")
         if out.numel() != 1:
             raise RuntimeError("The Tensor returned by the function given to hessian should "
@@ -275,12 +270,10 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
 
 def _scalar_func_outputs(func, inputs, strict, name):
-    from .._tensor import Tensor
-
     out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
                                    name)
     _check_requires_grad(outputs, "outputs", strict)
-    if out_tuple or not isinstance(outputs[0], Tensor):
+    if out_tuple or not isinstance(outputs[0], TensorBase):
         raise RuntimeError(f"The function given to {name} should return a single Tensor")
     if outputs[0].numel() != 1:
         raise RuntimeError(f"The Tensor returned by the function given to {name} should "
@@ -298,7 +291,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
         out_tuple, outputs = _scalar_func_outputs(func, inputs, strict, "vhp")
         jac = _autograd_grad(outputs, inputs, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
-    with set_grad_enabled(True if create_graph else state.enabled):
+    with set_grad_enabled(True if create_graph else STATE.grad_enabled):
         res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         res = _fill_in_zeros(res, inputs, strict, create_graph, "double_back")
     return (_unpack(_postprocess(outputs, create_graph), out_tuple),
@@ -320,7 +313,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         grad_jac = tuple(zeros_like(t, requires_grad=True) for t in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)
-    with set_grad_enabled(True if create_graph else state.enabled):
+    with set_grad_enabled(True if create_graph else STATE.grad_enabled):
         res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
         res = _fill_in_zeros(res, inputs, strict, create_graph, "double_back_trick")
     return (_unpack(_postprocess(outputs, create_graph), out_tuple),

@@ -1,6 +1,6 @@
 """Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode.
 
-The flag is read by exactly one place, the dispatcher (and the engine, for create_graph).
+The flags live in jtorch/_core/state.py (per thread); the dispatcher and the engine read them.
 Each mode is a context manager and a decorator (with or without parentheses for no_grad,
 enable_grad and inference_mode), also of generator functions.
 """
@@ -10,23 +10,16 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
-import threading
 
-
-class _State(threading.local):
-    enabled = True
-    inference = False
-
-
-state = _State()
+from .._core.state import STATE
 
 
 def is_grad_enabled() -> bool:
-    return state.enabled
+    return STATE.grad_enabled
 
 
 def is_inference_mode_enabled() -> bool:
-    return state.inference
+    return STATE.inference
 
 
 class _Mode:
@@ -35,12 +28,12 @@ class _Mode:
     _enter = (True, False)   # (grad enabled, inference) inside the block
 
     def __enter__(self):
-        self._prev = (state.enabled, state.inference)
-        state.enabled, state.inference = self._enter
+        self._prev = (STATE.grad_enabled, STATE.inference)
+        STATE.grad_enabled, STATE.inference = self._enter
         return None
 
     def __exit__(self, *exc):
-        state.enabled, state.inference = self._prev
+        STATE.grad_enabled, STATE.inference = self._prev
         return False
 
     def __call__(self, fn):
@@ -96,8 +89,8 @@ class _NoParamMode(_Mode):
         return cls()(orig_func)
 
     def __enter__(self):
-        self._prev = (state.enabled, state.inference)
-        state.enabled = self._enter[0]
+        self._prev = (STATE.grad_enabled, STATE.inference)
+        STATE.grad_enabled = self._enter[0]
 
 
 class no_grad(_NoParamMode):  # noqa: N801 - PyTorch's name
@@ -117,14 +110,14 @@ class set_grad_enabled(_Mode):  # noqa: N801 - PyTorch's name
 
     def __init__(self, mode: bool):
         self.mode = bool(mode)
-        self._prev = (state.enabled, state.inference)
-        state.enabled = self.mode
+        self._prev = (STATE.grad_enabled, STATE.inference)
+        STATE.grad_enabled = self.mode
 
     def __enter__(self):
         return None
 
     def __call__(self, fn):
-        state.enabled, state.inference = self._prev  # as a decorator, change nothing now
+        STATE.grad_enabled, STATE.inference = self._prev  # as a decorator, change nothing now
         return super().__call__(fn)
 
     def clone(self):

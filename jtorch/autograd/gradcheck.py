@@ -12,6 +12,7 @@ import warnings
 import jax.numpy as jnp
 
 from .._core import dtypes
+from .._core.tensor_base import TensorBase
 
 
 class GradcheckError(RuntimeError):
@@ -19,27 +20,19 @@ class GradcheckError(RuntimeError):
 
 
 def _as_tuple(x):
-    from .._tensor import Tensor
-
-    return (x,) if isinstance(x, Tensor) else tuple(x)
+    return (x,) if isinstance(x, TensorBase) else tuple(x)
 
 
 def _diff_inputs(inputs):
-    from .._tensor import Tensor
-
-    return [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    return [i for i, t in enumerate(inputs) if isinstance(t, TensorBase) and t.requires_grad]
 
 
 def _outputs(func, inputs):
-    from .._tensor import Tensor
-
-    return [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+    return [o for o in _as_tuple(func(*inputs)) if isinstance(o, TensorBase)]
 
 
 def _numerical(func, inputs, i, eps):
     """Central differences: a (inputs[i].numel(), out.numel()) matrix per output."""
-    from .._tensor import Tensor
-
     t = inputs[i]
     base = t.detach()._value
     flat = base.reshape(-1)
@@ -49,7 +42,7 @@ def _numerical(func, inputs, i, eps):
         for sign in (1, -1):
             v = flat.at[k].add(sign * eps).reshape(base.shape)
             args = list(inputs)
-            args[i] = Tensor._make(v, t.device).requires_grad_(t.requires_grad)
+            args[i] = TensorBase._make(v, t.device).requires_grad_(t.requires_grad)
             outs.append([o.detach()._value.reshape(-1) for o in _outputs(func, args)])
         rows = [(a - b) / (2 * eps) for a, b in zip(*outs)]
         cols = [[r] for r in rows] if cols is None else [c + [r] for c, r in zip(cols, rows)]
@@ -70,9 +63,7 @@ def _analytical(func, inputs, diff):
                 gs = [None] * len(diff)
             else:
                 onehot = jnp.zeros((n,), o.dtype.np).at[k].set(1).reshape(tuple(o.shape))
-                from .._tensor import Tensor
-
-                gs = grad(o, [inputs[i] for i in diff], Tensor._make(onehot, o.device),
+                gs = grad(o, [inputs[i] for i in diff], TensorBase._make(onehot, o.device),
                           retain_graph=True, allow_unused=True)
             for j, (g, i) in enumerate(zip(gs, diff)):
                 size = inputs[i].numel()
@@ -89,8 +80,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_batched_grad=False, check_batched_forward_grad=False,
               check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None):
     """Checks the gradients of ``func`` at ``inputs`` against finite differences."""
-    from .._tensor import Tensor
-
     if check_forward_ad or check_batched_grad or check_batched_forward_grad:
         raise NotImplementedError("jtorch does not implement forward-mode and batched checks of "
                                   "torch.autograd.gradcheck yet")
@@ -114,18 +103,15 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 dt = inputs[i].dtype
                 raise GradcheckError(
                     f"Jacobian mismatch for output {k} with respect to input {i},\n"
-                    f"numerical:{Tensor._make(num.astype(dt.np))}\n"
-                    f"analytical:{Tensor._make(ana.astype(dt.np))}\n")
+                    f"numerical:{TensorBase._make(num.astype(dt.np))}\n"
+                    f"analytical:{TensorBase._make(ana.astype(dt.np))}\n")
     return True
 
 
 def _random_like(o):
     import numpy as np
-
-    from .._tensor import Tensor
-
     vals = np.random.default_rng(0).standard_normal(tuple(o.shape)).astype(o.dtype.np)
-    return Tensor._make(jnp.asarray(vals), o.device).requires_grad_(True)
+    return TensorBase._make(jnp.asarray(vals), o.device).requires_grad_(True)
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,

@@ -9,8 +9,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core.state import STATE
 from .._tensor import Tensor
-from ..autograd.grad_mode import state as grad_state
 from . import _pytree as pt
 from ._core import (
     Inputs,
@@ -135,7 +135,7 @@ def vjp(func, *primals, has_aux=False):
         return [o._value for o in leaves], aux_arrays
 
     tensors = inp.tensors
-    recorded, closed = grad_state.enabled and any(t._requires_grad for t in tensors), ()
+    recorded, closed = STATE.grad_enabled and any(t._requires_grad for t in tensors), ()
     pull = None
     if not recorded:
         with collecting() as closed:
@@ -394,7 +394,7 @@ def linearize(func, *primals):
         check_tensor_outputs(leaves, "linearize(f, *primals)")
         return [o._value for o in leaves]
 
-    recorded = grad_state.enabled and any(t._requires_grad for t in tensors)
+    recorded = STATE.grad_enabled and any(t._requires_grad for t in tensors)
     closed, f_jvp = (), None
     if not recorded:
         with collecting() as closed:

@@ -23,9 +23,9 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.graph import AccumulateGrad
+from .._core.python_node import record_python_node
+from .._core.state import STATE
 from .._tensor import Tensor
-from ..autograd.function import _record_python
-from ..autograd.grad_mode import state as grad_state
 from . import _pytree as pt
 
 
@@ -90,7 +90,7 @@ def run(compute, tensors, name):
     arrays = [t._value for t in tensors]
     device = tensors[0]._device if tensors else None
     with collecting() as found:
-        if not (grad_state.enabled and any(t._requires_grad for t in tensors)):
+        if not (STATE.grad_enabled and any(t._requires_grad for t in tensors)):
             outs = compute(*arrays)
         else:
             outs, pull = jax.vjp(lambda *a: list(compute(*a)), *arrays)
@@ -105,7 +105,7 @@ def run(compute, tensors, name):
                 "jtorch does not implement torch.func transforms of a function that closes "
                 "over a non-leaf Tensor that requires grad yet; pass it as an argument")
     res = [wrap(o, device=device) for o in outs]
-    if not (grad_state.enabled and any(t._requires_grad for t in tensors)):
+    if not (STATE.grad_enabled and any(t._requires_grad for t in tensors)):
         return res
 
     def backward(*grads):
@@ -116,7 +116,7 @@ def run(compute, tensors, name):
         return tuple(wrap(g, t) if t._requires_grad else None for g, t in zip(gs, tensors))
 
     attach = {i for i, o in enumerate(outs) if is_float(o)}
-    _record_python(res, list(tensors), backward, name=name, attach=attach)
+    record_python_node(res, list(tensors), backward, name=name, attach=attach)
     return res
 
 

@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from ..autograd.grad_mode import state as _grad_state
+from .._core.state import grad_mode
 
 F64 = jnp.float64
 
@@ -53,12 +53,8 @@ def write(t, arr):
     from .._core.views import assign
     from .._tensor import Tensor
 
-    prev = _grad_state.enabled
-    _grad_state.enabled = False
-    try:
+    with grad_mode(False):
         assign(t, Tensor._make(arr, t._device))
-    finally:
-        _grad_state.enabled = prev
 
 
 # ------------------------------------------------------------------ the jitted step program

@@ -7,7 +7,7 @@ import optax
 
 from .._ops import creation as _creation
 from .._tensor import Tensor
-from . import _transforms as T
+from . import _transforms as transforms
 from .optimizer import (
     _check_betas,
     _check_lr,
@@ -21,29 +21,30 @@ __all__ = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam", "SparseAdam"]
 
 
 def _moments(g, m, v, b1, b2):
-    return T.lerp(m, g, 1 - b1), T.addcmul(v * b2, g, g, 1 - b2)
+    return transforms.lerp(m, g, 1 - b1), transforms.addcmul(v * b2, g, g, 1 - b2)
 
 
 def _adam_leaf(g, p, step, m, v, *rest):
     *vmax, lr, b1, b2, eps = rest
     step = step + 1
     m, v = _moments(g, m, v, b1, b2)
-    s = T.f64(step)
+    s = transforms.f64(step)
     step_size = lr / (1 - b1 ** s)
     bc2_sqrt = (1 - b2 ** s) ** 0.5
     if vmax:
         vmax = [jnp.maximum(vmax[0], v)]
-        denom = jnp.sqrt(vmax[0]) / T.c(bc2_sqrt, p) + eps
+        denom = jnp.sqrt(vmax[0]) / transforms.c(bc2_sqrt, p) + eps
     else:
-        denom = jnp.sqrt(v) / T.c(bc2_sqrt, p) + eps
-    return (T.addcdiv(jnp.zeros_like(p), m, denom, T.c(-step_size, p)), step, m, v, *vmax)
+        denom = jnp.sqrt(v) / transforms.c(bc2_sqrt, p) + eps
+    update = transforms.addcdiv(jnp.zeros_like(p), m, denom, transforms.c(-step_size, p))
+    return (update, step, m, v, *vmax)
 
 
 def _decoupled(links, lr, wd, mode):
     # PyTorch multiplies the parameter by (1 - lr * wd) before the step: the same decay
     # expressed as optax's add_decayed_weights on the update
     if mode == 2:
-        links.append(T.stateless(optax.add_decayed_weights(-(lr * wd))))
+        links.append(transforms.stateless(optax.add_decayed_weights(-(lr * wd))))
     return links
 
 
@@ -51,8 +52,8 @@ def _build_adam(hp, flags):
     lr, b1, b2, eps, wd = hp
     maximize, mode, amsgrad = flags
     keys = ("step", "exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
-    links = T.common(wd, maximize, mode)
-    links.append(T.per_leaf(keys, _adam_leaf, lr, b1, b2, eps))
+    links = transforms.common(wd, maximize, mode)
+    links.append(transforms.per_leaf(keys, _adam_leaf, lr, b1, b2, eps))
     return _decoupled(links, lr, wd, mode)
 
 
@@ -118,7 +119,7 @@ class Adam(_AdamBase):
 
     def _flags(self, group, states):
         return (bool(group["maximize"]),
-                T.wd_mode(group, group.get("decoupled_weight_decay", False)),
+                transforms.wd_mode(group, group.get("decoupled_weight_decay", False)),
                 bool(group["amsgrad"]))
 
 
@@ -150,17 +151,17 @@ class SparseAdam:
 # -------------------------------------------------------------------------------- Adamax
 def _adamax_leaf(g, p, step, m, u, lr, b1, b2, eps):
     step = step + 1
-    m = T.lerp(m, g, 1 - b1)
+    m = transforms.lerp(m, g, 1 - b1)
     u = jnp.maximum(u * b2, jnp.abs(g) + eps)
-    clr = lr / (1 - b1 ** T.f64(step))
-    return T.addcdiv(jnp.zeros_like(p), m, u, T.c(-clr, p)), step, m, u
+    clr = lr / (1 - b1 ** transforms.f64(step))
+    return transforms.addcdiv(jnp.zeros_like(p), m, u, transforms.c(-clr, p)), step, m, u
 
 
 def _build_adamax(hp, flags):
     lr, b1, b2, eps, wd = hp
     maximize, mode = flags
-    return T.common(wd, maximize, mode) + [
-        T.per_leaf(("step", "exp_avg", "exp_inf"), _adamax_leaf, lr, b1, b2, eps)]
+    return transforms.common(wd, maximize, mode) + [
+        transforms.per_leaf(("step", "exp_avg", "exp_inf"), _adamax_leaf, lr, b1, b2, eps)]
 
 
 class _Simple(_AdamBase):
@@ -174,7 +175,7 @@ class _Simple(_AdamBase):
 
     def _flags(self, group, states):
         return (bool(group["maximize"]),
-                T.wd_mode(group, group.get("decoupled_weight_decay", False)))
+                transforms.wd_mode(group, group.get("decoupled_weight_decay", False)))
 
 
 class Adamax(_Simple):
@@ -197,25 +198,26 @@ class Adamax(_Simple):
 # --------------------------------------------------------------------------------- NAdam
 def _nadam_leaf(g, p, step, mu_product, m, v, lr, b1, b2, eps, momentum_decay):
     step = step + 1
-    s = T.f64(step)
+    s = transforms.f64(step)
     bc2 = 1 - b2 ** s
     mu = b1 * (1.0 - 0.5 * (0.96 ** (s * momentum_decay)))
     mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((s + 1) * momentum_decay)))
-    mu_product = mu_product * T.c(mu, mu_product)
+    mu_product = mu_product * transforms.c(mu, mu_product)
     m, v = _moments(g, m, v, b1, b2)
-    denom = jnp.sqrt(v / T.c(bc2, p)) + eps
-    mp = T.f64(mu_product)
+    denom = jnp.sqrt(v / transforms.c(bc2, p)) + eps
+    mp = transforms.f64(mu_product)
     mp_next = mp * mu_next
-    u1 = T.addcdiv(jnp.zeros_like(p), g, denom, T.c(-lr * (1.0 - mu) / (1.0 - mp), p))
-    u2 = T.addcdiv(u1, m, denom, T.c((-lr * mu_next) / (1.0 - mp_next), p))
+    u1 = transforms.addcdiv(jnp.zeros_like(p), g, denom,
+                            transforms.c(-lr * (1.0 - mu) / (1.0 - mp), p))
+    u2 = transforms.addcdiv(u1, m, denom, transforms.c((-lr * mu_next) / (1.0 - mp_next), p))
     return u2, step, mu_product, m, v
 
 
 def _build_nadam(hp, flags):
     lr, b1, b2, eps, wd, momentum_decay = hp
     maximize, mode = flags
-    links = T.common(wd, maximize, mode)
-    links.append(T.per_leaf(("step", "mu_product", "exp_avg", "exp_avg_sq"), _nadam_leaf,
+    links = transforms.common(wd, maximize, mode)
+    links.append(transforms.per_leaf(("step", "mu_product", "exp_avg", "exp_avg_sq"), _nadam_leaf,
                             lr, b1, b2, eps, momentum_decay))
     return _decoupled(links, lr, wd, mode)
 
@@ -246,15 +248,15 @@ class NAdam(_Simple):
 def _radam_leaf(g, p, step, m, v, lr, b1, b2, eps):
     step = step + 1
     m, v = _moments(g, m, v, b1, b2)
-    s = T.f64(step)
+    s = transforms.f64(step)
     bc1 = 1 - b1 ** s
     bc2 = 1 - b2 ** s
-    corrected = m / T.c(bc1, p)
+    corrected = m / transforms.c(bc1, p)
     rho_inf = 2 / (1 - b2) - 1
     rho_t = rho_inf - 2 * s * (b2 ** s) / bc2
     rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-    adaptive = T.c(bc2 ** 0.5, p) / (jnp.sqrt(v) + eps)
-    rectified = corrected * lr * adaptive * T.c(rect, p)
+    adaptive = transforms.c(bc2 ** 0.5, p) / (jnp.sqrt(v) + eps)
+    rectified = corrected * lr * adaptive * transforms.c(rect, p)
     u = -jnp.where(rho_t > 5.0, rectified, corrected * lr)
     return u, step, m, v
 
@@ -262,8 +264,9 @@ def _radam_leaf(g, p, step, m, v, lr, b1, b2, eps):
 def _build_radam(hp, flags):
     lr, b1, b2, eps, wd = hp
     maximize, mode = flags
-    links = T.common(wd, maximize, mode)
-    links.append(T.per_leaf(("step", "exp_avg", "exp_avg_sq"), _radam_leaf, lr, b1, b2, eps))
+    links = transforms.common(wd, maximize, mode)
+    links.append(transforms.per_leaf(("step", "exp_avg", "exp_avg_sq"), _radam_leaf,
+                                     lr, b1, b2, eps))
     return _decoupled(links, lr, wd, mode)
 
 

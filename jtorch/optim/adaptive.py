@@ -5,7 +5,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from .._ops import creation as _creation
-from . import _transforms as T
+from . import _transforms as transforms
 from .optimizer import _check_lr, _check_nonneg, _JaxOptimizer, _scalar, _scalar_dtype
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta", "Rprop"]
@@ -36,20 +36,20 @@ class _Base(_JaxOptimizer):
 def _rmsprop_leaf(g, p, step, square_avg, *rest):
     *bufs, lr, alpha, eps, momentum, has_momentum, centered = rest
     step = step + 1
-    square_avg = T.addcmul(square_avg * alpha, g, g, 1 - alpha)
+    square_avg = transforms.addcmul(square_avg * alpha, g, g, 1 - alpha)
     buf = bufs.pop(0) if has_momentum else None
     grad_avg = bufs.pop(0) if centered else None
     if centered:
-        grad_avg = T.lerp(grad_avg, g, 1 - alpha)
-        avg = jnp.sqrt(T.addcmul(square_avg, grad_avg, grad_avg, -1))
+        grad_avg = transforms.lerp(grad_avg, g, 1 - alpha)
+        avg = jnp.sqrt(transforms.addcmul(square_avg, grad_avg, grad_avg, -1))
     else:
         avg = jnp.sqrt(square_avg)
     avg = avg + eps
     if has_momentum:
-        buf = T.addcdiv(buf * momentum, g, avg, 1)
+        buf = transforms.addcdiv(buf * momentum, g, avg, 1)
         u = -lr * buf
     else:
-        u = T.addcdiv(jnp.zeros_like(p), g, avg, -lr)
+        u = transforms.addcdiv(jnp.zeros_like(p), g, avg, -lr)
     return (u, step, square_avg) + ((buf,) if has_momentum else ()) + \
         ((grad_avg,) if centered else ())
 
@@ -59,8 +59,8 @@ def _build_rmsprop(hp, flags):
     maximize, wd_on, has_momentum, centered = flags
     keys = ("step", "square_avg") + (("momentum_buffer",) if has_momentum else ()) + \
         (("grad_avg",) if centered else ())
-    return T.common(wd, maximize, 1 if wd_on else 0) + [
-        T.per_leaf(keys, _rmsprop_leaf, lr, alpha, eps, momentum, has_momentum, centered)]
+    return transforms.common(wd, maximize, 1 if wd_on else 0) + [
+        transforms.per_leaf(keys, _rmsprop_leaf, lr, alpha, eps, momentum, has_momentum, centered)]
 
 
 class RMSprop(_Base):
@@ -94,17 +94,17 @@ class RMSprop(_Base):
 # ------------------------------------------------------------------------------- Adagrad
 def _adagrad_leaf(g, p, step, acc, lr, lr_decay, eps):
     step = step + 1
-    clr = lr / (1 + (T.f64(step) - 1) * lr_decay)
-    acc = T.addcmul(acc, g, g, 1)
+    clr = lr / (1 + (transforms.f64(step) - 1) * lr_decay)
+    acc = transforms.addcmul(acc, g, g, 1)
     std = jnp.sqrt(acc) + eps
-    return T.addcdiv(jnp.zeros_like(p), g, std, T.c(-clr, p)), step, acc
+    return transforms.addcdiv(jnp.zeros_like(p), g, std, transforms.c(-clr, p)), step, acc
 
 
 def _build_adagrad(hp, flags):
     lr, lr_decay, wd, eps = hp
     maximize, wd_on = flags
-    return T.common(wd, maximize, 1 if wd_on else 0) + [
-        T.per_leaf(("step", "sum"), _adagrad_leaf, lr, lr_decay, eps)]
+    return transforms.common(wd, maximize, 1 if wd_on else 0) + [
+        transforms.per_leaf(("step", "sum"), _adagrad_leaf, lr, lr_decay, eps)]
 
 
 class Adagrad(_Base):
@@ -140,18 +140,18 @@ class Adagrad(_Base):
 # ------------------------------------------------------------------------------ Adadelta
 def _adadelta_leaf(g, p, step, square_avg, acc_delta, lr, rho, eps):
     step = step + 1
-    square_avg = T.addcmul(square_avg * rho, g, g, 1 - rho)
+    square_avg = transforms.addcmul(square_avg * rho, g, g, 1 - rho)
     std = jnp.sqrt(square_avg + eps)
     delta = jnp.sqrt(acc_delta + eps) / std * g
-    acc_delta = T.addcmul(acc_delta * rho, delta, delta, 1 - rho)
+    acc_delta = transforms.addcmul(acc_delta * rho, delta, delta, 1 - rho)
     return -lr * delta, step, square_avg, acc_delta
 
 
 def _build_adadelta(hp, flags):
     lr, rho, eps, wd = hp
     maximize, wd_on = flags
-    return T.common(wd, maximize, 1 if wd_on else 0) + [
-        T.per_leaf(("step", "square_avg", "acc_delta"), _adadelta_leaf, lr, rho, eps)]
+    return transforms.common(wd, maximize, 1 if wd_on else 0) + [
+        transforms.per_leaf(("step", "square_avg", "acc_delta"), _adadelta_leaf, lr, rho, eps)]
 
 
 class Adadelta(_Base):
@@ -189,8 +189,9 @@ def _rprop_leaf(g, p, step, prev, step_size, etaminus, etaplus, smin, smax):
 def _build_rprop(hp, flags):
     etaminus, etaplus, smin, smax = hp
     (maximize,) = flags
-    return T.common(0.0, maximize, 0) + [
-        T.per_leaf(("step", "prev", "step_size"), _rprop_leaf, etaminus, etaplus, smin, smax)]
+    return transforms.common(0.0, maximize, 0) + [
+        transforms.per_leaf(("step", "prev", "step_size"), _rprop_leaf, etaminus, etaplus,
+                            smin, smax)]
 
 
 class Rprop(_Base):

@@ -8,9 +8,9 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from .._core.state import STATE, grad_mode
 from .._tensor import Tensor
-from ..autograd.grad_mode import state as _grad_state
-from . import _transforms as T
+from . import _transforms as transforms
 from .optimizer import Optimizer, _check_lr, _scalar
 
 __all__ = ["LBFGS"]
@@ -149,37 +149,33 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
 
     def _flat_grad(self):
-        return _flatten([p._grad._value if p._grad is not None else T.zeros_like(p._value)
+        return _flatten([p._grad._value if p._grad is not None else transforms.zeros_like(p._value)
                          for p in self._params])
 
     def _add_grad(self, step, flat):
         for p, v in zip(self._params, _add_flat([p._value for p in self._params], step, flat)):
-            T.write(p, v)
+            transforms.write(p, v)
 
     def _closure(self, closure):
-        prev = _grad_state.enabled
-        _grad_state.enabled = True
-        try:
+        with grad_mode(True):
             return closure()
-        finally:
-            _grad_state.enabled = prev
 
     def _evaluate(self, closure, x, t, d):
         self._add_grad(t, d)
         loss = float(self._closure(closure))
         g = self._flat_grad()
         for p, v in zip(self._params, x):
-            T.write(p, v)
+            transforms.write(p, v)
         return loss, g
 
     def step(self, closure):
         """One LBFGS step (up to ``max_iter`` iterations); returns the first loss."""
-        prev_mode = _grad_state.enabled
-        _grad_state.enabled = False
+        prev_mode = STATE.grad_enabled
+        STATE.grad_enabled = False
         try:
             return self._step(closure)
         finally:
-            _grad_state.enabled = prev_mode
+            STATE.grad_enabled = prev_mode
 
     def _step(self, closure):
         group = self.param_groups[0]

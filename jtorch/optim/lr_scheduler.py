@@ -15,7 +15,7 @@ from collections import Counter
 from functools import wraps
 from weakref import ref
 
-from .._compile.context import replayable as _replayable
+from .._core.state import host_side
 from .._tensor import Tensor
 from .optimizer import Optimizer
 
@@ -111,7 +111,7 @@ class LRScheduler:
     def get_lr(self):
         raise NotImplementedError
 
-    @_replayable
+    @host_side
     def step(self, epoch=None):
         if self._step_count == 1:
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
@@ -439,7 +439,7 @@ class SequentialLR(_Composite):
         elif hasattr(s, "last_epoch"):
             s.last_epoch -= 1
 
-    @_replayable
+    @host_side
     def step(self):
         self.last_epoch += 1
         idx = bisect_right(self._milestones, self.last_epoch)
@@ -461,7 +461,7 @@ class ChainedScheduler(_Composite):
         self.optimizer = optimizer
         self._last_lr = _group_vals(schedulers[-1].optimizer, "lr")
 
-    @_replayable
+    @host_side
     def step(self):
         for s in self._schedulers:
             s.step()
@@ -498,7 +498,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
 
-    @_replayable
+    @host_side
     def step(self, metrics, epoch=None):
         current = float(metrics)
         if epoch is None:

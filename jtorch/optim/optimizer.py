@@ -16,12 +16,10 @@ from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 
-from .._compile.context import CTX as _CTX
-from .._compile.context import EPOCH as _CTX_EPOCH
 from .._core import dtypes
 from .._core.hooks import RemovableHandle
+from .._core.state import STATE, grad_mode, structure_changed
 from .._tensor import Tensor
-from ..autograd.grad_mode import state as _grad_state
 from . import _transforms
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
@@ -211,7 +209,7 @@ class Optimizer:
         return value.to(device=param.device)
 
     def load_state_dict(self, state_dict):
-        _CTX_EPOCH[0] += 1  # jtorch.compile: the state's structure changed
+        structure_changed()
         state_dict = state_dict.copy()
         for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
             r = pre_hook(self, state_dict)
@@ -275,7 +273,7 @@ class Optimizer:
         raise NotImplementedError
 
     def add_param_group(self, param_group):
-        _CTX_EPOCH[0] += 1  # jtorch.compile: the state's structure changed
+        structure_changed()
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
@@ -401,8 +399,8 @@ class _JaxOptimizer(Optimizer):
         svals = {k: [None if st.get(k) is None else st[k]._value for st in states]
                  for k in keys}
         hyper = self._hyper(group)
-        if _CTX.tracing:  # jtorch.compile: the hyperparameters are inputs of the program
-            hyper = _CTX.hyper(self, group, hyper)
+        if STATE.trace is not None:  # jtorch.compile: hyperparameters are program inputs
+            hyper = STATE.trace.hyperparameters(self, group, hyper)
         new_p, new_s = _transforms.run_step(
             type(self)._build, self._flags(group, states), [p._value for p in params],
             [g._value for g in grads], svals, hyper)
@@ -420,12 +418,8 @@ class _JaxOptimizer(Optimizer):
         """Perform a single optimization step; returns ``closure()``'s loss."""
         loss = None
         if closure is not None:
-            prev = _grad_state.enabled
-            _grad_state.enabled = True
-            try:
+            with grad_mode(True):
                 loss = closure()
-            finally:
-                _grad_state.enabled = prev
         for group in self.param_groups:
             self._group_step(group)
         return loss

@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import optax
 
 from .._ops import creation as _creation
-from . import _transforms as T
+from . import _transforms as transforms
 from .optimizer import _check_lr, _check_nonneg, _JaxOptimizer, _scalar, _scalar_dtype
 
 __all__ = ["SGD", "ASGD"]
@@ -21,15 +21,15 @@ def _sgd_momentum_leaf(g, p, buf, momentum, dampening, nesterov):
 def _build_sgd(hp, flags):
     lr, momentum, dampening, wd = hp
     maximize, wd_on, has_momentum, nesterov, no_dampening = flags
-    links = T.common(wd, maximize, 1 if wd_on else 0)
+    links = transforms.common(wd, maximize, 1 if wd_on else 0)
     if has_momentum:
         if no_dampening:   # optax.trace is PyTorch's rule when dampening == 0
-            links.append(T.keyed(optax.trace(decay=momentum, nesterov=nesterov),
+            links.append(transforms.keyed(optax.trace(decay=momentum, nesterov=nesterov),
                                  "momentum_buffer", "trace", fill_none=True))
         else:
-            links.append(T.per_leaf(("momentum_buffer",), _sgd_momentum_leaf, momentum,
+            links.append(transforms.per_leaf(("momentum_buffer",), _sgd_momentum_leaf, momentum,
                                     dampening, nesterov))
-    links.append(T.stateless(optax.scale_by_learning_rate(lr)))
+    links.append(transforms.stateless(optax.scale_by_learning_rate(lr)))
     return links
 
 
@@ -77,11 +77,11 @@ class SGD(_JaxOptimizer):
 # ---------------------------------------------------------------------------------- ASGD
 def _asgd_leaf(g, p, step, eta, mu, ax, lr, lambd, alpha, t0):
     step = step + 1
-    eta_v = T.f64(eta)
-    p2 = p * T.c(1 - lambd * eta_v, p)
-    p2 = p2 + T.c(-eta_v, p) * g
+    eta_v = transforms.f64(eta)
+    p2 = p * transforms.c(1 - lambd * eta_v, p)
+    p2 = p2 + transforms.c(-eta_v, p) * g
     ax = jnp.where(mu != 1, ax + (p2 - ax) * mu.astype(p.dtype), p2)
-    s = T.f64(step)
+    s = transforms.f64(step)
     new_eta = (lr / ((1 + lambd * lr * s) ** alpha)).astype(eta.dtype)
     new_mu = (1 / jnp.maximum(1.0, s - t0)).astype(mu.dtype)
     return p2 - p, step, new_eta, new_mu, ax
@@ -90,8 +90,8 @@ def _asgd_leaf(g, p, step, eta, mu, ax, lr, lambd, alpha, t0):
 def _build_asgd(hp, flags):
     lr, lambd, alpha, t0, wd = hp
     maximize, wd_on = flags
-    return T.common(wd, maximize, 1 if wd_on else 0) + [
-        T.per_leaf(("step", "eta", "mu", "ax"), _asgd_leaf, lr, lambd, alpha, t0)]
+    return transforms.common(wd, maximize, 1 if wd_on else 0) + [
+        transforms.per_leaf(("step", "eta", "mu", "ax"), _asgd_leaf, lr, lambd, alpha, t0)]
 
 
 class ASGD(_JaxOptimizer):

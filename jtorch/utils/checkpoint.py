@@ -18,6 +18,9 @@ from __future__ import annotations
 import contextlib
 import warnings
 
+from .._core.graph import edge_of
+from .._core.state import STATE
+
 __all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn"]
 
 
@@ -65,9 +68,8 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     """Run ``function(*args, **kwargs)`` without keeping its activations for backward."""
     from .. import autograd
     from .._core.generator import default_generator
+    from .._core.python_node import record_python_node
     from .._tensor import Tensor
-    from ..autograd.function import _record_python
-    from ..autograd.grad_mode import state as grad_state
 
     if use_reentrant is None:
         warnings.warn(
@@ -83,18 +85,16 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     if use_reentrant and (context_fn is not noop_context_fn or debug is not False):
         raise ValueError("Passing `context_fn` or `debug` is only supported when "
                          "use_reentrant=False.")
-    if not grad_state.enabled:
+    if not STATE.grad_enabled:
         return function(*args, **kwargs)
     tensor_args = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
     if use_reentrant and not tensor_args:
         _warn_no_grad()
         with autograd.no_grad():
             return function(*args, **kwargs)
-    from .._compile.context import CTX
-
-    traced = CTX.tracing
+    traced = STATE.trace is not None
     if traced:  # inside jtorch.compile: this run only finds the leaves; jax.checkpoint runs it
-        snap = [(t, t._array) for t in CTX.tensors]
+        snap = [(t, t._array) for t in STATE.trace.lifted_tensors()]
     rng = default_generator.get_state() if preserve and not traced else None
     fwd_ctx, recompute_ctx = context_fn()
     with fwd_ctx:
@@ -104,7 +104,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     diff_out = [o for o in flat if isinstance(o, Tensor) and o._requires_grad]
     if not diff_out:
         return out
-    stop = {(id(e[0]), e[1]) for e in (a._edge() for a in tensor_args) if e is not None}
+    stop = {(id(e[0]), e[1]) for e in (edge_of(a) for a in tensor_args) if e is not None}
     wrt = tensor_args + [v for v in _leaves(diff_out, stop)
                          if not any(v is a for a in tensor_args)]
     if traced:
@@ -137,7 +137,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
                                    allow_unused=True))
 
     keep = [i for i, o in enumerate(detached) if isinstance(o, Tensor) and flat[i]._requires_grad]
-    _record_python(detached, wrt, backward, name="CheckpointFunctionBackward",
+    record_python_node(detached, wrt, backward, name="CheckpointFunctionBackward",
                    attach=set(keep))
     return _pack(kind, detached)
 
@@ -150,11 +150,10 @@ def _remat(function, args, kwargs, wrt, kind):
     import jax
 
     from .. import autograd
-    from .._compile.context import CTX
+    from .._core.python_node import record_pullback
     from .._tensor import Tensor
-    from ..autograd.function import record_pullback
 
-    state = list(CTX.tensors)
+    state = list(STATE.trace.lifted_tensors())
     pos = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a._requires_grad]
     leaves = wrt[len(pos):]
     meta = {}

@@ -17,7 +17,7 @@ import urllib.request
 
 import numpy as np
 
-from ..utils.data import _worker as W
+from ..utils.data import _worker as worker
 from ..utils.data.dataset import Dataset
 
 __all__ = ["MNIST", "FashionMNIST", "KMNIST"]
@@ -141,7 +141,7 @@ class MNIST(Dataset):
     def _tensor(self, name, arr):
         c = self._cache.get(name)
         if c is None or c[0] is not arr:
-            c = self._cache[name] = (arr, W.to_device(arr))
+            c = self._cache[name] = (arr, worker.to_device(arr))
         return c[1]
 
     @property
@@ -178,7 +178,8 @@ class MNIST(Dataset):
         return len(self._data)
 
     def _jtorch_fork_safe(self):
-        return all(t is None or W.fork_safe(t) for t in (self.transform, self.target_transform))
+        return all(t is None or worker.fork_safe(t)
+                   for t in (self.transform, self.target_transform))
 
     def _jtorch_fetch_batch(self, indices):
         """The default-collated batch, transformed as one array when the transform can
@@ -191,7 +192,7 @@ class MNIST(Dataset):
         imgs = batch_fn(self._data[idx])
         if imgs is NotImplemented:
             return NotImplemented
-        return [W.host_tensor(imgs), W.host_tensor(self._targets[idx])]
+        return [worker.host_tensor(imgs), worker.host_tensor(self._targets[idx])]
 
     def __getstate__(self):
         state = dict(self.__dict__)

@@ -15,14 +15,14 @@ import numbers
 import numpy as np
 
 from .._tensor import Tensor
-from ..utils.data import _worker as W
+from ..utils.data import _worker as worker
 
 __all__ = ["Compose", "Lambda", "Normalize", "RandomCrop", "RandomHorizontalFlip", "ToTensor"]
 
 
 def _out(arr):
     """A finished per-sample array as a tensor: host in host mode, else one transfer."""
-    return W.host_tensor(arr) if W.host_mode() else W.to_device(arr)
+    return worker.host_tensor(arr) if worker.host_mode() else worker.to_device(arr)
 
 
 _HOST_RNG = [None, None]  # (the default generator's key version when seeded, NumPy Generator)
@@ -32,7 +32,7 @@ def _rng():
     """NumPy's global RNG in workers (seeded per worker); in the main process a NumPy stream
     seeded from ONE key of jtorch's default generator, re-seeded whenever that generator
     changed (manual_seed, other random ops): reproducible, and no JAX call per sample."""
-    if W.get_worker_info() is not None:
+    if worker.get_worker_info() is not None:
         return np.random
     from .._core.generator import default_generator as g
     from ..utils.data.dataset import _seed_from
@@ -71,7 +71,7 @@ class Compose(_Safe):
         return img
 
     def _jtorch_fork_safe(self):
-        return all(W.fork_safe(t) for t in self.transforms)
+        return all(worker.fork_safe(t) for t in self.transforms)
 
     def _jtorch_batch(self, arr):
         """The composition applied to a stacked batch at once, or NotImplemented."""
@@ -155,14 +155,14 @@ class Normalize(_Safe):
             raise ValueError("Expected tensor to be a tensor image of size (..., C, H, W). Got "
                              f"tensor.size() = {tensor.size()}")
         mean, std = self._np_consts(tensor.dtype.np, tensor.dtype)
-        if W.is_host(tensor):
+        if worker.is_host(tensor):
             arr = tensor._array
             if self.inplace:
                 np.subtract(arr, mean, out=arr)
                 np.divide(arr, std, out=arr)
                 return tensor
-            return W.host_tensor((arr - mean) / std)
-        m, s = W.to_device(mean), W.to_device(std)
+            return worker.host_tensor((arr - mean) / std)
+        m, s = worker.to_device(mean), worker.to_device(std)
         if self.inplace:
             return tensor.sub_(m).div_(s)
         return (tensor - m) / s
@@ -203,8 +203,8 @@ class RandomHorizontalFlip(_Safe):
     def __call__(self, img):
         if _uniform() < self.p:
             if isinstance(img, Tensor):
-                if W.is_host(img):
-                    return W.host_tensor(np.ascontiguousarray(img._array[..., ::-1]))
+                if worker.is_host(img):
+                    return worker.host_tensor(np.ascontiguousarray(img._array[..., ::-1]))
                 return img.flip(-1)
             return np.ascontiguousarray(np.asarray(img)[:, ::-1])
         return img
@@ -226,10 +226,10 @@ class RandomCrop(_Safe):
 
     def __call__(self, img):
         tensor = isinstance(img, Tensor)
-        if tensor and not W.is_host(img):
-            arr, back = np.asarray(img._value), W.to_device
+        if tensor and not worker.is_host(img):
+            arr, back = np.asarray(img._value), worker.to_device
         elif tensor:
-            arr, back = img._array, W.host_tensor
+            arr, back = img._array, worker.host_tensor
         else:
             arr, back = np.asarray(img), (lambda a: a)
         h_ax = arr.ndim - 2 if tensor else 0

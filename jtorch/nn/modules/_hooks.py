@@ -219,11 +219,11 @@ class BackwardHook:
         grad_fn.register_hook(hook)
 
     def _apply_on_tensors(self, fn, args):
-        from ...autograd.grad_mode import state as grad_state
+        from ..._core.state import STATE
 
         idx = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         tensors = [args[i] for i in idx]
-        if not (any(t.requires_grad for t in tensors) and grad_state.enabled):
+        if not (any(t.requires_grad for t in tensors) and STATE.grad_enabled):
             return args, None
         new = BackwardHookFunction.apply(*tensors)
         if len(new) == 0:

@@ -11,10 +11,10 @@ import warnings
 from collections import OrderedDict
 from typing import TypeVar
 
-from ..._compile.context import structure_changed as _structure_changed
+from ..._core.state import structure_changed
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
-from . import _hooks as H
+from . import _hooks as module_hooks
 from ._hooks import (
     RemovableHandle,  # noqa: F401
     _global_backward_hooks,
@@ -128,7 +128,7 @@ class Module(StateDictMixin):
     def _hooked_call(self, args, kwargs):
         own = (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
                or self._backward_pre_hooks)
-        glob = H.any_global_hooks()
+        glob = module_hooks.any_global_hooks()
         if own or glob:
             return call_with_hooks(self, self.forward, args, kwargs)
         # every hook was removed since: back to the fast path
@@ -159,7 +159,7 @@ class Module(StateDictMixin):
     def register_buffer(self, name, tensor, persistent=True):
         """Add a buffer (a tensor that is state but not a parameter); non-persistent
         buffers are left out of state_dict."""
-        _structure_changed()
+        structure_changed()
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
@@ -173,7 +173,7 @@ class Module(StateDictMixin):
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
-        for hook in H._global_buffer_registration_hooks.values():
+        for hook in module_hooks._global_buffer_registration_hooks.values():
             out = hook(self, name, tensor)
             if out is not None:
                 tensor = out
@@ -185,7 +185,7 @@ class Module(StateDictMixin):
 
     def register_parameter(self, name, param):
         """Add a parameter (a Parameter or None) under ``name``."""
-        _structure_changed()
+        structure_changed()
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
@@ -207,7 +207,7 @@ class Module(StateDictMixin):
                              f"parameters must be created explicitly. To express '{name}' as "
                              "a function of another Tensor, compute the value in the "
                              "forward() method.")
-        for hook in H._global_parameter_registration_hooks.values():
+        for hook in module_hooks._global_parameter_registration_hooks.values():
             out = hook(self, name, param)
             if out is not None:
                 param = out
@@ -215,7 +215,7 @@ class Module(StateDictMixin):
 
     def add_module(self, name, module):
         """Add a child module (or None) under ``name``."""
-        _structure_changed()
+        structure_changed()
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{typename(module)} is not a Module subclass")
         if not isinstance(name, str):
@@ -226,7 +226,7 @@ class Module(StateDictMixin):
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        for hook in H._global_module_registration_hooks.values():
+        for hook in module_hooks._global_module_registration_hooks.values():
             out = hook(self, name, module)
             if out is not None:
                 module = out
@@ -331,23 +331,23 @@ class Module(StateDictMixin):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
-            for hook in H._global_module_registration_hooks.values():
+            for hook in module_hooks._global_module_registration_hooks.values():
                 out = hook(self, name, value)
                 if out is not None:
                     value = out
             modules[name] = value
-            _structure_changed()
+            structure_changed()
             return
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
-            for hook in H._global_module_registration_hooks.values():
+            for hook in module_hooks._global_module_registration_hooks.values():
                 out = hook(self, name, value)
                 if out is not None:
                     value = out
             modules[name] = value
-            _structure_changed()
+            structure_changed()
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
@@ -363,7 +363,7 @@ class Module(StateDictMixin):
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
-        _structure_changed()
+        structure_changed()
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._buffers:
@@ -453,11 +453,11 @@ class Module(StateDictMixin):
 
     def _get_backward_hooks(self):
         full, legacy = [], []
-        if H._global_is_full[0] is True:
+        if module_hooks._global_is_full[0] is True:
             full += _global_backward_hooks.values()
         if self._is_full_backward_hook is True:
             full += self._backward_hooks.values()
-        if H._global_is_full[0] is False:
+        if module_hooks._global_is_full[0] is False:
             legacy += _global_backward_hooks.values()
         if self._is_full_backward_hook is False:
             legacy += self._backward_hooks.values()
@@ -570,7 +570,7 @@ class Module(StateDictMixin):
         """Replace every parameter's data (and grad's) by ``fn(tensor)`` in place, keeping
         the Parameter objects (so optimizers built earlier still hold them), and every
         buffer by ``fn(buffer)``."""
-        _structure_changed()
+        structure_changed()
         if recurse:
             for m in self.children():
                 m._apply(fn)

@@ -14,7 +14,7 @@ import warnings
 import jtorch
 
 from ..._core.generator import next_key
-from ..._ops import nn_rnn as K
+from ..._ops import nn_rnn as rnn_kernels
 from ...autograd import no_grad
 from .. import init
 from ..parameter import Parameter
@@ -170,7 +170,7 @@ class RNNBase(Module):
         if packed:
             data, batch_sizes, sorted_indices, unsorted_indices = input
             bs = batch_sizes_np(batch_sizes)
-            packing = K.packing_arrays(bs, sorted_indices, unsorted_indices)
+            packing = rnn_kernels.packing_arrays(bs, sorted_indices, unsorted_indices)
             x, batched = data, True
             if hx is not None:  # (the kernel applies sorted_indices to hx itself)
                 self._check_args(x, hx, cx, bs)
@@ -203,7 +203,7 @@ class RNNBase(Module):
                 self.check_input(xs, None)
         train = self.training and self.dropout > 0 and self.num_layers > 1
         rng = next_key() if train else None
-        res = K._rnn(x, hx, cx, self._flat_weights, packing, rng, self.mode, self.bias,
+        res = rnn_kernels._rnn(x, hx, cx, self._flat_weights, packing, rng, self.mode, self.bias,
                      self.num_layers, self.dropout, train, self.bidirectional,
                      self.batch_first, batched, self.hidden_size, self.proj_size)
         if packed:
@@ -353,9 +353,9 @@ class RNNCell(RNNCellBase):
     def forward(self, input, hx=None):
         batched, input, (hx,) = self._prepare("RNNCell", input, [hx])
         if self.nonlinearity == "tanh":
-            fn = K.rnn_tanh_cell
+            fn = rnn_kernels.rnn_tanh_cell
         elif self.nonlinearity == "relu":
-            fn = K.rnn_relu_cell
+            fn = rnn_kernels.rnn_relu_cell
         else:
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         ret = fn(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
@@ -372,7 +372,7 @@ class LSTMCell(RNNCellBase):
     def forward(self, input, hx=None):
         states = [None, None] if hx is None else list(hx)
         batched, input, (h, c) = self._prepare("LSTMCell", input, states)
-        h2, c2 = K.lstm_cell(input, (h, c), self.weight_ih, self.weight_hh, self.bias_ih,
+        h2, c2 = rnn_kernels.lstm_cell(input, (h, c), self.weight_ih, self.weight_hh, self.bias_ih,
                              self.bias_hh)
         return (h2, c2) if batched else (h2.squeeze(0), c2.squeeze(0))
 
@@ -386,5 +386,6 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         batched, input, (hx,) = self._prepare("GRUCell", input, [hx])
-        ret = K.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        ret = rnn_kernels.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih,
+                                   self.bias_hh)
         return ret if batched else ret.squeeze(0)

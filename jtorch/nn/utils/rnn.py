@@ -14,7 +14,7 @@ import numpy as np
 
 import jtorch
 
-from ..._ops import nn_rnn as K
+from ..._ops import nn_rnn as rnn_kernels
 from ..._ops._index_util import need_concrete
 from ..._tensor import Tensor
 
@@ -171,7 +171,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     batch_sizes = (lens[None, :] > np.arange(int(lens[0]))[:, None]).sum(1)
     cols = np.arange(B) if order is None else order
     idx = np.concatenate([t * B + cols[:n] for t, n in enumerate(batch_sizes)])
-    data = K._pack_gather(input, idx, bool(batch_first))
+    data = rnn_kernels._pack_gather(input, idx, bool(batch_first))
     sorted_indices = None if order is None else _int64(order, input.device)
     return PackedSequence(data, _int64(batch_sizes), sorted_indices, None)
 
@@ -186,14 +186,14 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
                              "sequence in input, but got total_length="
                              f"{total_length} and max sequence length being {max_len}")
         max_len = total_length
-    pad_idx, mask, _, _, _ = K.packing_arrays(bs, None, None)
+    pad_idx, mask, _, _, _ = rnn_kernels.packing_arrays(bs, None, None)
     extra = max_len - len(bs)
     if extra:
         pad_idx = np.concatenate([pad_idx, np.zeros((extra, pad_idx.shape[1]), np.int64)])
         mask = np.concatenate([mask, np.zeros((extra, mask.shape[1]), bool)])
     lengths = mask.sum(0).astype(np.int64)
     unsorted = sequence.unsorted_indices
-    out = K._pad_scatter(sequence.data, padding_value, pad_idx, mask, unsorted,
+    out = rnn_kernels._pad_scatter(sequence.data, padding_value, pad_idx, mask, unsorted,
                          bool(batch_first))
     if unsorted is None:
         return out, _int64(lengths)
@@ -222,7 +222,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
             if a != b:
                 raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor "
                                    f"b ({b}) at non-singleton dimension {i + 1}")
-    return K._pad_sequence(sequences, bool(batch_first), padding_value, padding_side)
+    return rnn_kernels._pad_sequence(sequences, bool(batch_first), padding_value, padding_side)
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first=False):

@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from ..._tensor import Tensor
-from . import _worker as W
+from . import _worker as worker
 
 np_str_obj_array_pattern = re.compile(r"[SaUO]")
 
@@ -32,26 +32,28 @@ def _stack_tensors(batch):
         if tuple(t.shape) != shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(shape)} at entry 0 and {list(t.shape)} at entry {i}")
-    on_device = not W.host_mode() and not any(W.is_host(t) for t in batch)
+    on_device = not worker.host_mode() and not any(worker.is_host(t) for t in batch)
     if on_device or any(t._requires_grad for t in batch):
         import jtorch
 
         return jtorch.stack(list(batch), 0)
-    arrs = [W.host_value(t) for t in batch]
+    arrs = [worker.host_value(t) for t in batch]
     if len({a.dtype for a in arrs}) > 1:  # mixed dtypes: PyTorch's promotion via jtorch
         import jtorch
 
-        if W.host_mode() and W.get_worker_info() is not None:
+        if worker.host_mode() and worker.get_worker_info() is not None:
             raise TypeError("jtorch's default_collate in a worker needs tensors of one dtype; "
                             f"got {sorted({str(a.dtype) for a in arrs})}")
-        return jtorch.stack([W.to_device(a) for a in arrs], 0)
+        return jtorch.stack([worker.to_device(a) for a in arrs], 0)
     out = np.stack(arrs, 0)
-    return W.host_tensor(out) if W.get_worker_info() is not None else W.to_device(out)
+    in_worker = worker.get_worker_info() is not None
+    return worker.host_tensor(out) if in_worker else worker.to_device(out)
 
 
 def _as_leaf(arr):
     """A collated NumPy array as a tensor: host in workers, one transfer otherwise."""
-    return W.host_tensor(arr) if W.get_worker_info() is not None else W.to_device(arr)
+    in_worker = worker.get_worker_info() is not None
+    return worker.host_tensor(arr) if in_worker else worker.to_device(arr)
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
@@ -62,7 +64,7 @@ def collate_numpy_array_fn(batch, *, collate_fn_map=None):
     elem = batch[0]
     if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
         raise TypeError(default_collate_err_msg_format.format(elem.dtype))
-    return collate([W.host_tensor(np.array(b)) for b in batch], collate_fn_map=collate_fn_map)
+    return collate([worker.host_tensor(np.array(b)) for b in batch], collate_fn_map=collate_fn_map)
 
 
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
@@ -155,8 +157,8 @@ def default_convert(data):
     what the DataLoader applies with ``batch_size=None``."""
     elem_type = type(data)
     if isinstance(data, Tensor):
-        if W.is_host(data) and W.get_worker_info() is None:
-            return W.to_device(data._array)
+        if worker.is_host(data) and worker.get_worker_info() is None:
+            return worker.to_device(data._array)
         return data
     if isinstance(data, (np.ndarray, np.bool_, np.number)) and elem_type.__name__ != "str_":
         if (elem_type.__name__ == "ndarray"

@@ -22,14 +22,14 @@ import queue
 import time
 import warnings
 
-from . import _worker as W
+from . import _worker as worker
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset, _seed_from
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
 
-get_worker_info = W.get_worker_info
+get_worker_info = worker.get_worker_info
 _EXITING = [False]
 
 
@@ -60,11 +60,11 @@ class _MapFetcher:
         if not self.auto_collation:
             return self.collate_fn(d[index])
         fast = getattr(d, "_jtorch_fetch_batch", None)
-        if fast is not None and self.collate_fn is default_collate and W.host_mode():
+        if fast is not None and self.collate_fn is default_collate and worker.host_mode():
             out = fast(index)
             if out is not NotImplemented:
-                if W.get_worker_info() is None:
-                    out = [W.to_device(t._array) for t in out]
+                if worker.get_worker_info() is None:
+                    out = [worker.to_device(t._array) for t in out]
                 return out
         getitems = getattr(d, "__getitems__", None)
         data = getitems(index) if callable(getitems) else [d[i] for i in index]
@@ -259,7 +259,7 @@ def _choose_context(loader):
     ctx = loader.multiprocessing_context
     if ctx is not None:
         return ctx, False
-    safe = (W.fork_safe(loader.dataset) and loader._host_ok()
+    safe = (worker.fork_safe(loader.dataset) and loader._host_ok()
             and loader.worker_init_fn is None and "fork" in mp.get_all_start_methods())
     return mp.get_context("fork" if safe else "spawn"), safe
 
@@ -328,7 +328,7 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
 
     def _next_data(self):
         index = self._next_index()
-        with W.host_fetch(self._host_ok):
+        with worker.host_fetch(self._host_ok):
             return self._fetcher(index)
 
 
@@ -342,7 +342,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                                  "MultiProcessingDataLoaderIter")
         ctx, quiet_fork = _choose_context(loader)
         forked = ctx.get_start_method() == "fork"
-        W.prepare_host(self._dataset)
+        worker.prepare_host(self._dataset)
         self._shutdown = False
         self._result_queue = ctx.Queue()
         self._done_event = ctx.Event()
@@ -353,7 +353,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         for i in range(self._num_workers):
             iq = ctx.Queue()
             iq.cancel_join_thread()
-            w = ctx.Process(target=W.worker_loop, daemon=True, args=(
+            w = ctx.Process(target=worker.worker_loop, daemon=True, args=(
                 factory, self._dataset, iq, self._result_queue, self._done_event,
                 self._base_seed + i, loader.worker_init_fn, i, self._num_workers, forked,
                 os.getpid()))
@@ -382,11 +382,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         if not first_iter:  # persistent workers: drain the last epoch, restart the fetchers
             self._epoch += 1
             for q in self._index_queues:
-                q.put(W._ResumeIteration(self._epoch))
+                q.put(worker._ResumeIteration(self._epoch))
             pending = self._num_workers
             while pending > 0:
                 idx, _ = self._get_data()
-                if isinstance(idx, W._ResumeIteration) and idx.epoch == self._epoch:
+                if isinstance(idx, worker._ResumeIteration) and idx.epoch == self._epoch:
                     pending -= 1
         for _ in range(self._prefetch_factor * self._num_workers):
             self._try_put_index()
@@ -395,7 +395,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         """One (idx, data) from the result queue; raises on dead workers and on timeout."""
         deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
         while True:
-            wait = W.MP_STATUS_CHECK_INTERVAL
+            wait = worker.MP_STATUS_CHECK_INTERVAL
             if deadline is not None:
                 wait = min(wait, max(deadline - time.monotonic(), 0.0))
             try:
@@ -433,10 +433,10 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 raise AssertionError("Invalid iterator state: shutdown or no outstanding tasks "
                                      "when fetching next data")
             idx, data = self._get_data()
-            if isinstance(idx, W._ResumeIteration):
+            if isinstance(idx, worker._ResumeIteration):
                 continue
             self._tasks_outstanding -= 1
-            if isinstance(data, W._IterableDatasetStopIteration):
+            if isinstance(data, worker._IterableDatasetStopIteration):
                 if self._persistent_workers:
                     self._workers_status[data.worker_id] = False
                 else:
@@ -477,9 +477,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def _process_data(self, data, worker_id):
         self._workers_num_tasks[worker_id] -= 1
         self._try_put_index()
-        if isinstance(data, W.ExceptionWrapper):
+        if isinstance(data, worker.ExceptionWrapper):
             data.reraise()
-        return W.load_payload(data)
+        return worker.load_payload(data)
 
     def _mark_worker_as_unavailable(self, worker_id):
         self._index_queues[worker_id].put(None)
@@ -497,7 +497,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 for w in self._workers:
                     w.terminate()
             for w in self._workers:
-                w.join(timeout=2 * W.MP_STATUS_CHECK_INTERVAL)
+                w.join(timeout=2 * worker.MP_STATUS_CHECK_INTERVAL)
                 if w.is_alive():
                     w.kill()
                     w.join()

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from ..._tensor import Tensor
-from . import _worker as W
+from . import _worker as worker
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
@@ -43,7 +43,7 @@ class IterableDataset(Dataset):
 
 
 def _children_safe(datasets):
-    return all(W.fork_safe(d) for d in datasets)
+    return all(worker.fork_safe(d) for d in datasets)
 
 
 class TensorDataset(Dataset):
@@ -62,11 +62,11 @@ class TensorDataset(Dataset):
         """NumPy copies of the tensors (refreshed when a tensor was written to)."""
         key = tuple((id(t), t._version) for t in self.tensors)
         if self._host is None or self._host[0] != key:
-            self._host = (key, tuple(W.host_value(t) for t in self.tensors))
+            self._host = (key, tuple(worker.host_value(t) for t in self.tensors))
         return self._host[1]
 
     def __getitem__(self, index):
-        if W.host_mode():
+        if worker.host_mode():
             return tuple(_host_index(a, index) for a in self._jtorch_prepare_host())
         return tuple(tensor[index] for tensor in self.tensors)
 
@@ -76,20 +76,20 @@ class TensorDataset(Dataset):
     def _jtorch_fetch_batch(self, indices):
         """The default-collated batch for ``indices`` (one fancy index per tensor)."""
         idx = np.asarray(indices, dtype=np.int64)
-        return [W.host_tensor(a[idx]) for a in self._jtorch_prepare_host()]
+        return [worker.host_tensor(a[idx]) for a in self._jtorch_prepare_host()]
 
     def __getstate__(self):  # ship NumPy copies (cheap, and no JAX in the pickle)
         return {"_np": self._jtorch_prepare_host()}
 
     def __setstate__(self, state):
         arrs = state["_np"]
-        self.tensors = tuple(W.host_tensor(a) for a in arrs)
+        self.tensors = tuple(worker.host_tensor(a) for a in arrs)
         self._host = (tuple((id(t), t._version) for t in self.tensors), arrs)
 
 
 def _host_index(arr, index):
     out = arr[index]
-    return W.host_tensor(out if isinstance(out, np.ndarray) else np.asarray(out))
+    return worker.host_tensor(out if isinstance(out, np.ndarray) else np.asarray(out))
 
 
 class StackDataset(Dataset):
@@ -237,7 +237,7 @@ class Subset(Dataset):
         return (self.dataset,)
 
     def _jtorch_fork_safe(self):
-        return W.fork_safe(self.dataset)
+        return worker.fork_safe(self.dataset)
 
     def __getitem__(self, idx):
         if isinstance(idx, list):

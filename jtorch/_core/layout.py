@@ -1,0 +1,64 @@
+"""``torch.layout`` and ``torch.memory_format`` values.
+
+jtorch stores every tensor as a dense jax.Array: ``strided`` is the only layout it has, and the
+memory formats are accepted where PyTorch takes them without changing how values are stored.
+"""
+
+from __future__ import annotations
+
+
+class layout:  # noqa: N801 - PyTorch's name
+    """A tensor layout (``torch.strided``, ``torch.sparse_coo``...)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+    def __reduce__(self):
+        return (_layout_named, (self.name,))
+
+
+class memory_format:  # noqa: N801 - PyTorch's name
+    """A memory format (``torch.contiguous_format``, ``torch.channels_last``...)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+    def __reduce__(self):
+        return (_format_named, (self.name,))
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
+jagged = layout("jagged")
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+_LAYOUTS = {x.name: x for x in (strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr,
+                                sparse_bsc, jagged)}
+_FORMATS = {x.name: x for x in (contiguous_format, preserve_format, channels_last,
+                                channels_last_3d)}
+
+
+def _layout_named(name):
+    return _LAYOUTS[name]
+
+
+def _format_named(name):
+    return _FORMATS[name]

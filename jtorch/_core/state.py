@@ -1,0 +1,103 @@
+"""The mutable state the core reads on every op, in one place.
+
+Per thread (as in PyTorch, a grad mode or a trace in one thread does not affect another):
+
+- ``STATE.grad_enabled`` / ``STATE.inference``: the grad mode (``torch.no_grad()`` and friends in
+  ``jtorch/autograd/grad_mode.py`` set them; the dispatcher and the engine read them).
+- ``STATE.trace``: ``None``, or the :class:`TraceHooks` of the ``jtorch.compile`` trace running in
+  this thread. The compiler installs it for the duration of a trace; the core calls it only
+  while it is set, so outside a trace each hook costs one attribute read.
+
+Per process:
+
+- the structure epoch: bumped (:func:`structure_changed`) when state is registered or replaced
+  (a Module attribute, a parameter or buffer, a conversion, an optimizer's param groups or state
+  loads). A compiled function whose epoch is older walks its state again.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+
+class _ThreadState(threading.local):
+    grad_enabled = True
+    inference = False
+    trace = None
+
+
+STATE = _ThreadState()
+
+
+class grad_mode:  # noqa: N801 - used like a context-manager function
+    """``with grad_mode(False): ...`` runs the block with grad mode set, then restores it."""
+
+    __slots__ = ("_enabled", "_prev")
+
+    def __init__(self, enabled):
+        self._enabled = enabled
+
+    def __enter__(self):
+        self._prev = STATE.grad_enabled
+        STATE.grad_enabled = self._enabled
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled = self._prev
+        return False
+
+
+class TraceHooks:
+    """What the core asks of a running ``jtorch.compile`` trace (``STATE.trace``).
+
+    A trace turns state into inputs and outputs of one XLA program, so it must see every piece
+    of state the traced function touches. jtorch/_compile/context.py implements these; the core
+    calls them at the only places state can be met: a dispatched op's tensor inputs, an in-place
+    write, a generator split, an optimizer's hyperparameters and a host-side call to replay.
+    """
+
+    def touched(self, tensor):
+        """``tensor`` is read, written or differentiated by the trace; one that existed before
+        the trace began and was not lifted makes the trace start again with it lifted."""
+        raise NotImplementedError
+
+    def hyperparameters(self, optimizer, group, values):
+        """The traced stand-ins for ``values``, the hyperparameters of ``optimizer``'s
+        ``group`` (so a changed learning rate does not recompile)."""
+        raise NotImplementedError
+
+    def host_call(self, method, obj, args, kwargs):
+        """``method(obj, *args, **kwargs)`` is a host-side call (``LRScheduler.step``) that the
+        compiled program must repeat after each run; returns its result."""
+        raise NotImplementedError
+
+    def lifted_tensors(self):
+        """The tensors lifted into the trace (``utils.checkpoint`` threads them through)."""
+        raise NotImplementedError
+
+
+def host_side(method):
+    """Mark a method whose effect stays on the host (``LRScheduler.step``): a compiled
+    function records the call during its trace and repeats it after each run."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        trace = STATE.trace
+        if trace is not None:
+            return trace.host_call(method, self, args, kwargs)
+        return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+# ------------------------------------------------------------------ the structure epoch
+_epoch = [0]
+
+
+def structure_changed():
+    """Registered state changed shape (see the module docstring)."""
+    _epoch[0] += 1
+
+
+def structure_epoch() -> int:
+    return _epoch[0]

@@ -1,0 +1,267 @@
+"""The Tensor data type: a mutable handle on an immutable jax.Array, with its autograd fields.
+
+``TensorBase`` holds what every layer above needs to know about a tensor and nothing more:
+its array, device, gradient fields, version counter and, for a view, the link to its base.
+Methods that run ops (``x.sum()``, ``x + y``, ``x.backward()``...) belong to the public
+``jtorch.Tensor`` (jtorch/_tensor.py), a subclass defined once the op families exist; it
+registers itself here, so every tensor the core makes is a ``jtorch.Tensor``.
+
+Fields have class-level defaults and an instance sets only what differs: making a tensor sets
+two attributes (this is on every op's path).
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import numpy as np
+
+from . import dtypes
+from .device import default_device
+from .errors import concretization_error
+from .state import STATE
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints with PyTorch's repr."""
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(str(int(s)) for s in self)}])"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+
+class TensorBase:
+    """The fields of a tensor. Instances are always of the public ``jtorch.Tensor`` class (or a
+    subclass such as ``nn.Parameter``)."""
+
+    # the storage: a jax.Array (a tracer inside a trace); for a view, as of _base_version
+    _array = None
+    _device = None
+    # autograd
+    _requires_grad = False
+    _grad = None
+    _node = None           # grad_fn: the graph node that produced this tensor
+    _out_idx = 0           # which output of _node this is
+    _acc = None            # a leaf's AccumulateGrad node, made on first use
+    _hooks = None          # hooks on a leaf's gradient
+    _post_hooks = None     # post-accumulate-grad hooks
+    _retains = False       # retain_grad() was called on this non-leaf
+    # versions: in-place writes bump the storage owner's counter (a view reads its base's)
+    _version_counter = 0
+    _data_writes = 0       # writes made through .data aliases: not counted in _version
+    _data_alias = False    # made by .data (or a view of one): PyTorch gives it its own version
+    # views (jtorch/_core/views.py)
+    _base = None           # the tensor whose storage this views
+    _chain = ()            # the view steps from _base: ((Kernel, output index or None), ...)
+    _base_version = 0      # the base version this view's _array was derived at
+    _layout = None         # (strides, storage offset), computed once when first asked
+    _detached = False      # views made by detach()/.data: writes do not record autograd
+    _overlap = False       # expanded views: in-place writes are an error
+    _is_param = False
+    _in_trace = False      # made while jtorch.compile traced a function
+
+    __array_priority__ = 1000
+
+    @classmethod
+    def _make(cls, arr, device=None):
+        t = object.__new__(_TENSOR_CLASS)
+        t._array = arr
+        t._device = device if device is not None else _cpu()
+        if STATE.trace is not None:
+            t._in_trace = True
+        return t
+
+    # ---------------------------------------------------------------- value and version
+    @property
+    def _value(self):
+        """The current array; a view whose base was written to since is re-derived first."""
+        b = self._base
+        if b is not None and self._base_version != b._version_counter:
+            _refresh_view(self)
+        return self._array
+
+    @property
+    def _version(self):
+        b = self if self._base is None else self._base
+        return b._version_counter if self._data_alias else b._version_counter - b._data_writes
+
+    # ---------------------------------------------------------------- metadata
+    @property
+    def shape(self):
+        return Size(self._array.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._array.shape)
+        return self._array.shape[wrap_dim(dim, self._array.ndim)]
+
+    @property
+    def dtype(self):
+        return dtypes.from_np(self._array.dtype)
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._device.type == "cpu"
+
+    @property
+    def ndim(self):
+        return self._array.ndim
+
+    def dim(self):
+        return self._array.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return math.prod(self._array.shape)
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.dtype.itemsize
+
+    def is_floating_point(self):
+        return self.dtype.category == dtypes.FLOAT
+
+    def is_complex(self):
+        return self.dtype.category == dtypes.COMPLEX
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def get_device(self):
+        return -1 if self._device.type == "cpu" else (self._device.index or 0)
+
+    def __len__(self):
+        if self._array.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._array.shape[0]
+
+    __hash__ = object.__hash__
+
+    def __jax_array__(self):
+        return self._value
+
+    # ---------------------------------------------------------------- autograd fields
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        flag = bool(flag)
+        if self._node is not None:
+            if not flag:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return
+        if flag and self.dtype.category < dtypes.FLOAT:
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = flag
+
+    @property
+    def is_leaf(self):
+        return self._node is None
+
+    @property
+    def grad_fn(self):
+        b = self._base
+        if b is not None and self._base_version != b._version_counter:
+            _refresh_view(self)  # a stale view's grad_fn follows its base's writes
+        return self._node
+
+    @property
+    def retains_grad(self):
+        return self._retains
+
+
+def to_numpy(arr):
+    """A jax array as NumPy; inside a trace only when its value is known (torch.func's eager
+    transforms), else jtorch's TraceError."""
+    if isinstance(arr, jax.core.Tracer):
+        known = _concrete_value(arr)
+        if known is not None:
+            return np.asarray(known)
+        raise concretization_error("converting a traced Tensor to a Python value or NumPy")
+    return np.asarray(arr)
+
+
+try:
+    from jax._src.core import to_concrete_value as _concrete_value
+except ImportError:  # pragma: no cover - another JAX: treat every tracer as abstract
+    def _concrete_value(arr):
+        return None
+
+
+def wrap_dim(dim, ndim):
+    """``dim`` as a non-negative index into ``ndim`` dimensions (a 0-d tensor has one), or
+    PyTorch's IndexError."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
+_CPU = []
+
+
+def _cpu():
+    if not _CPU:
+        _CPU.append(default_device())
+    return _CPU[0]
+
+
+# ------------------------------------------------------------------ registrations from above
+_TENSOR_CLASS = TensorBase
+
+
+def _refresh_view(view):  # replaced by jtorch/_core/views.py at import
+    raise RuntimeError("jtorch: views are not available before jtorch._core.views is imported")
+
+
+def register_tensor_class(cls):
+    """jtorch/_tensor.py registers the public Tensor class: every tensor made is one."""
+    global _TENSOR_CLASS
+    _TENSOR_CLASS = cls
+
+
+def register_view_refresh(fn):
+    """jtorch/_core/views.py registers how a stale view is re-derived from its base."""
+    global _refresh_view
+    _refresh_view = fn
