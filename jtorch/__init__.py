@@ -39,11 +39,11 @@ from ._core.generator import (
     seed,
     set_rng_state,
 )
+from ._core.kernel import return_types
 from ._ops import convert as _convert
 from ._ops import typeinfo as _typeinfo
 from ._ops._registry import NAMESPACES as _NS  # noqa: E402
 from ._ops._registry import TENSOR_METHODS as _TM
-from ._ops._registry import return_types
 from ._ops.creation import (
     as_tensor,
     asarray,

@@ -21,8 +21,9 @@ from ._core.hooks import (
     retain_grad,
 )
 from ._core.layout import strided
+from ._core.strides import is_contiguous, strides
 from ._core.tensor_base import Size, TensorBase, register_tensor_class, to_numpy, wrap_dim
-from ._core.views import deepcopy_tensor, detached_alias, is_contiguous, strides
+from ._core.views import deepcopy_tensor, detached_alias
 from ._ops import convert
 from ._ops.creation import empty, place, tensor
 from ._ops.indexing import getitem

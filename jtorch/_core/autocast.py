@@ -16,7 +16,7 @@ arguments (static values and tracers with static shapes), for ops whose PyTorch 
 depends on an argument (F.pad's mode, einsum's equation, matrix_power's n...).
 
 float64 inputs, integer inputs and Python numbers are never cast, as in PyTorch. The casts
-happen inside the op's traced kernel (``amp_wrap``), so the backward (jax.vjp of the kernel)
+happen inside the op's traced kernel (``autocast_body``), so the backward (jax.vjp of the kernel)
 returns gradients in the inputs' own dtypes and a compiled step sees the same kernels.
 
 The tables below follow PyTorch's ``aten/src/ATen/autocast_mode.cpp`` for the ops jtorch has
@@ -190,10 +190,11 @@ _CUDA = {
 POLICIES = {"cpu": _CPU, "cuda": _CUDA}
 
 
-# ------------------------------------------------------------------ the dispatcher's side
-def amp_key(opdef, key, device):
-    """The kernel key of ``opdef`` under the active autocast state: ``key`` extended with
-    ``(rule, dtype)`` when the op is in the policy of its device's type, else ``key``."""
+# ------------------------------------------------------------------ the kernel layer's side
+def autocast_key(opdef, key, device):
+    """The key of a call of ``opdef`` on ``device`` under the active autocast state: ``key``
+    with its autocast part set to ``(kind or rule, dtype)`` when the op is in the policy of the
+    device's type, else ``key`` unchanged."""
     st = ACTIVE[0]
     if st is None or device is None:
         return key
@@ -208,30 +209,20 @@ def amp_key(opdef, key, device):
     return (key[0], key[1], (rule, cur[1]))
 
 
-def amp_wrap(opdef, py, key, marks):
-    """``py`` (a kernel's traced function of its flat argument values) with autocast's casts
-    applied to the floating tensor slots first (or, for LOWER_OUT, to the outputs after)."""
-    from .dispatch import SCALAR, _fill
-
-    rule, low = key[2]
-    slots = tuple(i for i, m in enumerate(marks) if m is not SCALAR)
-    targs, tkw = key[0], key[1]
+def autocast_body(opdef, spec, body):
+    """``body`` (a kernel's traced function of its dynamic values) with autocast's casts
+    (``spec.autocast``) applied to the floating tensor slots first (or, for LOWER_OUT, to the
+    outputs after)."""
+    rule, low = spec.autocast
+    slots = spec.tensor_slots()
     params = opdef.params
 
-    def kind_of(vals):
-        if not callable(rule):
-            return rule
-        it = iter(vals)
-        bound = dict(zip(params, [_fill(a, it) for a in targs]))
-        bound.update((k, _fill(v, it)) for k, v in tkw)
-        return rule(bound)
-
     def run(*vals):
-        kind = kind_of(vals)
+        kind = rule(spec.bind_by_name(params, vals)) if callable(rule) else rule
         if kind is None:
-            return py(*vals)
+            return body(*vals)
         if kind == LOWER_OUT:
-            return _cast_outputs(py(*vals), low)
+            return _cast_outputs(body(*vals), low)
         if kind == LOWER:
             target = low
         elif kind == FP32:
@@ -244,7 +235,7 @@ def amp_wrap(opdef, py, key, marks):
             dt = v.dtype
             if dt != target and dt != _F64 and jnp.issubdtype(dt, jnp.floating):
                 vals[i] = v.astype(target)
-        return py(*vals)
+        return body(*vals)
 
     return run
 
@@ -276,6 +267,8 @@ def without_autocast(fn, *args):
     """``fn(*args)`` with autocast off (the out= and in-place forms, which PyTorch does not
     autocast)."""
     prev = ACTIVE[0]
+    if prev is None:
+        return fn(*args)
     ACTIVE[0] = None
     try:
         return fn(*args)

@@ -13,15 +13,17 @@ class dtype:
     """A PyTorch dtype. ``jtorch.float32`` etc. are the only instances (compare with ``is``
     or ``==``)."""
 
-    __slots__ = ("name", "np", "category", "itemsize", "is_signed", "scalar_name", "abbr")
+    __slots__ = ("name", "np", "category", "itemsize", "is_signed", "scalar_name", "cpp_name",
+                 "abbr")
 
-    def __init__(self, name, np_dtype, category, scalar_name, abbr, is_signed=True):
+    def __init__(self, name, np_dtype, category, scalar_name, cpp_name, abbr, is_signed=True):
         self.name = name
         self.np = np.dtype(np_dtype)
         self.category = category
         self.itemsize = self.np.itemsize
         self.is_signed = is_signed
         self.scalar_name = scalar_name  # c10's ScalarType name, used in PyTorch's messages
+        self.cpp_name = cpp_name        # the C++ type name some of PyTorch's messages print
         self.abbr = abbr
 
     @property
@@ -59,18 +61,20 @@ def _lookup(name):
     return _BY_NAME[name]
 
 
-float16 = dtype("float16", jnp.float16, FLOAT, "Half", "f16")
-bfloat16 = dtype("bfloat16", jnp.bfloat16, FLOAT, "BFloat16", "bf16")
-float32 = dtype("float32", jnp.float32, FLOAT, "Float", "f32")
-float64 = dtype("float64", jnp.float64, FLOAT, "Double", "f64")
-complex64 = dtype("complex64", jnp.complex64, COMPLEX, "ComplexFloat", "c64")
-complex128 = dtype("complex128", jnp.complex128, COMPLEX, "ComplexDouble", "c128")
-int8 = dtype("int8", jnp.int8, INT, "Char", "i8")
-int16 = dtype("int16", jnp.int16, INT, "Short", "i16")
-int32 = dtype("int32", jnp.int32, INT, "Int", "i32")
-int64 = dtype("int64", jnp.int64, INT, "Long", "i64")
-uint8 = dtype("uint8", jnp.uint8, INT, "Byte", "u8", is_signed=False)
-bool_ = dtype("bool", jnp.bool_, BOOL, "Bool", "b8", is_signed=False)
+float16 = dtype("float16", jnp.float16, FLOAT, "Half", "c10::Half", "f16")
+bfloat16 = dtype("bfloat16", jnp.bfloat16, FLOAT, "BFloat16", "c10::BFloat16", "bf16")
+float32 = dtype("float32", jnp.float32, FLOAT, "Float", "float", "f32")
+float64 = dtype("float64", jnp.float64, FLOAT, "Double", "double", "f64")
+complex64 = dtype("complex64", jnp.complex64, COMPLEX, "ComplexFloat", "c10::complex<float>",
+                  "c64")
+complex128 = dtype("complex128", jnp.complex128, COMPLEX, "ComplexDouble",
+                   "c10::complex<double>", "c128")
+int8 = dtype("int8", jnp.int8, INT, "Char", "signed char", "i8")
+int16 = dtype("int16", jnp.int16, INT, "Short", "short int", "i16")
+int32 = dtype("int32", jnp.int32, INT, "Int", "int", "i32")
+int64 = dtype("int64", jnp.int64, INT, "Long", "long int", "i64")
+uint8 = dtype("uint8", jnp.uint8, INT, "Byte", "unsigned char", "u8", is_signed=False)
+bool_ = dtype("bool", jnp.bool_, BOOL, "Bool", "bool", "b8", is_signed=False)
 
 ALL = (float16, bfloat16, float32, float64, complex64, complex128,
        int8, int16, int32, int64, uint8, bool_)
@@ -107,20 +111,26 @@ def set_default_dtype(d):
     if d.category != FLOAT:
         raise TypeError("only floating-point types are supported as the default type")
     if d is not _default_float[0]:
-        _drop_compiled_kernels()
+        for fn in _ON_CHANGE:
+            fn()
     _default_float[0] = d
     _default_complex[0] = complex128 if d is float64 else complex64
 
 
-def _drop_compiled_kernels():
-    """Kernels promote Python numbers to the default dtype while being traced, and jax.jit's
-    cache does not know the default dtype: changing it drops every compiled kernel (a rare
-    event; they recompile on next use). Recorded nodes keep their own kernels."""
-    from .._ops._registry import OPS
+_ON_CHANGE = []
 
-    for opdef in OPS.values():
-        opdef.kernels.clear()
-        opdef.bwd_kernels.clear()
+
+def on_default_dtype_change(fn):
+    """Register ``fn()`` to run when the default dtype changes (the kernel layer drops its
+    compiled kernels, which baked the old default in)."""
+    _ON_CHANGE.append(fn)
+
+
+def legacy_type_name(d: dtype, device) -> str:
+    """PyTorch's legacy type string of a tensor: ``'torch.FloatTensor'``,
+    ``'torch.cuda.LongTensor'``."""
+    prefix = "torch.cuda." if device.type == "cuda" else "torch."
+    return f"{prefix}{d.scalar_name}Tensor"
 
 
 def from_np(np_dtype) -> dtype:

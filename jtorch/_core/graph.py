@@ -16,10 +16,12 @@ import weakref
 
 import jax
 import jax.numpy as jnp
+from jax.interpreters import partial_eval as pe
 
 from . import dtypes
 from .device import device_of
 from .hooks import _RETAINED, _add_hook
+from .kernel import OpDef
 from .state import STATE, grad_mode
 from .tensor_base import TensorBase
 
@@ -133,7 +135,7 @@ class Node:
         if create_graph:
             return _apply_with_graph(self, cts)
         cts = tuple(None if c is None else _arr(c) for c in cts)
-        return self.kernel.vjp_fn(self.diff)(self.vals, cts)
+        return self.kernel.vjp(self.diff)(self.vals, cts)
 
     def release(self):
         if self.saved is not None:
@@ -148,24 +150,13 @@ _WRAPS_NUMBERS = frozenset({"add", "sub", "mul", "div"})
 
 def _listed_slots(node):
     """The slots PyTorch lists as a node's inputs: all but index/mask tensors and, except for
-    add/sub/mul/div, Python numbers (found once per kernel from its argument template)."""
+    add/sub/mul/div, Python numbers (found once per kernel from its CallSpec)."""
     kernel = node.kernel
     if kernel is None:
         return range(len(node.edges))
-    hit = kernel._bwd_op.get("listed")
-    if hit is None:
-        from .dispatch import ARR_N, SCALAR, _markers
-
-        marks = []
-        for a in kernel.key[0]:
-            _markers(a, marks)
-        for _, v in kernel.key[1]:
-            _markers(v, marks)
-        numbers = kernel.opdef.name in _WRAPS_NUMBERS
-        hit = kernel._bwd_op["listed"] = tuple(
-            i for i, m in enumerate(marks)
-            if m is not ARR_N and (numbers or m is not SCALAR))
-    return hit
+    if kernel.listed is None:
+        kernel.listed = kernel.spec.listed_slots(kernel.opdef.name in _WRAPS_NUMBERS)
+    return kernel.listed
 
 
 def edge_of(t):
@@ -220,24 +211,21 @@ class AccumulateGrad(Node):
                 gt._array = add_arrays(gt._array, g._value)
                 gt._version_counter += 1
             else:
-                from .views import assign
-
-                assign(gt, TensorBase._make(add_arrays(gt._value, g._value), t._device))
+                _assign(gt, TensorBase._make(add_arrays(gt._value, g._value), t._device))
         if t._post_hooks:
             for h in list(t._post_hooks.values()):
                 h(t)
 
 
 def _modified_error(t, v, output_of=None):
-    from .._tensor_str import type_name
-
     where = ""
     node, idx = output_of if output_of is not None else (t._node, t._out_idx)
     if node is not None:
         where = f", which is output {idx} of {re.sub(r'Backward[0-9]*$', '', node.name())},"
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{type_name(t)} {list(t.shape)}]{where} is at version {t._version}; "
+        f"operation: [{dtypes.legacy_type_name(t.dtype, t._device)} {list(t.shape)}]{where} "
+        f"is at version {t._version}; "
         f"expected version {v} instead. Hint: enable anomaly detection to find the operation "
         "that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "
         "check_nan=False).")
@@ -247,7 +235,6 @@ def _apply_with_graph(node, cts):
     """Run a node's vjp as an op through the dispatcher, so the result is differentiable.
     Saved inputs the vjp does not read (an add's, a mul's own factor) enter as constants, so
     a gradient requires grad exactly when PyTorch's would."""
-    from .dispatch import dispatch
     opdef, used = _backward_op(node.kernel, node.diff, node.vals, cts)
     dev = next((c._device for c in cts if isinstance(c, TensorBase)), None)
     cts = [c if c is None or isinstance(c, TensorBase) else _as_tensor(c, dev) for c in cts]
@@ -259,7 +246,7 @@ def _apply_with_graph(node, cts):
             args.append(_as_tensor(v, dev))
         else:
             args.append(_tensor_at_edge(v, e, dev))
-    return tuple(dispatch(opdef, (tuple(args), tuple(cts)), {}))
+    return tuple(_dispatch(opdef, (tuple(args), tuple(cts)), {}))
 
 
 def _tensor_at_edge(v, edge, device=None):
@@ -277,13 +264,8 @@ def _tensor_at_edge(v, edge, device=None):
 def _backward_op(kernel, diff, vals, cts):
     """The vjp of ``kernel`` as an op, and which saved values it reads (found once per
     kernel, diff and pattern of missing cotangents, by dead-code elimination of its jaxpr)."""
-    import jax
-    from jax.interpreters import partial_eval as pe
-
-    from .._ops._registry import OpDef
-
     key = (diff, tuple(c is None for c in cts))
-    hit = kernel._bwd_op.get(key)
+    hit = kernel.backward_ops.get(key)
     if hit is None:
         vjp = kernel.make_vjp(diff)
 
@@ -300,7 +282,7 @@ def _backward_op(kernel, diff, vals, cts):
         used = pe.dce_jaxpr(jaxpr, [True] * len(jaxpr.outvars))[1][:len(vals)]
         op = OpDef(kernel.opdef.name + "_backward", backward_body, tensors=("vals", "cts"),
                    grad_name=kernel.grad_name[:-1] + "Backward0", saves=True)
-        hit = kernel._bwd_op[key] = (op, tuple(used))
+        hit = kernel.backward_ops[key] = (op, tuple(used))
     return hit
 
 
@@ -485,3 +467,24 @@ def _topo(roots):
     post.reverse()
     return post
 
+
+# ------------------------------------------------------------------ registered from above
+def _dispatch(opdef, args, kwargs):  # replaced by jtorch/_core/dispatch.py at import
+    raise RuntimeError("jtorch: the dispatcher is not loaded")
+
+
+def _assign(t, res):  # replaced by jtorch/_core/views.py at import
+    raise RuntimeError("jtorch: in-place writes are not loaded")
+
+
+def register_dispatch(fn):
+    """The dispatcher registers itself: a create_graph backward runs each node's vjp as an op."""
+    global _dispatch
+    _dispatch = fn
+
+
+def register_assign(fn):
+    """views.py registers ``assign``: gradients accumulate in place into a ``.grad`` that is a
+    view."""
+    global _assign
+    _assign = fn

@@ -74,21 +74,12 @@ def retain_grad(t):
     _RETAINED.add(t)
 
 
-_TYPEMETA = {"float32": "float", "float64": "double", "float16": "c10::Half",
-             "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-             "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-             "bool": "bool", "complex64": "c10::complex<float>",
-             "complex128": "c10::complex<double>"}
-
-
 def grad_assign_error(t, g):
     """PyTorch's error for ``t.grad = g`` with a wrong dtype or size."""
-    from .views import scalar_type_name
-
     if g.dtype != t.dtype:
         return RuntimeError(
-            f"attempting to assign a gradient with dtype '{_TYPEMETA[g.dtype.name]}' to a "
-            f"tensor with grad_dtype '{scalar_type_name(t.dtype)}'. The gradient must match the "
+            f"attempting to assign a gradient with dtype '{g.dtype.cpp_name}' to a "
+            f"tensor with grad_dtype '{t.dtype.scalar_name}'. The gradient must match the "
             "tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
             "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
             "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may "

@@ -1,29 +1,36 @@
-"""Views over immutable arrays, and in-place writes.
+"""Views over immutable arrays, and in-place writes (``x.add_(y)``, ``out=``, writes through
+views).
 
-A view is a Tensor with ``_base`` (the tensor that owns the storage) and ``_chain``, the view
-steps from the base: ``((Kernel, output index or None), ...)``. Reading a view after its base
-changed re-derives it (``refresh``); writing to a view scatters the new values into the base
-through an index map computed by running the same chain over ``arange(base.numel())`` inside
-the jitted kernel (constant-folded by XLA), so one mechanism serves every view op and dtype.
+A jax.Array cannot be written to. A view (see strides.py for its link fields) reads its base's
+storage: reading one after its base changed re-derives it (``refresh``: the view chain run on
+the base, one cached jitted call). An in-place op computes its result out of place, then
+``assign`` rebinds the tensor; for a view, the new values are scattered into the base through an
+index map computed by running the same chain over ``arange(base.numel())`` inside the jitted
+kernel (constant-folded by XLA), so one mechanism serves every view op and dtype, and it is
+differentiable (PyTorch's ``CopySlices``).
 """
 
 from __future__ import annotations
 
+import copy
 import re
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
-from .._ops._registry import OpDef
 from . import dtypes
+from .autocast import without_autocast
+from .dispatch import dispatch
+from .graph import register_assign
+from .kernel import OpDef
 from .state import STATE, grad_mode
+from .strides import strides
 from .tensor_base import TensorBase, register_view_refresh
 
 
 def _compose(chain, x):
     for kernel, idx in chain:
-        x = kernel.py(x)
+        x = kernel.body(x)
         if idx is not None:
             x = x[idx]
     return x
@@ -44,32 +51,8 @@ VIEW_WRITE = OpDef("copy_slices", _view_write, tensors=("base", "value"),
                    grad_name="CopySlices", saves=False)
 
 
-def attach_view(r, src, kernel, idx):
-    """Make output ``r`` of view kernel ``kernel`` on ``src`` a view of src's storage."""
-    base = src._base if src._base is not None else src
-    r._base = base
-    r._chain = src._chain + ((kernel, idx),)
-    r._base_version = base._version_counter
-    if src._detached:
-        r._detached = True
-        r._data_alias = src._data_alias
-    if src._overlap or kernel.opdef.name in ("expand", "broadcast_to", "expand_as"):
-        r._overlap = _zero_stride(r)
-
-
-def _zero_stride(t):
-    """PyTorch refuses in-place writes to a tensor with a stride-0 dim of size > 1 (its
-    has_internal_overlap); expanding to the same size, or selecting one row, stays writable."""
-    if 0 in t._array.shape:
-        return False
-    st, _ = strides(t)
-    return any(s == 0 and n > 1 for s, n in zip(st, t._array.shape))
-
-
 def refresh(v):
     """Re-derive view ``v`` from its base, which was written to since ``v`` was read."""
-    from .dispatch import dispatch
-
     base = v._base
     record = base._requires_grad and not v._detached
     with grad_mode(record):
@@ -81,18 +64,19 @@ def refresh(v):
     v._array = r._array
     v._base_version = base._version_counter
 
-
 register_view_refresh(refresh)
+
 
 def detached_alias(t, share_version=False):
     """``t.detach()`` / ``t.data``: shares t's storage, carries no autograd history (under a
     JAX transform, e.g. torch.func.grad, no derivative either: stop_gradient on a tracer)."""
     v = t._value
     a = TensorBase._make(jax.lax.stop_gradient(v) if isinstance(v, jax.core.Tracer) else v,
-                     t._device)
+                         t._device)
     base = t._base if t._base is not None else t
     a._base = base
     a._chain = t._chain
+    a._layout = t._layout if t._base is not None else strides(t)
     a._base_version = base._version_counter
     a._detached = True
     a._overlap = t._overlap
@@ -102,16 +86,6 @@ def detached_alias(t, share_version=False):
 
 
 # ------------------------------------------------------------------------------ in-place
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
-               "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
-               "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-               "complex128": "ComplexDouble"}
-
-
-def scalar_type_name(d):
-    return _TYPE_NAMES[d.name]
-
-
 def check_inplace(t):
     """PyTorch's refusals of in-place ops on leaves that require grad (and their views)."""
     if not STATE.grad_enabled:
@@ -138,12 +112,10 @@ def _cast_for(t, res):
     rd, td = res.dtype, t.dtype
     if rd is not td:
         if not dtypes.can_cast(rd, td):
-            raise RuntimeError(f"result type {scalar_type_name(rd)} can't be cast to the "
-                               f"desired output type {scalar_type_name(td)}")
+            raise RuntimeError(f"result type {rd.scalar_name} can't be cast to the "
+                               f"desired output type {td.scalar_name}")
         res = res.to(td)
     return res
-
-
 
 
 def assign(t, res, *, resize=False):
@@ -153,8 +125,8 @@ def assign(t, res, *, resize=False):
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
     if res._array.shape != t._array.shape and not resize:
-        raise RuntimeError(f"output with shape {list(t._array.shape)} doesn't match the broadcast "
-                           f"shape {list(res._array.shape)}")
+        raise RuntimeError(f"output with shape {list(t._array.shape)} doesn't match the "
+                           f"broadcast shape {list(res._array.shape)}")
     res = _cast_for(t, res)
     if STATE.trace is not None:
         STATE.trace.touched(t)
@@ -167,8 +139,6 @@ def assign(t, res, *, resize=False):
         if not t._chain:
             base._array = res._value
         else:
-            from .dispatch import dispatch
-
             with grad_mode(STATE.grad_enabled and not t._detached):
                 nb = dispatch(VIEW_WRITE, (base, res), {"chain": t._chain})
             base._array = nb._array
@@ -197,102 +167,53 @@ def assign_out(o, r):
         return
     assign(o, r)
 
+register_assign(assign)
+
+
+# ------------------------------------------------------------------ the in-place and out= forms
+def inplace_call(t, opdef, args, kwargs):
+    """``Tensor.<op>_``: compute out of place, then rebind ``t`` (writing through views)."""
+    check_inplace(t)
+    res = without_autocast(dispatch, opdef, (t, *args), kwargs)  # PyTorch does not autocast
+    node = res._node
+    if node is not None and node.saved:
+        # the node keeps t's pre-write array itself, so t's own write does not invalidate it
+        node.saved = [(s, v) for s, v in node.saved if s is not t]
+    assign(t, res)
+    if node is not None and node.saved_out is not None:
+        node.save_outputs((t,))  # t itself is now the saved output (exp_, relu_...)
+    return t
+
+
+def dispatch_out(opdef, args, kwargs, out):
+    """The ``out=`` form: compute, then write into ``out`` (resizing it as PyTorch does)."""
+    res = without_autocast(dispatch, opdef, args, kwargs)  # out= forms do not autocast
+    if isinstance(out, (tuple, list)):
+        for o, r in zip(out, res):
+            assign_out(o, r)
+        return opdef.returns(*out) if opdef.returns else tuple(out)
+    assign_out(out, res)
+    return out
+
+
+# fields of a tensor that a deep copy does not carry over (storage links, graph, hooks)
+_NOT_COPIED = frozenset({"_array", "_device", "_base", "_chain", "_base_version", "_layout",
+                         "_node", "_acc", "_hooks", "_grad", "_version_counter", "_detached",
+                         "_overlap", "_post_hooks"})
+
 
 def deepcopy_tensor(t, memo):
-    import copy
-
     if not t.is_leaf:
         raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
                            "the deepcopy protocol at the moment.  If you were attempting to "
                            "deepcopy a module, this may be because of a torch.nn.utils.weight_"
                            "norm usage, see https://github.com/pytorch/pytorch/pull/103001")
     new = TensorBase._make(t._value, t._device)
-    if type(t) is not TensorBase:
-        new.__class__ = type(t)
+    new.__class__ = type(t)
     for k, v in t.__dict__.items():
-        if k not in ("_array", "_device", "_base", "_chain", "_base_version", "_node", "_acc",
-                     "_hooks", "_grad", "_version_counter", "_detached", "_overlap",
-                     "_post_hooks"):
+        if k not in _NOT_COPIED:
             new.__dict__[k] = copy.deepcopy(v, memo)
     if t._grad is not None:
         new._grad = deepcopy_tensor(t._grad, memo)
     memo[id(t)] = new
     return new
-
-
-# ------------------------------------------------------------------------------ strides
-def contiguous_strides(shape):
-    s, acc = [], 1
-    for d in reversed(shape):
-        s.append(acc)
-        acc *= max(d, 1)
-    return tuple(reversed(s))
-
-
-def strides(t):
-    """(strides, storage offset) of ``t`` as PyTorch reports them."""
-    from .dispatch import _fill
-
-    if t._base is None:
-        return contiguous_strides(t._array.shape), 0
-    b = t._base
-    shape, st, off = tuple(b._array.shape), contiguous_strides(b._array.shape), 0
-    x = b._array
-    for kernel, idx in t._chain:
-        out = kernel.py(x)
-        out = out if idx is None else out[idx]
-        rule = kernel.opdef.stride_rule
-        targs, tkw = kernel.key
-        it = iter([None] * 64)
-        args = [_fill(a, it) for a in targs]
-        kwargs = {k: _fill(v, it) for k, v in tkw}
-        if rule is None:
-            raise NotImplementedError(f"jtorch: stride() of a view made by "
-                                      f"{kernel.opdef.name} is not implemented")
-        st, off = rule(shape, st, off, tuple(out.shape), idx, *args[1:], **kwargs)
-        shape, x = tuple(out.shape), out
-    return tuple(st), off
-
-
-def is_contiguous(t):
-    if t._base is None or 0 in t._array.shape:
-        return True
-    st, _ = strides(t)
-    expected = 1
-    for size, s in zip(reversed(t._array.shape), reversed(st)):
-        if size == 1:
-            continue
-        if s != expected:
-            return False
-        expected *= size
-    return True
-
-
-def view_strides(old_shape, old_strides, new_shape):
-    """PyTorch's computeStride: strides for viewing (old_shape, old_strides) as new_shape,
-    or None when that view is impossible without a copy."""
-    numel = int(np.prod(old_shape, dtype=np.int64))
-    if numel == 0:
-        return contiguous_strides(new_shape) if old_shape != tuple(new_shape) else old_strides
-    if not old_shape:  # a 0-d tensor views as anything of one element
-        return (1,) * len(new_shape)
-    new_strides = [0] * len(new_shape)
-    view_d = len(new_shape) - 1
-    chunk_base = old_strides[-1] if old_strides else 1
-    tensor_numel, view_numel = 1, 1
-    for d in range(len(old_shape) - 1, -1, -1):
-        tensor_numel *= old_shape[d]
-        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != tensor_numel * chunk_base):
-            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
-                new_strides[view_d] = view_numel * chunk_base
-                view_numel *= new_shape[view_d]
-                view_d -= 1
-            if view_numel != tensor_numel:
-                return None
-            if d > 0:
-                chunk_base = old_strides[d - 1]
-                tensor_numel, view_numel = 1, 1
-    if view_d != -1:
-        return None
-    return tuple(new_strides)
-

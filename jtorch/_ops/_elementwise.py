@@ -15,32 +15,9 @@ import jax.numpy as jnp
 from jax.custom_derivatives import SymbolicZero
 
 from .._core import dtypes
+from .._core.kernel import SCALAR
 from .._core.tensor_base import TensorBase
-
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
-               "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
-               "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-               "complex128": "ComplexDouble"}
-
-# C++ spellings PyTorch uses in some messages ("expected dtype float for `end`...")
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
-
-
-def dtype_of(x):
-    return dtypes.from_np(jnp.result_type(x))
-
-
-def type_name(x):
-    """PyTorch's scalar type name of an array's dtype (``Float``, ``Long``...)."""
-    return _TYPE_NAMES[dtype_of(x).name]
-
-
-def cpp_name(x):
-    return _CPP_NAMES[dtype_of(x).name]
+from ._util import dtype_of, type_name
 
 
 def category(x):
@@ -172,7 +149,6 @@ def check_int_pow(input, exponent=None, *args, **kwargs):
 def is_number(marker):
     """In a ``grad_name`` callable: the argument was a Python number (PyTorch's Scalar
     overload), not a tensor."""
-    from .._core.dispatch import SCALAR
 
     return marker is SCALAR or isinstance(marker, (bool, int, float, complex))
 

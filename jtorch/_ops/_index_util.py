@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
+from .._core.errors import concretization_error
 
 
 def concrete(x):
@@ -30,8 +31,6 @@ def need_concrete(x, what):
     """NumPy value of ``x``; raises jtorch's concretization error while tracing."""
     v = concrete(x)
     if v is None:
-        from .._core.errors import concretization_error
-
         raise concretization_error(what)
     return v
 
@@ -39,10 +38,6 @@ def need_concrete(x, what):
 def dtype_of(a):
     """The jtorch dtype of a jnp array (inside bodies)."""
     return dtypes.from_np(a.dtype)
-
-
-def scalar_name(a):
-    return dtype_of(a).scalar_name
 
 
 def is_index_dtype(a):

@@ -9,88 +9,16 @@ from __future__ import annotations
 
 import collections
 import functools
-import inspect
 
+from .._core.dispatch import dispatch
+from .._core.kernel import OpDef
 from .._core.tensor_base import TensorBase
+from .._core.views import dispatch_out, inplace_call
 
 # name -> public callable, per namespace ("" is jtorch itself; "linalg", "nn.functional"...)
 NAMESPACES: dict[str, dict[str, object]] = collections.defaultdict(dict)
 TENSOR_METHODS: dict[str, object] = {}
 OPS: dict[str, OpDef] = {}
-
-
-class OpDef:
-    """One tensor operation.
-
-    Args:
-        name: PyTorch's name (``"add"``, ``"linalg.norm"``).
-        fn: the body, a pure function of jnp arrays and static Python values.
-        tensors: parameter names that take tensors (a Python number there becomes a dynamic
-            0-d array; lists of tensors are allowed).
-        promote: ``None`` (body sees inputs as given), ``"common"`` (PyTorch's promotion of the
-            ``tensors`` parameters to one dtype) or ``"float"`` (as common, then integers and
-            bools become the default float dtype).
-        is_view: the outputs are views of the first tensor argument (they share storage).
-        saves: backward needs the inputs' values, so modifying them in place afterwards is an
-            error at backward and a second backward needs retain_graph (PyTorch's rule). Ops
-            whose PyTorch derivative needs no saved values (add, sum, views...) set False;
-            bilinear ops (mul, matmul) set ``"others"``: input j is saved only when another
-            input needs a gradient.
-        grad_name: the grad_fn's class name; default ``<CamelName>Backward0``. May be a
-            function of the op's arguments (tensors passed as opaque markers) when PyTorch's
-            name depends on the overload: ``SumBackward0`` for ``sum()``, ``SumBackward1``
-            with a dim.
-        returns: field names of the namedtuple PyTorch returns (``("values", "indices")``).
-        differentiable: False for ops whose outputs never carry gradients (comparisons...).
-        nondiff: parameter names whose tensors never receive gradients (index, mask...).
-        check: ``check(*args, **kwargs)`` run eagerly before dispatch, for errors PyTorch raises
-            on the VALUE of a Python-number argument (``int_tensor ** -1``, ``int_tensor // 0``);
-            numbers are dynamic inside the kernel, so the body cannot see them.
-    """
-
-    __slots__ = ("name", "fn", "tensors", "tensor_pos", "promote", "is_view", "saves",
-                 "grad_name", "returns", "differentiable", "nondiff", "nondiff_pos",
-                 "kernels", "bwd_kernels", "params", "stride_rule", "check", "__weakref__")
-
-    def __init__(self, name, fn, *, tensors=("input",), promote=None, is_view=False,
-                 saves=True, grad_name=None, returns=None, differentiable=True, nondiff=(),
-                 stride_rule=None, check=None):
-        self.name = name
-        self.fn = fn
-        self.params = list(inspect.signature(fn).parameters)
-        self.tensors = frozenset(tensors)
-        self.tensor_pos = frozenset(i for i, p in enumerate(self.params) if p in self.tensors)
-        self.promote = promote
-        self.is_view = is_view
-        self.saves = saves
-        short = name.rsplit(".", 1)[-1]
-        camel = "".join(w.capitalize() for w in short.split("_"))
-        self.grad_name = grad_name or camel + "Backward0"
-        self.returns = _return_type(name.replace(".", "_"), returns) if returns else None
-        self.differentiable = differentiable
-        self.nondiff = frozenset(nondiff)
-        self.nondiff_pos = frozenset(i for i, p in enumerate(self.params) if p in self.nondiff)
-        self.stride_rule = stride_rule
-        self.check = check
-        self.kernels = {}
-        self.bwd_kernels = {}
-
-    def __repr__(self):
-        return f"OpDef({self.name})"
-
-
-class return_types:  # noqa: N801 - PyTorch's module name
-    """Namespace of the namedtuples ops return, as ``torch.return_types``."""
-
-
-def _return_type(name, fields):
-    cls = getattr(return_types, name, None)
-    if cls is None:
-        cls = collections.namedtuple(name, fields)
-        cls.__module__ = "torch.return_types"
-        cls.__qualname__ = name
-        setattr(return_types, name, cls)
-    return cls
 
 
 def op(names, *, method=True, inplace=False, dunder=(), out=True, namespace="",
@@ -102,8 +30,6 @@ def op(names, *, method=True, inplace=False, dunder=(), out=True, namespace="",
     namespace: ``"linalg"``, ``"special"``, ``"nn.functional"`` or several joined by ``,``
     (``""`` is jtorch itself).
     """
-    from .._core.dispatch import dispatch, dispatch_out, inplace_call
-
     names = (names,) if isinstance(names, str) else tuple(names)
 
     def deco(fn):

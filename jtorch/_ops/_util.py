@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import jax.numpy as jnp
 
-def wrap_dim(dim, ndim):
-    """PyTorch's dim wrapping with its IndexError text."""
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         f"but got {dim})")
-    return dim % n
+from .._core import dtypes
+from .._core.tensor_base import wrap_dim as wrap_dim
+
+
+def dtype_of(x):
+    """The jtorch dtype of an array (or of a Python number, as jnp sees it)."""
+    return dtypes.from_np(jnp.result_type(x))
+
+
+def type_name(x):
+    """PyTorch's ScalarType name (``Float``, ``Long``...) of an array's dtype or of a dtype."""
+    return (x if isinstance(x, dtypes.dtype) else dtype_of(x)).scalar_name
+
+
+def cpp_name(x):
+    """The C++ type name PyTorch prints for an array's dtype (``float``, ``long int``...)."""
+    return dtype_of(x).cpp_name
 
 
 def check_broadcast(a, b):

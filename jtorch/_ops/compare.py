@@ -19,9 +19,9 @@ from ._elementwise import (
     no_complex,
     overload_grad_name,
     refuse,
-    type_name,
 )
 from ._registry import TENSOR_METHODS, export, op
+from ._util import type_name
 
 _CMP = {"tensors": ("input", "other"), "promote": "common", "differentiable": False}
 

@@ -18,6 +18,9 @@ import numpy as np
 from .._core import dtypes
 from .._core.device import canonical, to_jax
 from .._core.device import device as Device
+from .._core.dispatch import register_device_copy
+from .._core.python_node import record_python_node
+from .._core.state import STATE
 from .._core.tensor_base import TensorBase
 from ._registry import op
 
@@ -136,8 +139,6 @@ def to(t, *args, **kwargs):
 
 def to_device(t, device):
     """Copy ``t`` to ``device``; the gradient is copied back to t's device."""
-    from .._core.python_node import record_python_node
-    from .._core.state import STATE
 
     out = TensorBase._make(jax.device_put(t._value, to_jax(device)), device)
     if STATE.grad_enabled and t._requires_grad:
@@ -191,3 +192,6 @@ def type_(t, dtype=None, non_blocking=False):
         raise ValueError(f"invalid type: '{dtype}'")
     out = to(t, _LEGACY[key], non_blocking)
     return cuda(out) if cuda_type else (out.cpu() if t.device.type == "cuda" else out)
+
+
+register_device_copy(to_device)

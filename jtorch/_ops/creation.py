@@ -24,10 +24,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
-from .._core.device import default_device, to_jax
+from .._core.device import default_device, from_jax, to_jax
 from .._core.device import device as Device
+from .._core.dispatch import dispatch
 from .._core.generator import _concrete
 from .._core.tensor_base import TensorBase
+from .._core.views import assign_out, inplace_call
 from ._registry import TENSOR_METHODS, export, op
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -45,8 +47,6 @@ def place(arr, device=None, requires_grad=False):
     """Wrap a jax/NumPy array as a leaf Tensor on ``device`` (a name, index or device)."""
     dev = _dev(device)
     if dev.type != "cpu" or dev.index:
-        from .._core.device import from_jax
-
         jdev = to_jax(dev)
         arr = (jax.device_put(arr, jdev) if isinstance(arr, jax.core.Tracer)
                else _concrete(jax.device_put, arr, jdev))
@@ -84,7 +84,6 @@ def finish(arr, device, requires_grad, out, layout=None):
     check_layout(layout)
     if out is None:
         return place(arr, device, requires_grad)
-    from .._core.views import assign_out
 
     assign_out(out, place(arr, out.device))
     return out
@@ -552,7 +551,6 @@ _FILL = {g: op(f"_{name}", method=False, out=False, tensors=("input", "value"), 
 def fill(input, value):
     """A tensor of ``input``'s shape and dtype filled with ``value`` (a number or a 0-d tensor,
     which then receives the gradient)."""
-    from .._core.dispatch import dispatch
 
     return dispatch(_FILL["FillBackward1" if isinstance(value, TensorBase) else "FillBackward0"],
                     (input, value), {})
@@ -561,7 +559,6 @@ def fill(input, value):
 @export("fill_", method=True)
 def fill_(input, value):
     """Fills ``input`` with ``value`` (a number or a 0-d tensor) in place."""
-    from .._core.dispatch import inplace_call
 
     g = "FillBackward3" if isinstance(value, TensorBase) else "FillBackward2"
     return inplace_call(input, _FILL[g], (value,), {})
@@ -570,7 +567,6 @@ def fill_(input, value):
 @export("zero_", method=True)
 def zero_(input):
     """Fills ``input`` with zeros in place."""
-    from .._core.dispatch import inplace_call
 
     return inplace_call(input, _FILL["ZeroBackward0"], (0,), {})
 
@@ -597,7 +593,6 @@ _COPY = op("_copy_from", method=False, out=False, tensors=("input", "src"), save
 def copy_(input, src, non_blocking=False):
     """Copies ``src`` into ``input`` in place (broadcast to its shape, cast to its dtype and
     device); the gradient flows to ``src``."""
-    from .._core.dispatch import inplace_call
 
     if not isinstance(src, TensorBase):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "

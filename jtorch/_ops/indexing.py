@@ -23,9 +23,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .._core.dispatch import dispatch
+from .._core.kernel import PROMOTED, OpDef, template
+from .._core.strides import attach_view
 from .._core.tensor_base import TensorBase
+from .._core.views import assign_out
 from ._index_util import concrete, first_oob, need_concrete
-from ._registry import OpDef, export
+from ._registry import export
 from ._util import check_broadcast
 
 _BAD_TYPE = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
@@ -336,18 +340,16 @@ _INDEX = OpDef("index", _index_body, saves=False, grad_name="IndexBackward0")
 
 # ------------------------------------------------------------------------------ public
 def _dispatch(opdef, args, kwargs=None):
-    from .._core.dispatch import dispatch
-
     return dispatch(opdef, args, kwargs or {})
 
 
 def _view(t, p):
-    from .._core.dispatch import ARR, _slot, get_kernel
-    from .._core.views import attach_view
+    """A basic-index view: computed by the dynamic-start kernel (one compile for every
+    position), linked to ``t`` as the static view it is (for strides and writes)."""
 
     v = _dispatch(_DYN_VIEWS[p.kind], (t, p.struct, p.starts))
-    attach_view(v, t, get_kernel(_STATIC_VIEW, ((ARR, _slot(p.basic, False, [], [])), ())),
-                None)
+    static_key = ((PROMOTED, template(p.basic, False, [], [])), (), None)
+    attach_view(v, t, _STATIC_VIEW.kernel(static_key), None)
     return v
 
 
@@ -386,8 +388,6 @@ def nonzero(input, *, out=None, as_tuple=False):
                                                                          np.int64)
     res = _place(res, input)
     if out is not None:
-        from .._core.views import assign_out
-
         assign_out(out, res)
         return out
     return res
@@ -417,8 +417,6 @@ def masked_select(input, mask, *, out=None):
     idx = np.nonzero(np.broadcast_to(m, shape))
     res = _dispatch(_MASKED_SELECT, (input, idx, shape))
     if out is not None:
-        from .._core.views import assign_out
-
         assign_out(out, res)
         return out
     return res

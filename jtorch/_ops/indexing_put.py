@@ -15,10 +15,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
+from .._core.kernel import OpDef
 from .._core.state import STATE
 from .._core.tensor_base import TensorBase
-from ._index_util import check_scalar, scalar_name, scatter_set
-from ._registry import TENSOR_METHODS, OpDef, export
+from .._core.views import assign, check_inplace
+from ._index_util import check_scalar, scatter_set
+from ._registry import TENSOR_METHODS, export
+from ._util import type_name
 from .indexing import (
     _adv_indices,
     _check_index_shapes,
@@ -52,7 +55,7 @@ def _put_dtype(input, values, cast):
         return values.astype(input.dtype)
     if values.dtype != input.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{scalar_name(input)} for the destination and {scalar_name(values)} "
+                           f"{type_name(input)} for the destination and {type_name(values)} "
                            "for the source.")
     return values
 
@@ -123,7 +126,7 @@ def _expand_body(value, shape, dtype):
     """A value for ``copy_`` into a view of ``shape``: PyTorch drops leading 1s, then expands."""
     vs = _strip_ones(value.shape)
     if len(vs) > len(shape):
-        raise RuntimeError(f"expand(torch.{scalar_name(value)}Tensor{{{list(vs)}}}, size="
+        raise RuntimeError(f"expand(torch.{type_name(value)}Tensor{{{list(vs)}}}, size="
                            f"{list(shape)}): the number of sizes provided ({len(shape)}) must be "
                            f"greater or equal to the number of dimensions in the tensor "
                            f"({len(vs)})")
@@ -246,7 +249,6 @@ def _put(y, p, value, accumulate, cast):
 def setitem(t, index, value):
     """``Tensor.__setitem__``: computes the new values out of place, then writes them into
     ``t`` (through its base when ``t`` or the indexed part is a view)."""
-    from .._core.views import assign, check_inplace
 
     p = _parse(t, index, set_mode=True)
     value, cast = _value_arg(t, value)
@@ -302,8 +304,6 @@ def index_put(input, indices, values, accumulate=False):
 
 
 def index_put_(input, indices, values, accumulate=False):
-    from .._core.views import assign, check_inplace
-
     check_inplace(input)
     assign(input, _index_put_impl(input, indices, values, accumulate))
     return input

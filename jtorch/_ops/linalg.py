@@ -15,30 +15,12 @@ import math
 import jax
 import jax.numpy as jnp
 
+from .._core import dtypes
+from .._core.views import assign_out
 from ._registry import export, op
-from ._util import check_broadcast, wrap_dim
+from ._util import check_broadcast, cpp_name, type_name, wrap_dim
 
 HI = jax.lax.Precision.HIGHEST
-
-# PyTorch's names of a dtype: ScalarType names and the C++ type names some kernels print
-_SCALAR = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-           "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-           "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
-        "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
-        "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-        "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-
-
-def scalar_name(x):
-    """PyTorch's ScalarType name of an array's dtype (``Float``, ``Long``...)."""
-    return _SCALAR.get(jnp.dtype(x.dtype).name, jnp.dtype(x.dtype).name)
-
-
-def cpp_name(x):
-    """The C++ type name PyTorch prints for an array's dtype (``float``, ``long int``...)."""
-    return _CPP.get(jnp.dtype(x.dtype).name, jnp.dtype(x.dtype).name)
-
 
 def no_bool(kernel, *xs):
     """PyTorch's CPU kernels for products are not implemented for bool."""
@@ -63,7 +45,7 @@ def _check_dot(a, b):
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.dtype != b.dtype:
         raise RuntimeError("dot : expected both vectors to have same dtype, but found "
-                           f"{scalar_name(a)} and {scalar_name(b)}")
+                           f"{type_name(a)} and {type_name(b)}")
     if a.shape[0] != b.shape[0]:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
                            f"[{b.shape[0]}] to have the same number of elements, but got "
@@ -84,7 +66,7 @@ def _check_mv(mat, vec, self=None):
     sdt = vec if self is None else self
     if not (sdt.dtype == mat.dtype == vec.dtype):
         raise RuntimeError("addmv input tensors must have the same dtype, but got "
-                           f"{scalar_name(sdt)}, {scalar_name(mat)}, and {scalar_name(vec)}")
+                           f"{type_name(sdt)}, {type_name(mat)}, and {type_name(vec)}")
     no_bool("addmv_impl_cpu", mat)
 
 
@@ -112,7 +94,7 @@ def _check_bmm_sizes(sa, sb, a, b, kernel="bmm"):
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{sa[0]}, {sa[2]}] but got: [{sb[0]}, {sb[1]}].")
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {scalar_name(a)} but found {scalar_name(b)}")
+        raise RuntimeError(f"expected scalar type {type_name(a)} but found {type_name(b)}")
     no_bool(kernel, a)
 
 
@@ -201,7 +183,6 @@ def vdot(input, other):
 
 def _promoted(*xs):
     """PyTorch's result dtype of these arrays (dimensioned tensors beat 0-d ones)."""
-    from .._core import dtypes
 
     dims = [dtypes.from_np(x.dtype) for x in xs if x.ndim]
     zeros = [dtypes.from_np(x.dtype) for x in xs if not x.ndim]
@@ -253,7 +234,7 @@ def _scalars(x, beta, alpha):
 def _expand_to(x, shape):
     """PyTorch's ``expand`` check of ``input`` against the product's shape."""
     if x.ndim > len(shape):
-        raise RuntimeError(f"expand(torch.{scalar_name(x)}Tensor{{{_shape(x.shape)}}}, "
+        raise RuntimeError(f"expand(torch.{type_name(x)}Tensor{{{_shape(x.shape)}}}, "
                            f"size={_shape(shape)}): the number of sizes provided ({len(shape)}) "
                            "must be greater or equal to the number of dimensions in the tensor "
                            f"({x.ndim})")
@@ -288,10 +269,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def _check_add_mm_dtypes(input, mat1, mat2):
     if input.dtype != mat2.dtype:
         raise RuntimeError("self and mat2 must have the same dtype, but got "
-                           f"{scalar_name(input)} and {scalar_name(mat2)}")
+                           f"{type_name(input)} and {type_name(mat2)}")
     if mat1.dtype != mat2.dtype:
         raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
-                           f"{scalar_name(mat1)} and {scalar_name(mat2)}")
+                           f"{type_name(mat1)} and {type_name(mat2)}")
 
 
 @op("addmv", inplace=True, tensors=("input", "mat", "vec"))
@@ -404,7 +385,6 @@ def chain_matmul(*matrices, out=None):
         res = matrices[0].clone()
         if out is None:
             return res
-        from .._core.views import assign_out
 
         assign_out(out, res)
         return out
@@ -416,10 +396,10 @@ def chain_matmul(*matrices, out=None):
 def vecdot(x, y, *, dim=-1):
     if not jnp.issubdtype(x.dtype, jnp.inexact):
         raise RuntimeError("linalg.vecdot: Expected a floating point or complex tensor as "
-                           f"input. Got {scalar_name(x)}")
+                           f"input. Got {type_name(x)}")
     if x.dtype != y.dtype:
         raise RuntimeError("linalg.vecdot: Expected x and y to have the same dtype, but found x "
-                           f"of type {scalar_name(x)} and y of type {scalar_name(y)} instead")
+                           f"of type {type_name(x)} and y of type {type_name(y)} instead")
     check_broadcast(x.shape, y.shape)
     n = max(x.ndim, y.ndim)
     return jnp.sum(jnp.conj(x) * y, axis=wrap_dim(dim, n))
@@ -427,8 +407,8 @@ def vecdot(x, y, *, dim=-1):
 
 def _cross(input, other, dim):
     if input.dtype != other.dtype:
-        raise RuntimeError(f"expected scalar type {scalar_name(input)} but found "
-                           f"{scalar_name(other)}")
+        raise RuntimeError(f"expected scalar type {type_name(input)} but found "
+                           f"{type_name(other)}")
     no_bool("cross", input)
     a, b = jnp.broadcast_arrays(input, other)
     a, b = jnp.moveaxis(a, dim, -1), jnp.moveaxis(b, dim, -1)

@@ -15,8 +15,8 @@ import jax
 import jax.numpy as jnp
 
 from ._registry import export, op
-from ._util import check_broadcast
-from .linalg import prod_, scalar_name
+from ._util import check_broadcast, type_name
+from .linalg import prod_
 
 _LOW = (jnp.float16, jnp.bfloat16)
 _LA = {"method": False, "namespace": "linalg", "tensors": ("A",)}  # torch.linalg.fn(A, ...)
@@ -48,11 +48,11 @@ def _check_float(A, fn, kernel=None):
     (NotImplementedError) or, without a kernel name, the 'Low precision' RuntimeError."""
     if not jnp.issubdtype(A.dtype, jnp.inexact):
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
-                           f"{scalar_name(A)}")
+                           f"{type_name(A)}")
     if A.dtype in _LOW:
         if kernel:
-            raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(A)}'")
-        raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got {scalar_name(A)}")
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(A)}'")
+        raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got {type_name(A)}")
 
 
 def _check_float_double(A):
@@ -163,7 +163,7 @@ def solve(A, B, *, left=True):
     _check_float(A, "linalg.solve", "lu_cpu")
     if B.dtype != A.dtype:
         raise RuntimeError("linalg.solve: Expected A and B to have the same dtype, but found A "
-                           f"of type {scalar_name(A)} and B of type {scalar_name(B)} instead")
+                           f"of type {type_name(A)} and B of type {type_name(B)} instead")
     if A.shape[-1] != A.shape[-2]:
         _check_square(A, "linalg.solve")
     if B.ndim < 1:
@@ -202,7 +202,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     _check_square(A, fn)
     if not jnp.issubdtype(A.dtype, jnp.inexact) or A.dtype in _LOW:
         raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for "
-                                  f"'{scalar_name(A)}'")
+                                  f"'{type_name(A)}'")
     _solve_shapes(A, B, fn, left, False)
     return _tri_solve(A, B.astype(A.dtype), upper, left, unitriangular)
 
@@ -212,9 +212,9 @@ def _check_b_A(b, A, fn_b, kernel):
         raise RuntimeError(fn_b.format(b.ndim))
     if b.dtype != A.dtype:
         raise RuntimeError("Expected b and A to have the same dtype, but found b of type "
-                           f"{scalar_name(b)} and A of type {scalar_name(A)} instead.")
+                           f"{type_name(b)} and A of type {type_name(A)} instead.")
     if not jnp.issubdtype(A.dtype, jnp.inexact) or A.dtype in _LOW:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(A)}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(A)}'")
 
 
 @op("triangular_solve", tensors=("input", "A"), returns=("solution", "cloned_coefficient"),
@@ -370,7 +370,7 @@ def _eigh(A, UPLO):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     _check_square(A, "linalg.eigh")
     if not jnp.issubdtype(A.dtype, jnp.inexact) or A.dtype in _LOW:
-        raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{scalar_name(A)}'")
+        raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{type_name(A)}'")
     w, v = jnp.linalg.eigh(_hermitian(A, UPLO == "L"), symmetrize_input=False)
     return w, v
 
@@ -421,7 +421,7 @@ def _cutoff(A, s, atol, rtol):
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     if A.ndim < 2 or not jnp.issubdtype(A.dtype, jnp.inexact) or A.dtype in _LOW:
         shape = "[" + ", ".join(str(d) for d in A.shape) + "]"
-        raise RuntimeError(f"linalg.pinv({scalar_name(A)}{{{shape}}}): expected a tensor with 2 "
+        raise RuntimeError(f"linalg.pinv({type_name(A)}{{{shape}}}): expected a tensor with 2 "
                            "or more dimensions of float, double, cfloat or cdouble types")
     if rcond is not None:
         if rtol is not None:
@@ -484,8 +484,8 @@ def _lstsq(A, B, rcond=None, *, driver=None):
     _check_float_double(A)
     if A.dtype != B.dtype:
         raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same "
-                           f"dtype, but got input's dtype {scalar_name(A)} and other's dtype "
-                           f"{scalar_name(B)}")
+                           f"dtype, but got input's dtype {type_name(A)} and other's dtype "
+                           f"{type_name(B)}")
     _check_matrix(A, "torch.linalg.lstsq")
     vector = B.ndim == A.ndim - 1
     Bm = B[..., None] if vector else B

@@ -6,8 +6,8 @@ import jax.numpy as jnp
 
 from .._core.tensor_base import TensorBase
 from ._registry import export, op
-from ._util import wrap_dim
-from .linalg import HI, no_bool, scalar_name
+from ._util import type_name, wrap_dim
+from .linalg import HI, no_bool
 
 
 def _tensordot_dims(a, b, dims):
@@ -169,8 +169,8 @@ def _einsum(equation, operands):
     first = operands[0]
     for x in operands[1:]:
         if x.dtype != first.dtype:
-            raise RuntimeError(f"expected scalar type {scalar_name(first)} but found "
-                               f"{scalar_name(x)}")
+            raise RuntimeError(f"expected scalar type {type_name(first)} but found "
+                               f"{type_name(x)}")
     used = {c for t in terms for c in t}
     reduces = bool(used - set(out) - {"..."})
     integral = not jnp.issubdtype(first.dtype, jnp.inexact)

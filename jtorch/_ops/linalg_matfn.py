@@ -9,7 +9,8 @@ import jax
 import jax.numpy as jnp
 
 from ._registry import export, op
-from .linalg import no_bool, prod_, scalar_name
+from ._util import type_name
+from .linalg import no_bool, prod_
 from .linalg_decomp import _LA, _LOW, _check_float, _check_square
 
 # --- powers, exponential, diagonal -----------------------------------------------------------
@@ -44,7 +45,7 @@ def matrix_exp(A):
     _check_square(A, "linalg.matrix_exp")
     if not jnp.issubdtype(A.dtype, jnp.inexact):
         raise RuntimeError("linalg.matrix_exp: Expected a floating point or complex tensor as "
-                           f"input. Got {scalar_name(A)}")
+                           f"input. Got {type_name(A)}")
     if A.size == 0:
         return A
     if A.dtype in _LOW:
@@ -175,7 +176,7 @@ def tensorsolve(A, B, dims=None):
     _check_float(A, "linalg.solve", "lu_cpu")
     if A.dtype != B.dtype:
         raise RuntimeError("linalg.solve: Expected A and B to have the same dtype, but found A "
-                           f"of type {scalar_name(A)} and B of type {scalar_name(B)} instead")
+                           f"of type {type_name(A)} and B of type {type_name(B)} instead")
     x = jnp.linalg.solve(A.reshape(rows, cols), B.reshape(rows))
     return x.reshape(A.shape[B.ndim:])
 

@@ -23,10 +23,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
+from .._core.dispatch import dispatch
 from .._core.generator import next_key, wrap
-from ._elementwise import category, is_bool, not_implemented_for, type_name
-from ._registry import OpDef, export, op
-from ._util import wrap_dim
+from .._core.kernel import OpDef
+from .._core.views import inplace_call
+from ._elementwise import category, is_bool, not_implemented_for
+from ._registry import export, op
+from ._util import type_name, wrap_dim
 from .compare import relu as _relu
 from .pointwise_math import sigmoid as _sigmoid
 from .pointwise_math import tanh as _tanh
@@ -67,7 +70,6 @@ def activation(name, *, torch=False, method=False, inplace=False, grad1=None, **
 
 def functional_forms(name, public, ipdef, *, torch=False, sig_from=None):
     """Export ``F.<name>(input, *args, inplace=False)`` and ``F.<name>_``."""
-    from .._core.dispatch import inplace_call
 
     params = list(inspect.signature(sig_from or ipdef.fn).parameters.values())[1:]
     n = sum(1 for p in params if p.kind is p.POSITIONAL_OR_KEYWORD)
@@ -321,8 +323,6 @@ _RRELU_ = OpDef("rrelu_with_noise", _rrelu_body, saves=True,
 
 
 def _rrelu(input, lower, upper, training, inplace, generator):
-    from .._core.dispatch import dispatch, inplace_call
-
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     args = (next_key(generator) if training else None, float(lower), float(upper),
@@ -379,6 +379,5 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
         import warnings
 
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    from .._core.dispatch import dispatch
 
     return dispatch(_GUMBEL, (logits, next_key(), float(tau), bool(hard), dim), {})

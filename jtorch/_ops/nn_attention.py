@@ -23,13 +23,7 @@ import jax.numpy as jnp
 from .._core.generator import next_key, wrap
 from .._core.tensor_base import Size, TensorBase
 from ._registry import export, op
-from ._util import check_broadcast, wrap_dim
-
-_CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
-        "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
-        "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
-_INT_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-              "uint8": "Byte", "bool": "Bool"}
+from ._util import check_broadcast, cpp_name, type_name, wrap_dim
 
 
 # ------------------------------------------------------------------------------ shared helpers
@@ -56,11 +50,6 @@ def bool_to_bias(mask, dtype):
     return jnp.where(mask, jnp.asarray(-jnp.inf, dtype), jnp.zeros((), dtype))
 
 
-def scalar_name(a):
-    """c10's C++ type name of an array's dtype, as PyTorch's messages print it."""
-    return _CPP.get(str(a.dtype), str(a.dtype))
-
-
 def _work_dtype(dt):
     return jnp.float32 if dt in (jnp.float16, jnp.bfloat16) else dt
 
@@ -70,7 +59,7 @@ def _check_sdpa(q, k, v, mask, dropout_p, is_causal, gqa):
     if q.dtype != k.dtype or q.dtype != v.dtype:
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "
-            f"{scalar_name(q)} key.dtype: {scalar_name(k)} and value.dtype: {scalar_name(v)} "
+            f"{cpp_name(q)} key.dtype: {cpp_name(k)} and value.dtype: {cpp_name(v)} "
             "instead.")
     if min(q.ndim, k.ndim, v.ndim) < 2:
         raise RuntimeError(
@@ -78,11 +67,11 @@ def _check_sdpa(q, k, v, mask, dropout_p, is_causal, gqa):
             f"query.dim: {q.ndim} key.dim: {k.ndim} and value.dim: {v.ndim} instead.")
     if not jnp.issubdtype(q.dtype, jnp.floating):
         raise RuntimeError("expected scalar type Float but found "
-                           f"{_INT_NAMES.get(str(q.dtype), str(q.dtype))}")
+                           f"{type_name(q)}")
     if mask is not None and mask.dtype not in (jnp.bool_, jnp.float32, q.dtype):
         raise RuntimeError(
             "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-            f"attn_mask.dtype: {scalar_name(mask)} and  query.dtype: {scalar_name(q)} instead.")
+            f"attn_mask.dtype: {cpp_name(mask)} and  query.dtype: {cpp_name(q)} instead.")
     if is_causal and mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")

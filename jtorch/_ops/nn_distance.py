@@ -14,9 +14,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
-from ._elementwise import category, common_dtype, default_float, type_name
+from ._elementwise import category, common_dtype, default_float
 from ._registry import op
-from ._util import check_broadcast, wrap_dim
+from ._util import check_broadcast, type_name, wrap_dim
 
 
 def pnorm(x, p, axis, keepdims=False):

@@ -23,9 +23,13 @@ import jax
 import jax.numpy as jnp
 
 from .._core import dtypes
+from .._core.dispatch import dispatch
 from .._core.generator import next_key, wrap
-from ._elementwise import category, type_name
-from ._registry import OpDef, export
+from .._core.kernel import OpDef
+from .._core.views import inplace_call
+from ._elementwise import category
+from ._registry import export
+from ._util import type_name
 
 _ALPHA = 1.7580993408473766
 
@@ -67,7 +71,6 @@ def _check_p(p):
 
 def _run(input, p, training, inplace, lead, alpha):
     """Dropout of ``input`` (``lead`` as in the body); returns ``input`` itself when inactive."""
-    from .._core.dispatch import dispatch, inplace_call
 
     _check_p(p)
     if p == 0 or not training or input.numel() == 0:

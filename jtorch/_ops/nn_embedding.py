@@ -15,16 +15,17 @@ import numpy as np
 
 from .._core.state import grad_mode
 from .._core.tensor_base import TensorBase
-from .._core.views import assign, scalar_type_name
-from ._index_util import concrete, dtype_of, first_oob
+from .._core.views import assign
+from ._index_util import concrete, first_oob
 from ._registry import export, op
+from ._util import type_name
 
 
 def _check_indices(indices, what):
     if indices.dtype not in (jnp.int64, jnp.int32):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
                            f"following scalar types: Long, Int; but got torch."
-                           f"{scalar_type_name(dtype_of(indices))}Tensor instead (while "
+                           f"{type_name(indices)}Tensor instead (while "
                            f"checking arguments for {what})")
 
 
@@ -137,7 +138,7 @@ def _embedding_bag(weight, input, offsets, mode, per_sample_weights, include_las
     if offsets.dtype not in (jnp.int64, jnp.int32):
         raise RuntimeError(f"Expected tensor for argument #2 'offsets' to have one of the "
                            f"following scalar types: Long, Int; but got torch."
-                           f"{scalar_type_name(dtype_of(offsets))}Tensor instead (while "
+                           f"{type_name(offsets)}Tensor instead (while "
                            f"checking arguments for embedding_bag)")
     n = input.shape[0]
     nbags = offsets.shape[0] - 1 if include_last_offset else offsets.shape[0]

@@ -20,6 +20,7 @@ import numpy as np
 
 from .._core.tensor_base import TensorBase
 from ._registry import export, op
+from ._util import type_name
 
 _LOW = (jnp.float16, jnp.bfloat16)
 _A = -0.75
@@ -252,18 +253,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 raise NotImplementedError("jtorch does not implement torch.nn.functional."
                                           f"interpolate of uint8 input in mode '{mode}' yet")
             raise NotImplementedError(f'"{kernel}_channels_last" not implemented for '
-                                      f"'{_type_name(dt)}'")
+                                      f"'{type_name(dt)}'")
     if mode == "area":
         scale_factors = None
     return _upsample(input, mode, tuple(output_size),
                      None if scale_factors is None else tuple(scale_factors),
                      bool(align_corners) if align_corners is not None else False)
-
-
-def _type_name(dt):
-    from .._core.views import scalar_type_name
-
-    return scalar_type_name(dt)
 
 
 @export("upsample", namespace="nn.functional")
@@ -352,11 +347,9 @@ def _grid_body(input, grid, interpolation_mode, padding_mode, align_corners):
     if interpolation_mode == 2 and nd != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if input.dtype != grid.dtype:
-        from .._core.views import scalar_type_name
-        from ._index_util import dtype_of
 
-        raise RuntimeError(f"expected scalar type {scalar_type_name(dtype_of(input))} but "
-                           f"found {scalar_type_name(dtype_of(grid))}")
+        raise RuntimeError(f"expected scalar type {type_name(input)} but "
+                           f"found {type_name(grid)}")
     n, c = input.shape[:2]
     sizes = input.shape[2:]
     out_sp = grid.shape[1:-1]

@@ -17,9 +17,9 @@ import jax.numpy as jnp
 
 from .._core.state import STATE
 from .._core.tensor_base import TensorBase
-from ._index_util import concrete, scalar_name
+from ._index_util import concrete
 from ._registry import export, op
-from ._util import check_broadcast
+from ._util import check_broadcast, type_name
 
 _LOSS = {"namespace": "nn.functional", "method": False, "out": False}
 _ENUM = {0: "none", 1: "mean", 2: "sum"}
@@ -89,7 +89,7 @@ def shape_list(s):
 
 def require_float(x, kernel):
     if not jnp.issubdtype(x.dtype, jnp.inexact):
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_name(x)}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{type_name(x)}\'')
 
 
 def abs_(x):
@@ -225,7 +225,7 @@ def _check_nll(input, target, weight, name=""):
                                f"{shape_list(target.shape)}")
     if target.dtype not in (jnp.int64, jnp.uint8):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                           f"{scalar_name(target)}")
+                           f"{type_name(target)}")
     n_cls = input.shape[0 if nd == 1 else 1]
     if weight is not None:
         if weight.ndim != 1 or weight.shape[0] != n_cls:
@@ -233,8 +233,8 @@ def _check_nll(input, target, weight, name=""):
                                "classes or no classes but got weight tensor of shape: "
                                f"{shape_list(weight.shape)}")
         if weight.dtype != input.dtype:
-            raise RuntimeError(f"expected scalar type {scalar_name(input)} but found "
-                               f"{scalar_name(weight)}")
+            raise RuntimeError(f"expected scalar type {type_name(input)} but found "
+                               f"{type_name(weight)}")
 
 
 def _nll(logp, target, weight, reduction, ignore_index):
@@ -308,7 +308,7 @@ def _cross_entropy(input, target, weight=None, reduction="mean", ignore_index=-1
     prob = input.shape == target.shape  # class probabilities
     if prob and not jnp.issubdtype(target.dtype, jnp.floating):
         raise RuntimeError("Expected floating point type for target with class "
-                           f"probabilities, got {scalar_name(target)}")
+                           f"probabilities, got {type_name(target)}")
     if input.ndim == 0:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     require_float(input, "log_softmax_lastdim_kernel_impl")
@@ -376,8 +376,8 @@ def _bce_elem_jvp(primals, tangents):
 @op("binary_cross_entropy", tensors=("input", "target"), **_LOSS)
 def _binary_cross_entropy(input, target, weight=None, reduction="mean"):
     if target.dtype != input.dtype:
-        raise RuntimeError(f"Found dtype {scalar_name(target)} but expected "
-                           f"{scalar_name(input)}")
+        raise RuntimeError(f"Found dtype {type_name(target)} but expected "
+                           f"{type_name(input)}")
     loss = _bce_elem(input, target)
     if weight is not None:
         loss = loss * weight.astype(input.dtype)
@@ -415,8 +415,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 @op("binary_cross_entropy_with_logits", tensors=("input", "target"), **_LOSS)
 def _bce_with_logits(input, target, weight=None, pos_weight=None, reduction="mean"):
     if not jnp.issubdtype(target.dtype, jnp.inexact):
-        raise RuntimeError(f"result type {scalar_name(input)} can't be cast to the desired "
-                           f"output type {scalar_name(target)}")
+        raise RuntimeError(f"result type {type_name(input)} can't be cast to the desired "
+                           f"output type {type_name(target)}")
     target = target.astype(input.dtype)
     ls = jax.nn.log_sigmoid(input)
     if pos_weight is not None:

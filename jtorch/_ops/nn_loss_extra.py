@@ -11,9 +11,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core.tensor_base import TensorBase
-from ._index_util import concrete, scalar_name
+from ._index_util import concrete
 from ._registry import NAMESPACES, export, op
-from ._util import check_broadcast
+from ._util import check_broadcast, type_name
 from .nn_loss import _LOSS, abs_, clamp_min, get_reduction, reduce_loss, resolve, shape_list
 
 
@@ -46,7 +46,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduct
     require = jnp.issubdtype(log_probs.dtype, jnp.floating)
     if not require:
         raise NotImplementedError(f'"ctc_loss_cpu" not implemented for '
-                                  f"'{scalar_name(log_probs)}'")
+                                  f"'{type_name(log_probs)}'")
     unbatched = log_probs.ndim != 3
     if unbatched:
         if log_probs.ndim != 2:
@@ -423,7 +423,7 @@ def _check_margin_input(input):
 
 def _require_long(target):
     if target.dtype != jnp.int64:
-        raise RuntimeError(f"expected scalar type Long but found {scalar_name(target)}")
+        raise RuntimeError(f"expected scalar type Long but found {type_name(target)}")
 
 
 @op("multilabel_margin_loss", tensors=("input",), **_LOSS)

@@ -14,7 +14,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._registry import OpDef, export, op
+from .._core.dispatch import dispatch
+from .._core.kernel import OpDef
+from ._registry import export, op
 
 
 def _check_length(input, pad):
@@ -142,7 +144,6 @@ _NONCONSTANT = OpDef("pad", _nonconstant_body, saves=False, grad_name=_pad_name)
 @export("pad", namespace="nn.functional")
 def pad(input, pad, mode="constant", value=None):
     """Pads ``input``: ``pad = (left_last, right_last, left_prev, right_prev, ...)``."""
-    from .._core.dispatch import dispatch
 
     if not isinstance(pad, (tuple, list)):
         raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not "

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core.generator import wrap
+from .._core.generator import next_key, wrap
 from ._registry import op
 
 MODES = ("RNN_TANH", "RNN_RELU", "LSTM", "GRU")
@@ -275,7 +275,6 @@ def _pad_sequence(sequences, batch_first, padding_value, padding_side):
 # ------------------------------------------------------------------------------ torch.lstm & co
 def _functional(mode, name):
     """``torch.<name>``: PyTorch's two overloads (padded input, or packed data + batch_sizes)."""
-    from .._core.generator import next_key
     from ._index_util import need_concrete
 
     def fn(input, *args):

@@ -19,7 +19,6 @@ from ._elementwise import (
     check_int_divisor,
     check_int_pow,
     common_dtype,
-    cpp_name,
     is_bool,
     is_integral,
     kink_grad,
@@ -28,6 +27,7 @@ from ._elementwise import (
     to_float,
 )
 from ._registry import TENSOR_METHODS, export, op
+from ._util import cpp_name
 
 _BIN = {"tensors": ("input", "other"), "promote": "common"}
 

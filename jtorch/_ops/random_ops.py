@@ -32,6 +32,7 @@ from .._core.device import device as Device
 from .._core.device import to_jax
 from .._core.generator import next_key, wrap
 from .._core.tensor_base import TensorBase
+from .._core.views import assign_out, check_inplace, inplace_call
 from ._registry import TENSOR_METHODS, export, op
 from ._util import check_broadcast
 from .creation import check_layout, finish, out_dtype, parse_size
@@ -435,7 +436,6 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
 def _write_out(res, out):
     if out is None:
         return res
-    from .._core.views import assign_out
 
     assign_out(out, res)
     return out
@@ -519,9 +519,6 @@ def poisson(input, generator=None):
 
 # ------------------------------------------------------------------------------ in-place
 def _fill_(t, kind, a, b, generator):
-    from .._core.dispatch import inplace_call
-    from .._core.views import check_inplace
-
     check_inplace(t)
     key = _key_on(generator, t.device)
     if _bucketed(kind, t.dtype.np):

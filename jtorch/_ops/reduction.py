@@ -20,20 +20,10 @@ from jax import lax
 from .._core import dtypes
 from .._core.tensor_base import TensorBase
 from ._registry import NAMESPACES, TENSOR_METHODS, op
-from ._util import check_broadcast, wrap_dim
-
-_TYPE_NAMES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-               "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
-               "float64": "Double", "complex64": "ComplexFloat",
-               "complex128": "ComplexDouble", "bool": "Bool"}
+from ._util import check_broadcast, type_name, wrap_dim
 
 
 # ---------------------------------------------------------------------------- shared helpers
-def type_name(x):
-    """PyTorch's ScalarType name (``Long``, ``Float``...) of an array or a jtorch dtype."""
-    return _TYPE_NAMES[x.name if isinstance(x, dtypes.dtype) else jnp.dtype(x.dtype).name]
-
-
 def inexact(x):
     return jnp.issubdtype(x.dtype, jnp.inexact)
 

@@ -20,13 +20,12 @@ from ._index_util import (
     concrete,
     first_oob,
     grid,
-    scalar_name,
     scatter_extreme,
     scatter_reduce_core,
     scatter_set,
 )
 from ._registry import op
-from ._util import check_broadcast, wrap_dim
+from ._util import check_broadcast, type_name, wrap_dim
 
 _C_TYPE = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
            "int32": "int", "int64": "long int", "float16": "c10::Half",
@@ -213,26 +212,26 @@ def _index_vec(name, input, dim, index, source, long_only=False):
             raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got "
                              f"{index.ndim})")
         raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: "
-                         f"{index.ndim} with type: {scalar_name(index)} and size: "
+                         f"{index.ndim} with type: {type_name(index)} and size: "
                          f"{list(index.shape)}")
     if long_only and index.dtype != jnp.int64:
         raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
-                           f"{scalar_name(index)}")
+                           f"{type_name(index)}")
     if not _is_index(index):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
-                           f"{scalar_name(index)}")
+                           f"{type_name(index)}")
     n = index.size
     if name == "index_copy_":
         if input.dtype != source.dtype:
             raise RuntimeError("index_copy_(): self and source expected to have the same "
-                               f"dtype, but got (self) {scalar_name(input)} and (source) "
-                               f"{scalar_name(source)}")
+                               f"dtype, but got (self) {type_name(input)} and (source) "
+                               f"{type_name(source)}")
         if n != _size(source, d):
             raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
                              f"source.size(dim) ({_size(source, d)})")
     elif input.dtype != source.dtype and name == "index_add_":
-        raise RuntimeError(f"index_add_(): self ({scalar_name(input)}) and source "
-                           f"({scalar_name(source)}) must have the same scalar type")
+        raise RuntimeError(f"index_add_(): self ({type_name(input)}) and source "
+                           f"({type_name(source)}) must have the same scalar type")
     elif n != _size(source, d):
         raise RuntimeError(f"{name}(): Number of indices ({n}) should be equal to "
                            f"source.size(dim): ({_size(source, d)}), for dim: {d}")
@@ -321,7 +320,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
                            f"amin but got {reduce}.")
     if not _is_index(index):
         raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
-                           f"{scalar_name(index)}")
+                           f"{type_name(index)}")
     d = _index_vec("index_reduce_", input, dim, index, source)
     shape = _src_shape(input, d, index)
     return scatter_reduce_core(input, source.reshape(shape),
@@ -360,10 +359,10 @@ def _masked_scatter_check(input, mask, source):
 def masked_scatter(input, mask, source):
     if mask.dtype != jnp.bool_:
         raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
-                           f"dtype {scalar_name(mask)}")
+                           f"dtype {type_name(mask)}")
     if input.dtype != source.dtype:
         raise RuntimeError("masked_scatter: expected self and source to have same dtypes but "
-                           f"got{scalar_name(input)} and {scalar_name(source)}")
+                           f"got{type_name(input)} and {type_name(source)}")
     check_broadcast(input.shape, mask.shape)
     shape = jnp.broadcast_shapes(input.shape, mask.shape)
     m = jnp.broadcast_to(mask, shape)
@@ -391,7 +390,7 @@ def _wrap(i, n):
 def take(input, index):
     if index.dtype != jnp.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got "
-                           f"{scalar_name(index)}")
+                           f"{type_name(index)}")
     flat = input.reshape(-1)
     return flat[_wrap(index, flat.size)]
 
@@ -400,7 +399,7 @@ def take(input, index):
 def take_along_dim(input, indices, dim=None):
     if indices.dtype != jnp.int64:
         raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
-                           f"{scalar_name(indices)}")
+                           f"{type_name(indices)}")
     if dim is None:
         flat = input.reshape(-1)
         return flat[_wrap(indices.reshape(-1), flat.size)]
@@ -427,11 +426,11 @@ def _put_check(input, index, source, accumulate=False):
 def put(input, index, source, accumulate=False):
     if index.dtype != jnp.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
-                           f"{scalar_name(index)}")
+                           f"{type_name(index)}")
     if input.dtype != source.dtype:
         raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
-                           f"self.dtype = {scalar_name(input)} and source.dtype = "
-                           f"{scalar_name(source)}")
+                           f"self.dtype = {type_name(input)} and source.dtype = "
+                           f"{type_name(source)}")
     if source.size != index.size:
         raise IndexError("put_(): Expected source and index to have the same number of "
                          f"elements, but got source.numel() = {source.size}, index.numel() = "

@@ -16,10 +16,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
+from .._core.dispatch import dispatch
+from .._core.kernel import OpDef
 from .._core.tensor_base import TensorBase
-from ._index_util import concrete, need_concrete, scalar_name
-from ._registry import OpDef, export, op
-from ._util import wrap_dim
+from ._index_util import concrete, need_concrete
+from ._registry import export, op
+from ._util import type_name, wrap_dim
 
 
 def _argsort(x, d, descending):
@@ -158,7 +160,6 @@ _BINCOUNT = OpDef("bincount", _bincount_body, tensors=("input", "weights"),
 @export("bincount", method=True)
 def bincount(input, weights=None, minlength=0):
     """Counts of each non-negative int (weighted sums with ``weights``); eager only."""
-    from .._core.dispatch import dispatch
 
     if input.dtype.category != dtypes.INT:
         raise NotImplementedError(f'"bincount_cpu" not implemented for '
@@ -178,7 +179,7 @@ def bincount(input, weights=None, minlength=0):
 
 def _hist_float_check(input, name):
     if not jnp.issubdtype(input.dtype, jnp.floating):
-        raise NotImplementedError(f'"{name}" not implemented for \'{scalar_name(input)}\'')
+        raise NotImplementedError(f'"{name}" not implemented for \'{type_name(input)}\'')
 
 
 def _bins_of(x, edges, valid):
@@ -320,7 +321,6 @@ _ONE_HOT = OpDef("one_hot", _one_hot_body, differentiable=False)
 @export("one_hot", namespace="nn.functional")
 def one_hot(tensor, num_classes=-1):
     """``torch.nn.functional.one_hot``; ``num_classes=-1`` reads the values (eager only)."""
-    from .._core.dispatch import dispatch
 
     if not isinstance(tensor, TensorBase) or tensor.dtype.name != "int64":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")

@@ -18,7 +18,8 @@ import warnings
 
 import jax.numpy as jnp
 
-from .._core.views import strides, view_strides
+from .._core.dtypes import to_dtype
+from .._core.strides import strides, view_strides
 from ._registry import NAMESPACES, TENSOR_METHODS, op
 from ._util import wrap_dim
 
@@ -162,8 +163,6 @@ def view(input, *shape, dtype=None):
 
 
 def _view_dtype(input, dtype):
-    from .._core.dtypes import to_dtype
-
     if to_dtype(dtype) is input.dtype:
         return _view(input, tuple(input.shape))
     raise NotImplementedError("jtorch does not implement torch.Tensor.view(dtype) with a "

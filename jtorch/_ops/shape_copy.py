@@ -8,9 +8,10 @@ import warnings
 import jax.numpy as jnp
 
 from .._core import dtypes
+from .._core.errors import concretization_error
 from .._core.tensor_base import TensorBase
 from ._registry import op
-from ._util import wrap_dim
+from ._util import type_name, wrap_dim
 from .shape import dims_arg, function, hide, method, varargs
 
 _CAT = {"method": False, "tensors": ("tensors",), "promote": "common", "saves": False}
@@ -166,7 +167,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
     if repeats.dtype.category != dtypes.INT:
         raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
-                                  f"'{_type_name(repeats.dtype)}'")
+                                  f"'{type_name(repeats.dtype)}'")
     n = input.numel() if dim is None else input.shape[wrap_dim(dim, input.ndim)]
     r = repeats.reshape(-1) if repeats.ndim == 0 else repeats
     if r.shape[0] != 1 and r.shape[0] != n:
@@ -191,8 +192,6 @@ def _concrete_total(r, n):
     import numpy as np
 
     if _is_traced(r):
-        from .._core.errors import concretization_error
-
         raise concretization_error("torch.repeat_interleave with tensor repeats and no "
                                    "output_size (the output size depends on the values)")
     v = np.asarray(r._value)
@@ -208,12 +207,6 @@ def _repeat_index(repeats, output_size):
 
     idx = tensor(list(range(repeats.shape[0])), dtype=repeats.dtype, device=repeats.device)
     return repeat_interleave(idx, repeats, 0, output_size=output_size)
-
-
-def _type_name(d):
-    from .._core.views import scalar_type_name
-
-    return scalar_type_name(d)
 
 
 # ------------------------------------------------------------------------------ flip / roll

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .._core.dtypes import from_np
+from .._core.strides import contiguous_strides
 from .._core.tensor_base import Size
-from .._core.views import contiguous_strides
 from ._registry import op
 from .shape import _view, function, hide, method, size_arg, unsqueeze, varargs
 
 
 # ------------------------------------------------------------------------------ expand
 def _type_str(x):
-    from .._core.dtypes import from_np
     from .._tensor_str import _TYPE
 
     return f"torch.{_TYPE[from_np(x.dtype).name]}Tensor"

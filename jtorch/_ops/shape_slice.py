@@ -9,6 +9,7 @@ import operator
 import jax.numpy as jnp
 from jax import lax
 
+from .._core.dtypes import int64
 from .._core.state import grad_mode
 from .._core.tensor_base import to_numpy
 from ._registry import op
@@ -268,16 +269,13 @@ def tensor_split(input, indices_or_sections, dim=0):
 
 
 def _split_arg_tensor(t):
-    from .._core.dtypes import int64
-    from .._core.views import scalar_type_name
-
     if t.ndim > 1:
         raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
                            "zero-dimensional or one-dimensional tensor, but got a tensor with "
                            f"{t.ndim} dims")
     if t.dtype is not int64:
         raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of "
-                           f"long, but got {scalar_type_name(t.dtype)}")
+                           f"long, but got {t.dtype.scalar_name}")
     v = to_numpy(t._value)
     return int(v) if t.ndim == 0 else [int(i) for i in v]
 

@@ -104,7 +104,7 @@ def _trunc_body(input, key, mean, std, a, b):
 
 
 def _trunc_opdef():
-    from .._ops._registry import OpDef
+    from .._core.kernel import OpDef
 
     global _TRUNC
     if _TRUNC is None:
@@ -118,7 +118,7 @@ _TRUNC = None
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fills ``tensor`` with samples of N(mean, std**2) truncated to [a, b]."""
-    from .._core.dispatch import inplace_call
+    from .._core.views import inplace_call
 
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "

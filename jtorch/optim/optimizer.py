@@ -55,9 +55,7 @@ def register_optimizer_step_post_hook(hook):
 def _typename(obj):
     """torch.typename."""
     if isinstance(obj, Tensor):
-        from .._core.views import scalar_type_name
-
-        return f"torch.{scalar_type_name(obj.dtype)}Tensor"
+        return f"torch.{obj.dtype.scalar_name}Tensor"
     mod = type(obj).__module__
     name = type(obj).__qualname__
     return name if mod in ("builtins", "__builtin__", None) else f"{mod}.{name}"

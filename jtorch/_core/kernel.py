@@ -1,0 +1,360 @@
+"""The kernel layer: what an op is (:class:`OpDef`), how one call binds its arguments
+(:class:`CallSpec`), and the compiled functions that run it (:class:`Kernel`).
+
+A call of an op is described by a *key*, a hashable template of its arguments that the
+dispatcher builds in one pass: tensors and Python numbers in tensor parameters become slot
+markers (their values are the kernel's dynamic arguments), everything else is kept as a static
+value. The key is a plain tuple, ``(args template, kwargs template, autocast)``, so that looking
+up a kernel costs one C-level hash; only this module reads it, by building the key's
+:class:`CallSpec` once per distinct key. Every other layer asks the CallSpec (``bind``,
+``static_arguments``, ``dynamic_slots``...), never the tuple.
+
+A :class:`Kernel` is an op with one CallSpec: its body wrapped so PyTorch's type promotion (and
+autocast's casts) run inside the trace, jitted once (``Kernel.forward``); its vjps, jitted once
+per set of differentiated slots (``Kernel.vjp``); and the vjp as an op of its own for
+create_graph (``Kernel.backward_ops``, built by the graph layer).
+"""
+
+from __future__ import annotations
+
+import collections
+import inspect
+import weakref
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import dtypes
+from .autocast import autocast_body
+from .tensor_base import TensorBase
+
+
+# ------------------------------------------------------------------ what an op is
+class OpDef:
+    """One tensor operation.
+
+    Args:
+        name: PyTorch's name (``"add"``, ``"linalg.norm"``).
+        fn: the body, a pure function of jnp arrays and static Python values.
+        tensors: parameter names that take tensors (a Python number there becomes a dynamic
+            0-d array; lists of tensors are allowed).
+        promote: ``None`` (body sees inputs as given), ``"common"`` (PyTorch's promotion of the
+            ``tensors`` parameters to one dtype) or ``"float"`` (as common, then integers and
+            bools become the default float dtype).
+        is_view: the outputs are views of the first tensor argument (they share storage).
+        saves: backward needs the inputs' values, so modifying them in place afterwards is an
+            error at backward and a second backward needs retain_graph (PyTorch's rule). Ops
+            whose PyTorch derivative needs no saved values (add, sum, views...) set False;
+            bilinear ops (mul, matmul) set ``"others"``: input j is saved only when another
+            input needs a gradient; ``"output"``: PyTorch's formula reads the outputs.
+        grad_name: the grad_fn's class name; default ``<CamelName>Backward0``. May be a
+            function of the op's static arguments (tensor slots passed as their markers) when
+            PyTorch's name depends on the overload: ``SumBackward0`` for ``sum()``,
+            ``SumBackward1`` with a dim.
+        returns: field names of the namedtuple PyTorch returns (``("values", "indices")``).
+        differentiable: False for ops whose outputs never carry gradients (comparisons...).
+        nondiff: parameter names whose tensors never receive gradients (index, mask...).
+        stride_rule: for view ops, ``rule(shape, strides, offset, out_shape, output index,
+            *static args, **static kwargs) -> (strides, offset)``: PyTorch's strides of the view.
+        check: ``check(*args, **kwargs)`` run eagerly before dispatch, for errors PyTorch raises
+            on the VALUE of a Python-number argument (``int_tensor ** -1``, ``int_tensor // 0``);
+            numbers are dynamic inside the kernel, so the body cannot see them.
+    """
+
+    __slots__ = ("name", "fn", "params", "tensors", "tensor_pos", "promote", "is_view", "saves",
+                 "grad_name", "returns", "differentiable", "nondiff", "stride_rule", "check",
+                 "kernel_cache", "__weakref__")
+
+    def __init__(self, name, fn, *, tensors=("input",), promote=None, is_view=False,
+                 saves=True, grad_name=None, returns=None, differentiable=True, nondiff=(),
+                 stride_rule=None, check=None):
+        self.name = name
+        self.fn = fn
+        self.params = list(inspect.signature(fn).parameters)
+        self.tensors = frozenset(tensors)
+        self.tensor_pos = frozenset(i for i, p in enumerate(self.params) if p in self.tensors)
+        self.promote = promote
+        self.is_view = is_view
+        self.saves = saves
+        short = name.rsplit(".", 1)[-1]
+        self.grad_name = grad_name or "".join(w.capitalize() for w in short.split("_")) + \
+            "Backward0"
+        self.returns = return_type(name.replace(".", "_"), returns) if returns else None
+        self.differentiable = differentiable
+        self.nondiff = frozenset(nondiff)
+        self.stride_rule = stride_rule
+        self.check = check
+        self.kernel_cache = {}   # key -> Kernel
+        _ALL_OPS.add(self)
+
+    def __repr__(self):
+        return f"OpDef({self.name})"
+
+    def kernel(self, key):
+        """The Kernel of this op for the call described by ``key`` (made on first use)."""
+        k = self.kernel_cache.get(key)
+        if k is None:
+            k = self.kernel_cache[key] = Kernel(self, CallSpec(key))
+        return k
+
+
+class return_types:  # noqa: N801 - PyTorch's module name
+    """Namespace of the namedtuples ops return, as ``torch.return_types``."""
+
+
+def return_type(name, fields):
+    cls = getattr(return_types, name, None)
+    if cls is None:
+        cls = collections.namedtuple(name, fields)
+        cls.__module__ = "torch.return_types"
+        cls.__qualname__ = name
+        setattr(return_types, name, cls)
+    return cls
+
+
+# ------------------------------------------------------------------ argument templates
+class Slot:
+    """The kind of a dynamic argument slot in a key's template."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+PROMOTED = Slot("PROMOTED")      # a tensor in a tensor parameter: promoted, differentiable
+UNPROMOTED = Slot("UNPROMOTED")  # a tensor elsewhere (indices, masks): never promoted
+SCALAR = Slot("SCALAR")          # a Python number in a tensor parameter: a dynamic 0-d value
+_FLOAT = Slot("FLOAT")           # tags static floats and bools, so 1, 1.0 and True differ
+_BOOL = Slot("BOOL")
+_SLICE = Slot("SLICE")
+
+_NUMBER = (bool, int, float, complex)
+_np_ndarray = np.ndarray
+_np_generic = np.generic
+
+
+def template(a, tensor_param, values, tensors):
+    """The template of argument ``a`` (``tensor_param``: it is in a tensor parameter); appends
+    its dynamic parts to ``values`` and their tensors (or None) to ``tensors``."""
+    if isinstance(a, TensorBase):
+        values.append(a._value)
+        tensors.append(a)
+        return PROMOTED if tensor_param else UNPROMOTED
+    t = type(a)
+    if t is int or t is float or t is bool or t is complex:
+        if tensor_param:
+            values.append(a)
+            tensors.append(None)
+            return SCALAR
+        if t is float:
+            return (_FLOAT, a)
+        return (_BOOL, a) if t is bool else a
+    if a is None or t is str:
+        return a
+    if t is list or t is tuple:
+        return tuple([template(e, tensor_param, values, tensors) for e in a])
+    if t is slice:
+        return (_SLICE, template(a.start, False, values, tensors),
+                template(a.stop, False, values, tensors), template(a.step, False, values, tensors))
+    if isinstance(a, (jax.Array, _np_ndarray)) and not isinstance(a, _np_generic):
+        values.append(a)
+        tensors.append(None)
+        return PROMOTED if tensor_param else UNPROMOTED
+    if isinstance(a, _np_generic):
+        return template(a.item(), tensor_param, values, tensors)
+    return a
+
+
+def _fill(t, it):
+    """An argument rebuilt from its template, taking dynamic values from ``it``."""
+    if t is PROMOTED or t is UNPROMOTED or t is SCALAR:
+        return next(it)
+    if type(t) is tuple:
+        if t and (t[0] is _FLOAT or t[0] is _BOOL):
+            return t[1]
+        if t and t[0] is _SLICE:
+            return slice(_fill(t[1], it), _fill(t[2], it), _fill(t[3], it))
+        return tuple(_fill(e, it) for e in t)
+    return t
+
+
+def _slots_of(t, out):
+    if t is PROMOTED or t is UNPROMOTED or t is SCALAR:
+        out.append(t)
+    elif type(t) is tuple:
+        if t and (t[0] is _FLOAT or t[0] is _BOOL):
+            return out
+        for e in t:
+            _slots_of(e, out)
+    return out
+
+
+class CallSpec:
+    """How one call of an op binds its arguments, parsed once from its key.
+
+    Attributes:
+        args, kwargs: the templates (``kwargs`` as ``((name, template), ...)``).
+        slots: the kind (PROMOTED, UNPROMOTED or SCALAR) of each dynamic value, in order.
+        autocast: ``None``, or ``(kind or rule, dtype)``: the casts autocast applies inside the
+            kernel (jtorch/_core/autocast.py).
+    """
+
+    __slots__ = ("args", "kwargs", "slots", "autocast", "_static")
+
+    def __init__(self, key):
+        self.args, self.kwargs, self.autocast = key
+        slots = []
+        for a in self.args:
+            _slots_of(a, slots)
+        for _, v in self.kwargs:
+            _slots_of(v, slots)
+        self.slots = tuple(slots)
+        self._static = None
+
+    def bind(self, values):
+        """``(args, kwargs)`` of the op's body, with ``values`` in the dynamic slots."""
+        it = iter(values)
+        args = [_fill(a, it) for a in self.args]
+        kwargs = {k: _fill(v, it) for k, v in self.kwargs}
+        return args, kwargs
+
+    def bind_by_name(self, params, values):
+        """The bound arguments as ``{parameter name: value}``."""
+        args, kwargs = self.bind(values)
+        bound = dict(zip(params, args))
+        bound.update(kwargs)
+        return bound
+
+    def static_arguments(self):
+        """``(args, kwargs)`` with each dynamic slot shown as its kind (PROMOTED...): what
+        rules that depend only on static arguments read (grad names, stride rules)."""
+        if self._static is None:
+            self._static = self.bind(self.slots)
+        return self._static
+
+    def promoted(self):
+        """Indices of the values taking part in type promotion (all but UNPROMOTED)."""
+        return tuple(i for i, s in enumerate(self.slots) if s is not UNPROMOTED)
+
+    def scalars(self):
+        return frozenset(i for i, s in enumerate(self.slots) if s is SCALAR)
+
+    def tensor_slots(self):
+        """Indices of the values that are tensors (not Python numbers)."""
+        return tuple(i for i, s in enumerate(self.slots) if s is not SCALAR)
+
+    def listed_slots(self, numbers_listed):
+        """The slots PyTorch lists as a node's inputs (``next_functions``): promoted tensors,
+        and Python numbers too when ``numbers_listed``."""
+        return tuple(i for i, s in enumerate(self.slots)
+                     if s is PROMOTED or (numbers_listed and s is SCALAR))
+
+
+# ------------------------------------------------------------------ promotion (in the trace)
+def promote_values(vals, promotable, scalar_slots, mode):
+    """PyTorch's result dtype of the promotable values (inside a trace: dtypes are static)."""
+    dims, zeros, scats = [], [], []
+    for i in promotable:
+        v = vals[i]
+        if i in scalar_slots:
+            scats.append(dtypes.scalar_category(v) if isinstance(v, _NUMBER)
+                         else dtypes.from_np(v.dtype).category)
+        elif jnp.ndim(v) == 0:
+            zeros.append(dtypes.from_np(v.dtype))
+        else:
+            dims.append(dtypes.from_np(v.dtype))
+    if not (dims or zeros or scats):
+        return None
+    out = dtypes.result_type_from(dims, zeros, scats)
+    if mode == "float" and out.category < dtypes.FLOAT:
+        out = dtypes.get_default_dtype()
+    return out
+
+
+# ------------------------------------------------------------------ kernels
+class Kernel:
+    """One op with one CallSpec: a jitted forward and cached jitted vjps."""
+
+    __slots__ = ("opdef", "spec", "body", "forward", "nondiff", "grad_name", "vjp_cache",
+                 "backward_ops", "listed")
+
+    def __init__(self, opdef, spec):
+        self.opdef = opdef
+        self.spec = spec
+        promotable, scalar_slots = spec.promoted(), spec.scalars()
+        self.nondiff = frozenset(i for i, s in enumerate(spec.slots) if s is not PROMOTED)
+        fn, mode, bind = opdef.fn, opdef.promote, spec.bind
+
+        def body(*vals):
+            if mode is not None:
+                dt = promote_values(vals, promotable, scalar_slots, mode)
+                if dt is not None:
+                    vals = list(vals)
+                    for i in promotable:
+                        vals[i] = jnp.asarray(vals[i], dt.np)
+            args, kwargs = bind(vals)
+            return fn(*args, **kwargs)
+
+        if spec.autocast is not None:  # casts its inputs first (jtorch/_core/autocast.py)
+            body = autocast_body(opdef, spec, body)
+        self.body = body
+        self.grad_name = opdef.grad_name
+        if callable(self.grad_name):  # the name depends on static arguments (sum vs sum(dim))
+            args, kwargs = spec.static_arguments()
+            self.grad_name = opdef.grad_name(*args, **kwargs)
+        # keep_unused: a tensor whose values the body ignores (fill_, *_like, uniform_) still
+        # decides the device the kernel runs on; pruned, its output lands on device 0
+        self.forward = jax.jit(body, keep_unused=True)
+        self.vjp_cache = {}      # differentiated slots -> jitted vjp
+        self.backward_ops = {}   # (differentiated slots, missing cotangents) -> (OpDef, used)
+        self.listed = None       # the slots next_functions lists (graph layer, made on use)
+
+    def vjp(self, diff):
+        """``(vals, cotangents) -> gradients`` of the slots in ``diff``; jitted, cached."""
+        f = self.vjp_cache.get(diff)
+        if f is None:
+            f = self.vjp_cache[diff] = jax.jit(self.make_vjp(diff))
+        return f
+
+    def make_vjp(self, diff):
+        body = self.body
+
+        def vjp(vals, cts):
+            def f(*d):
+                full = list(vals)
+                for i, x in zip(diff, d):
+                    full[i] = x
+                out = body(*full)
+                outs = out if isinstance(out, (tuple, list)) else (out,)
+                return tuple(o if _inexact(o) else None for o in outs)
+
+            primal, pull = jax.vjp(f, *[vals[i] for i in diff])
+            # cts holds one entry per float output only (Node.apply drops integer outputs)
+            it = iter(cts)
+            cts = tuple(None if p is None else
+                        (jnp.zeros_like(p) if c is None else c.astype(p.dtype))
+                        for p in primal for c in ((None,) if p is None else (next(it),)))
+            return pull(cts)
+
+        return vjp
+
+
+def _inexact(o):
+    return jnp.issubdtype(o.dtype, jnp.inexact)
+
+
+def _drop_compiled_kernels():
+    """Kernels promote Python numbers to the default dtype while being traced, and jax.jit's
+    cache does not know the default dtype: changing it drops every compiled kernel (a rare
+    event; they compile again on next use). Recorded nodes keep their own kernels."""
+    for opdef in list(_ALL_OPS):
+        opdef.kernel_cache.clear()
+
+
+_ALL_OPS = weakref.WeakSet()
+dtypes.on_default_dtype_change(_drop_compiled_kernels)
