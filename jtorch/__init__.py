@@ -2,6 +2,10 @@
 
 JAX's 64-bit mode is switched on at import (PyTorch has int64 and float64); every jtorch
 creation path states its dtype, so float32 stays the default. See docs/differences.md.
+
+This file is the top-level namespace: the hand-written imports below (dtypes, devices, Tensor,
+grad modes, the subpackages) and, in the generated block, every op and function the op table
+publishes as ``torch.<name>`` (scripts/gen_api.py writes it; see docs/layout.md).
 """
 
 from __future__ import annotations
@@ -10,27 +14,52 @@ import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)
 
-from . import _ops, _tensor_str, autograd, cuda, random
-from ._core import dtypes as _dtype
+# the components built on the core
+from . import (  # noqa: E402  # noqa: E402
+    _ops,
+    amp,
+    autograd,
+    compiler,
+    cpu,
+    cuda,
+    fft,
+    func,
+    linalg,
+    nn,
+    optim,
+    random,
+    serialization,
+    special,
+    utils,
+    vision,
+)
 from ._core.device import device  # noqa: E402
-from ._core.dtypes import (
+from ._core.dtypes import (  # noqa: E402
     bfloat16,
+    bool_ as bool,  # noqa: E402,A001
     complex64,
+    complex64 as cfloat,  # noqa: E402
     complex128,
+    complex128 as cdouble,  # noqa: E402
     dtype,
     float16,
+    float16 as half,  # noqa: E402
     float32,
+    float32 as float,  # noqa: E402,A001
     float64,
+    float64 as double,  # noqa: E402
     get_default_dtype,
     int8,
     int16,
+    int16 as short,  # noqa: E402
     int32,
+    int32 as int,  # noqa: E402,A001
     int64,
+    int64 as long,  # noqa: E402
     set_default_dtype,
     uint8,
 )
-from ._core.dtypes import bool_ as bool  # noqa: E402,A001
-from ._core.generator import (
+from ._core.generator import (  # noqa: E402
     Generator,
     default_generator,
     get_rng_state,
@@ -39,26 +68,43 @@ from ._core.generator import (
     seed,
     set_rng_state,
 )
-from ._core.kernel import return_types
-from ._ops import convert as _convert
-from ._ops import typeinfo as _typeinfo
-from ._ops._registry import NAMESPACES as _NS  # noqa: E402
-from ._ops._registry import TENSOR_METHODS as _TM
-from ._ops.creation import (
-    as_tensor,
-    asarray,
-    empty,
-    empty_like,
-    from_numpy,
-    full,
-    full_like,
-    ones,
-    ones_like,
-    tensor,
-    zeros,
-    zeros_like,
+from ._core.kernel import return_types  # noqa: E402
+from ._core.layout import (  # noqa: E402
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    jagged,
+    layout,
+    memory_format,
+    preserve_format,
+    sparse_bsc,
+    sparse_bsr,
+    sparse_coo,
+    sparse_csc,
+    sparse_csr,
+    strided,
 )
-from ._tensor import Size, Tensor  # noqa: E402
+from ._core.tensor_base import Size  # noqa: E402
+from ._tensor import Tensor  # noqa: E402
+from ._tensor_str import set_printoptions  # noqa: E402
+from .amp.autocast_mode import (  # noqa: E402
+    autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+    set_autocast_gpu_dtype,
+)
 from .autograd import (  # noqa: E402
     enable_grad,
     inference_mode,
@@ -67,79 +113,473 @@ from .autograd import (  # noqa: E402
     no_grad,
     set_grad_enabled,
 )
-
-globals().update({k: v for k, v in _dtype.ALIASES.items() if k != "bool"})
-
-# the components built on the core; importing them registers their ops (nn.functional...)
-from . import (  # noqa: E402,F401
-    amp,
-    compiler,  # noqa: E402
-    cpu,
-    func,
-    nn,
-    optim,
-    serialization,
-    utils,
-    vision,
-)
-from .compiler import compile  # noqa: E402,F401,A001
-from .serialization import load, save  # noqa: E402,F401
-
-for _name, _fn in _TM.items():
-    if _name not in Tensor.__dict__ or _name.startswith("__"):
-        setattr(Tensor, _name, _fn)
-del _name, _fn
-
-
-def _export(namespaces):
-    import types
-
-    g = globals()
-    for ns, fns in namespaces.items():
-        if ns == "":
-            for k, v in fns.items():
-                if "." not in k:
-                    g.setdefault(k, v)
-            continue
-        head, *rest = ns.split(".")
-        mod = g.get(head)
-        if mod is None:
-            mod = g[head] = types.ModuleType(f"jtorch.{head}")
-        for i, part in enumerate(rest):  # "nn.functional": walk (and make) the submodules
-            sub = getattr(mod, part, None)
-            if sub is None:
-                sub = types.ModuleType(f"jtorch.{'.'.join([head, *rest[:i + 1]])}")
-                setattr(mod, part, sub)
-            mod = sub
-        for k, v in fns.items():
-            setattr(mod, k.rsplit(".", 1)[-1], v)
-
-
-_export(_NS)
-
-
-class _Layout:
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"torch.{self.name}"
-
-
-strided = _Layout("strided")
-sparse_coo = _Layout("sparse_coo")
-
-
-class memory_format:  # noqa: N801 - PyTorch's name
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"torch.{self.name}"
-
-
-contiguous_format = memory_format("contiguous_format")
-preserve_format = memory_format("preserve_format")
-channels_last = memory_format("channels_last")
+from .compiler import compile  # noqa: E402,A001
+from .func import vmap  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 __version__ = "0.1.0"
+
+# every op and function the op table publishes as torch.<name>
+# --- generated by scripts/gen_api.py from the op table: do not edit by hand ---
+from ._ops.bitwise import (
+    bitwise_and as bitwise_and,
+    bitwise_left_shift as bitwise_left_shift,
+    bitwise_not as bitwise_not,
+    bitwise_or as bitwise_or,
+    bitwise_right_shift as bitwise_right_shift,
+    bitwise_xor as bitwise_xor,
+    logical_and as logical_and,
+    logical_not as logical_not,
+    logical_or as logical_or,
+    logical_xor as logical_xor,
+)
+from ._ops.compare import (
+    allclose as allclose,
+    clamp as clamp,
+    clamp as clip,
+    clamp_max as clamp_max,
+    clamp_min as clamp_min,
+    eq as eq,
+    equal as equal,
+    fmax as fmax,
+    fmin as fmin,
+    ge as ge,
+    ge as greater_equal,
+    gt as greater,
+    gt as gt,
+    isclose as isclose,
+    isfinite as isfinite,
+    isinf as isinf,
+    isnan as isnan,
+    isneginf as isneginf,
+    isposinf as isposinf,
+    isreal as isreal,
+    le as le,
+    le as less_equal,
+    lt as less,
+    lt as lt,
+    maximum as maximum,
+    minimum as minimum,
+    nan_to_num as nan_to_num,
+    ne as ne,
+    ne as not_equal,
+    relu as relu,
+    where as where,
+)
+from ._ops.creation import (
+    as_tensor as as_tensor,
+    asarray as asarray,
+    copy_ as copy_,
+    empty as empty,
+    empty_like as empty_like,
+    empty_strided as empty_strided,
+    fill as fill,
+    fill_ as fill_,
+    from_numpy as from_numpy,
+    full as full,
+    full_like as full_like,
+    ones as ones,
+    ones_like as ones_like,
+    scalar_tensor as scalar_tensor,
+    tensor as tensor,
+    zero_ as zero_,
+    zeros as zeros,
+    zeros_like as zeros_like,
+)
+from ._ops.creation_math import (
+    arange as arange,
+    complex_ as complex,
+    eye as eye,
+    linspace as linspace,
+    logspace as logspace,
+    polar as polar,
+    range_ as range,
+)
+from ._ops.cumulative import (
+    cummax as cummax,
+    cummin as cummin,
+    cumprod as cumprod,
+    cumsum as cumsum,
+    logcumsumexp as logcumsumexp,
+)
+from ._ops.indexing import (
+    argwhere as argwhere,
+    masked_select as masked_select,
+    nonzero as nonzero,
+)
+from ._ops.indexing_put import (
+    index_put as index_put,
+)
+from ._ops.linalg import (
+    addbmm as addbmm,
+    addmm as addmm,
+    addmv as addmv,
+    addr as addr,
+    baddbmm as baddbmm,
+    bmm as bmm,
+    chain_matmul as chain_matmul,
+    cross as cross,
+    dot as dot,
+    inner as inner,
+    kron as kron,
+    matmul as matmul,
+    mm as mm,
+    mv as mv,
+    outer as ger,
+    outer as outer,
+    vdot as vdot,
+)
+from ._ops.linalg_decomp import (
+    cholesky as cholesky,
+    cholesky_solve as cholesky_solve,
+    det as det,
+    inv as inverse,
+    logdet as logdet,
+    pinverse as pinverse,
+    qr as qr,
+    slogdet as slogdet,
+    svd as svd,
+    triangular_solve as triangular_solve,
+)
+from ._ops.linalg_einsum import (
+    einsum as einsum,
+    tensordot as tensordot,
+)
+from ._ops.linalg_matfn import (
+    matrix_exp as matrix_exp,
+    matrix_power as matrix_power,
+)
+from ._ops.nn_activation import (
+    _torch_rrelu as rrelu,
+    _torch_rrelu_ as rrelu_,
+    celu as celu,
+    celu_ as celu_,
+    hardshrink as hardshrink,
+    prelu as prelu,
+    relu_ as relu_,
+    selu as selu,
+    selu_ as selu_,
+    threshold as threshold,
+    threshold_ as threshold_,
+)
+from ._ops.nn_conv import (
+    channel_shuffle as channel_shuffle,
+    conv1d as conv1d,
+    conv2d as conv2d,
+    conv3d as conv3d,
+    conv_transpose1d as conv_transpose1d,
+    conv_transpose2d as conv_transpose2d,
+    conv_transpose3d as conv_transpose3d,
+    native_channel_shuffle as native_channel_shuffle,
+    pixel_shuffle as pixel_shuffle,
+    pixel_unshuffle as pixel_unshuffle,
+)
+from ._ops.nn_distance import (
+    cosine_similarity as cosine_similarity,
+    pairwise_distance as pairwise_distance,
+    pdist as pdist,
+)
+from ._ops.nn_dropout import (
+    torch_alpha_dropout as alpha_dropout,
+    torch_alpha_dropout_ as alpha_dropout_,
+    torch_dropout as dropout,
+    torch_dropout_ as dropout_,
+    torch_feature_alpha_dropout as feature_alpha_dropout,
+    torch_feature_alpha_dropout_ as feature_alpha_dropout_,
+    torch_feature_dropout as feature_dropout,
+    torch_feature_dropout_ as feature_dropout_,
+)
+from ._ops.nn_embedding import (
+    embedding_renorm_ as embedding_renorm_,
+    torch_embedding as embedding,
+)
+from ._ops.nn_interp import (
+    affine_grid_generator as affine_grid_generator,
+    grid_sampler as grid_sampler,
+    grid_sampler_2d as grid_sampler_2d,
+    grid_sampler_3d as grid_sampler_3d,
+)
+from ._ops.nn_linear import (
+    bilinear as bilinear,
+)
+from ._ops.nn_loss import (
+    _torch_bce_with_logits as binary_cross_entropy_with_logits,
+    _torch_kl_div as kl_div,
+)
+from ._ops.nn_loss_extra import (
+    _torch_cosine_embedding_loss as cosine_embedding_loss,
+    _torch_ctc_loss as ctc_loss,
+    _torch_hinge_embedding_loss as hinge_embedding_loss,
+    _torch_margin_ranking_loss as margin_ranking_loss,
+    _torch_poisson_nll_loss as poisson_nll_loss,
+    _torch_triplet_margin_loss as triplet_margin_loss,
+)
+from ._ops.nn_norm import (
+    group_norm as group_norm,
+    layer_norm as layer_norm,
+    rms_norm as rms_norm,
+    torch_batch_norm as batch_norm,
+    torch_instance_norm as instance_norm,
+)
+from ._ops.nn_pad import (
+    constant_pad_nd as constant_pad_nd,
+)
+from ._ops.nn_pool import (
+    _torch_adaptive_max_pool1d as adaptive_max_pool1d,
+    adaptive_avg_pool1d as adaptive_avg_pool1d,
+    avg_pool1d as avg_pool1d,
+    max_pool1d as max_pool1d,
+    max_pool1d_with_indices as max_pool1d_with_indices,
+    max_pool2d as max_pool2d,
+    max_pool3d as max_pool3d,
+)
+from ._ops.nn_rnn import (
+    gru as gru,
+    gru_cell as gru_cell,
+    lstm as lstm,
+    lstm_cell as lstm_cell,
+    rnn_relu as rnn_relu,
+    rnn_relu_cell as rnn_relu_cell,
+    rnn_tanh as rnn_tanh,
+    rnn_tanh_cell as rnn_tanh_cell,
+)
+from ._ops.norms import (
+    norm as norm,
+)
+from ._ops.pointwise import (
+    abs as abs,
+    abs as absolute,
+    add as add,
+    addcdiv as addcdiv,
+    addcmul as addcmul,
+    conj as conj,
+    conj_physical as conj_physical,
+    div as div,
+    div as divide,
+    div as true_divide,
+    float_power as float_power,
+    floor_divide as floor_divide,
+    fmod as fmod,
+    imag as imag,
+    lerp as lerp,
+    mul as mul,
+    mul as multiply,
+    neg as neg,
+    neg as negative,
+    positive as positive,
+    pow as pow,
+    real as real,
+    reciprocal as reciprocal,
+    remainder as remainder,
+    rsub as rsub,
+    square as square,
+    sub as sub,
+    sub as subtract,
+)
+from ._ops.pointwise_math import (
+    acos as acos,
+    acos as arccos,
+    acosh as acosh,
+    acosh as arccosh,
+    angle as angle,
+    asin as arcsin,
+    asin as asin,
+    asinh as arcsinh,
+    asinh as asinh,
+    atan as arctan,
+    atan as atan,
+    atan2 as arctan2,
+    atan2 as atan2,
+    atanh as arctanh,
+    atanh as atanh,
+    ceil as ceil,
+    copysign as copysign,
+    cos as cos,
+    cosh as cosh,
+    deg2rad as deg2rad,
+    erf as erf,
+    erfc as erfc,
+    erfinv as erfinv,
+    exp as exp,
+    exp2 as exp2,
+    expm1 as expm1,
+    floor as floor,
+    frac as frac,
+    heaviside as heaviside,
+    hypot as hypot,
+    ldexp as ldexp,
+    log as log,
+    log1p as log1p,
+    log2 as log2,
+    log10 as log10,
+    logaddexp as logaddexp,
+    logaddexp2 as logaddexp2,
+    logit as logit,
+    nextafter as nextafter,
+    rad2deg as rad2deg,
+    round as round,
+    rsqrt as rsqrt,
+    sgn as sgn,
+    sigmoid as sigmoid,
+    sign as sign,
+    signbit as signbit,
+    sin as sin,
+    sinc as sinc,
+    sinh as sinh,
+    sqrt as sqrt,
+    tan as tan,
+    tanh as tanh,
+    trunc as fix,
+    trunc as trunc,
+    xlogy as xlogy,
+)
+from ._ops.random_ops import (
+    bernoulli as bernoulli,
+    multinomial as multinomial,
+    normal as normal,
+    poisson as poisson,
+    rand as rand,
+    rand_like as rand_like,
+    randint as randint,
+    randint_like as randint_like,
+    randn as randn,
+    randn_like as randn_like,
+    randperm as randperm,
+)
+from ._ops.reduction import (
+    all as all,
+    amax as amax,
+    amin as amin,
+    aminmax as aminmax,
+    any as any,
+    argmax as argmax,
+    argmin as argmin,
+    count_nonzero as count_nonzero,
+    log_softmax as log_softmax,
+    logsumexp as logsumexp,
+    max as max,
+    mean as mean,
+    min as min,
+    nanmean as nanmean,
+    nansum as nansum,
+    prod as prod,
+    softmax as softmax,
+    std as std,
+    std_mean as std_mean,
+    sum as sum,
+    var as var,
+    var_mean as var_mean,
+)
+from ._ops.scatter import (
+    gather as gather,
+    index_add as index_add,
+    index_copy as index_copy,
+    index_fill as index_fill,
+    index_reduce as index_reduce,
+    index_select as index_select,
+    masked_fill as masked_fill,
+    masked_scatter as masked_scatter,
+    put as put,
+    scatter as scatter,
+    scatter_add as scatter_add,
+    scatter_reduce as scatter_reduce,
+    take as take,
+    take_along_dim as take_along_dim,
+)
+from ._ops.selection import (
+    argsort as argsort,
+    bincount as bincount,
+    bucketize as bucketize,
+    histc as histc,
+    histogram as histogram,
+    kthvalue as kthvalue,
+    msort as msort,
+    searchsorted as searchsorted,
+    sort as sort,
+    topk as topk,
+    unique as unique,
+    unique_consecutive as unique_consecutive,
+)
+from ._ops.shape import (
+    adjoint as adjoint,
+    flatten as flatten,
+    movedim as moveaxis,
+    movedim as movedim,
+    permute as permute,
+    ravel as ravel,
+    reshape as reshape,
+    squeeze as squeeze,
+    t as t,
+    transpose as swapaxes,
+    transpose as swapdims,
+    transpose as transpose,
+    unflatten as unflatten,
+    unsqueeze as unsqueeze,
+)
+from ._ops.shape_copy import (
+    cartesian_prod as cartesian_prod,
+    cat as cat,
+    cat as concat,
+    cat as concatenate,
+    clone as clone,
+    column_stack as column_stack,
+    diag as diag,
+    diag_embed as diag_embed,
+    dstack as dstack,
+    flip as flip,
+    fliplr as fliplr,
+    flipud as flipud,
+    hstack as hstack,
+    meshgrid as meshgrid,
+    repeat_interleave as repeat_interleave,
+    roll as roll,
+    rot90 as rot90,
+    stack as stack,
+    tile as tile,
+    trace as trace,
+    tril as tril,
+    triu as triu,
+    vstack as row_stack,
+    vstack as vstack,
+)
+from ._ops.shape_expand import (
+    atleast_1d as atleast_1d,
+    atleast_2d as atleast_2d,
+    atleast_3d as atleast_3d,
+    broadcast_shapes as broadcast_shapes,
+    broadcast_tensors as broadcast_tensors,
+    broadcast_to as broadcast_to,
+)
+from ._ops.shape_slice import (
+    as_strided as as_strided,
+    chunk as chunk,
+    diagonal as diagonal,
+    dsplit as dsplit,
+    hsplit as hsplit,
+    narrow as narrow,
+    select as select,
+    split as split,
+    split_with_sizes as split_with_sizes,
+    tensor_split as tensor_split,
+    unbind as unbind,
+    vsplit as vsplit,
+)
+from ._ops.statistics import (
+    median as median,
+    mode as mode,
+    nanmedian as nanmedian,
+    nanquantile as nanquantile,
+    quantile as quantile,
+)
+from ._ops.typeinfo import (
+    can_cast as can_cast,
+    finfo as finfo,
+    iinfo as iinfo,
+    is_complex as is_complex,
+    is_floating_point as is_floating_point,
+    is_tensor as is_tensor,
+    numel as numel,
+    promote_types as promote_types,
+    result_type as result_type,
+)
+# --- end of generated code ---

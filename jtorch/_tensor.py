@@ -29,10 +29,11 @@ from ._ops.creation import empty, place, tensor
 from ._ops.indexing import getitem
 from ._ops.indexing_put import setitem
 from ._ops.shape import hermitian_H, matrix_H, matrix_T, numpy_T
+from ._tensor_ops import TensorOps
 from ._tensor_str import tensor_repr
 
 
-class Tensor(TensorBase):
+class Tensor(TensorBase, TensorOps):
     """A multi-dimensional array with PyTorch's semantics, backed by a ``jax.Array``."""
 
     def __new__(cls, *args, **kwargs):

@@ -17,7 +17,6 @@ import jax
 import numpy as np
 
 from ._core import dtypes
-from ._ops._registry import export
 
 # c10's ScalarType names by dtype name (legacy type strings 'torch.FloatTensor')
 _TYPE = {d.name: d.scalar_name for d in dtypes.ALL}
@@ -37,7 +36,6 @@ _PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
              "full": (4, math.inf, 3, 80)}
 
 
-@export("set_printoptions")
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
                      profile=None, sci_mode=None):
     """Set options for printing (torch.set_printoptions).
@@ -82,10 +80,8 @@ def printoptions(**kwargs):
 
 
 def type_name(t) -> str:
-    """PyTorch's legacy type string of a tensor: ``'torch.FloatTensor'``,
-    ``'torch.cuda.LongTensor'``."""
-    prefix = "torch.cuda." if t.device.type == "cuda" else "torch."
-    return f"{prefix}{t.dtype.scalar_name}Tensor"
+    """PyTorch's legacy type string of a tensor: ``'torch.FloatTensor'``."""
+    return dtypes.legacy_type_name(t.dtype, t.device)
 
 
 # ------------------------------------------------------------------------------ formatting

@@ -4,8 +4,7 @@ or PyTorch's exception type and message."""
 import numpy as np
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import jtorch
 

@@ -12,8 +12,7 @@ import warnings
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import jtorch
 from jtorch._core import dtypes

@@ -6,8 +6,7 @@ to an expanded view), jtorch must refuse it with the same exception type."""
 
 import numpy as np
 import torch
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import jtorch
 

@@ -144,13 +144,15 @@ def jax_devices(kind: str):
         return []
 
 
+# the current CUDA device index (torch.cuda.set_device / torch.cuda.device set it)
+CURRENT_CUDA = [0]
+
+
 def to_jax(dev: device):
     """The jax.Device a jtorch device names (raising PyTorch's errors when there is none);
     ``cuda`` without an index is the current CUDA device."""
     if dev.type == "cuda" and dev.index is None:
-        from ..cuda import _current
-
-        dev = _make("cuda", _current[0])
+        dev = _make("cuda", CURRENT_CUDA[0])
     return _to_jax(dev)
 
 

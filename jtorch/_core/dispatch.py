@@ -11,8 +11,7 @@ time.
 
 from __future__ import annotations
 
-from .autocast import ACTIVE as _AUTOCAST
-from .autocast import autocast_key
+from .autocast import ACTIVE as _AUTOCAST, autocast_key
 from .graph import Node, register_dispatch
 from .kernel import PROMOTED, UNPROMOTED, template
 from .state import STATE

@@ -32,8 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtypes
-from .device import device as Device
-from .device import to_jax
+from .device import device as Device, to_jax
 from .state import STATE
 from .tensor_base import TensorBase
 
@@ -97,10 +96,20 @@ class Generator:
             raise RuntimeError(_NO_CUDA_GENERATOR)
         self.device = dev
         self._seed = _DEFAULT_SEED
-        self._key = TensorBase._make(_concrete(jnp.asarray, _key_data(_DEFAULT_SEED)))
+        self._key_tensor = None
 
     def __repr__(self):
         return f"<jtorch.Generator object at {hex(id(self))}>"
+
+    @property
+    def _key(self):
+        """The state: a ``uint32[2]`` key tensor, made on first use (so that creating a
+        generator, e.g. the default one at ``import jtorch``, starts no JAX backend)."""
+        k = self._key_tensor
+        if k is None:
+            k = self._key_tensor = TensorBase._make(_concrete(jnp.asarray,
+                                                              _key_data(self._seed)))
+        return k
 
     def _write(self, key):
         k = self._key
@@ -113,7 +122,8 @@ class Generator:
         if not -0x8000_0000_0000_0000 <= seed <= 0xFFFF_FFFF_FFFF_FFFF:
             raise ValueError("Overflow when unpacking long long")
         self._seed = seed % (2**64)
-        self._write(_concrete(jnp.asarray, _key_data(self._seed)))
+        if self._key_tensor is not None:   # else the key is made from the seed on first use
+            self._write(_concrete(jnp.asarray, _key_data(self._seed)))
         return self
 
     def seed(self):

@@ -3,6 +3,9 @@
 from . import (  # noqa: F401
     bitwise,
     compare,
+    convert,
+    creation,
+    creation_math,
     cumulative,
     indexing,
     linalg,
@@ -34,4 +37,5 @@ from . import (  # noqa: F401
     shape_expand,
     shape_slice,
     statistics,
+    typeinfo,
 )

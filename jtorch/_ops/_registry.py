@@ -1,127 +1,220 @@
-"""The op table. ``@op`` registers a pure jnp body once; every public form is generated from it.
+"""The op table, and the one record of where every public name comes from.
 
-One definition yields ``jtorch.<name>``, ``Tensor.<name>``, ``Tensor.<name>_`` (in-place),
-``out=`` and the operator dunders. Per-op behaviour lives in flags on :class:`OpDef`, never in
-``if`` chains in the dispatcher.
+Two decorators publish names, and nothing else writes into jtorch's namespaces or into Tensor:
+
+- ``@op(names, ...)`` registers a pure jnp body as an :class:`~jtorch._core.kernel.OpDef` and
+  publishes its forms: the function (``torch.<name>``, with ``out=``; or in ``torch.linalg``,
+  ``torch.special``, ``torch.nn.functional``, ``torch.fft``), the method ``Tensor.<name>``,
+  the in-place method ``Tensor.<name>_`` and operators (``__add__``, ``__radd__``...).
+- ``@export(names, ...)`` publishes a plain Python function (a factory, a wrapper that calls
+  ops) in namespaces and/or as a Tensor method or property.
+
+Each publication is an entry of :data:`PUBLISHED`: ``(namespace, name) -> Entry(obj, form)``.
+The public files (``jtorch/__init__.py``, ``linalg.py``, ``special.py``, ``fft.py``,
+``nn/functional.py`` and ``_tensor_ops.py``, Tensor's op methods) are real Python files that
+import their names explicitly; their generated blocks are written from this table by
+``scripts/gen_api.py``, and ``tests/test_api.py`` checks that they are current.
 """
 
 from __future__ import annotations
 
-import collections
 import functools
+import numbers
+from collections.abc import Callable
+from typing import NamedTuple, TypeVar
+
+import jax
+import numpy as np
 
 from .._core.dispatch import dispatch
 from .._core.kernel import OpDef
 from .._core.tensor_base import TensorBase
 from .._core.views import dispatch_out, inplace_call
 
-# name -> public callable, per namespace ("" is jtorch itself; "linalg", "nn.functional"...)
-NAMESPACES: dict[str, dict[str, object]] = collections.defaultdict(dict)
-TENSOR_METHODS: dict[str, object] = {}
-OPS: dict[str, OpDef] = {}
+OPS: dict[str, OpDef] = {}   # op name -> OpDef, for every op made with @op
+
+# the decorators return a callable with the body's signature (so tools show the real one)
+_Fn = TypeVar("_Fn", bound=Callable)
 
 
-def op(names, *, method=True, inplace=False, dunder=(), out=True, namespace="",
-       method_name=None, **flags):
-    """Register ``fn`` as the op ``names`` (a name or a tuple of aliases) and generate its forms.
+class Entry(NamedTuple):
+    """One published name: ``obj`` appears there as ``form``: ``"object"`` (itself),
+    ``"property"``, ``"inplace"`` (``Tensor.<name>_``), ``"operator"``, ``"reflected"``
+    (``__radd__``: operands swapped) or ``"inplace_operator"`` (``__iadd__``)."""
 
-    method: also a Tensor method; inplace: also ``Tensor.<name>_``; dunder: operator names
-    (``__radd__``-style reflected names swap the operands); out: accept ``out=``;
-    namespace: ``"linalg"``, ``"special"``, ``"nn.functional"`` or several joined by ``,``
-    (``""`` is jtorch itself).
+    obj: object
+    form: str = "object"
+
+
+# (namespace, name) -> Entry; namespaces: "torch", "torch.linalg", "torch.special",
+# "torch.fft", "torch.nn.functional", and "Tensor" for methods, properties and operators
+PUBLISHED: dict[tuple[str, str], Entry] = {}
+
+
+def _publish(namespace, name, obj, form="object"):
+    key = (namespace, name)
+    old = PUBLISHED.get(key)
+    if old is not None and old != (obj, form):
+        raise RuntimeError(f"jtorch: {namespace}.{name} is published twice ({old.obj} and "
+                           f"{obj}): give each public name one place")
+    PUBLISHED[key] = Entry(obj, form)
+
+
+def _namespaces(namespace):
+    """``""`` is torch itself, ``"linalg"`` torch.linalg...; several joined by ``,``; None:
+    no function is published."""
+    if namespace is None:
+        return ()
+    return tuple("torch" if not ns.strip() else "torch." + ns.strip()
+                 for ns in namespace.split(","))
+
+
+def _names(names):
+    return (names,) if isinstance(names, str) else tuple(names)
+
+
+def op(names, *, method=True, inplace=False, dunder=(), out=True, namespace="", **flags):
+    """Register the decorated body as op ``names`` (a name or a tuple of aliases; the first is
+    the op's name) and publish its forms (none for a private op, whose name starts with _).
+
+    Args:
+        method: publish ``Tensor.<name>`` for each name (True), for the given name(s) (a str or
+            tuple), or not at all (False).
+        inplace: publish ``Tensor.<name>_`` for each name.
+        dunder: operator names; ``__radd__``-style reflected names swap the operands,
+            ``__iadd__``-style ones write in place.
+        out: the function accepts ``out=``.
+        namespace: where the function is published: ``""`` (torch itself), ``"linalg"``,
+            ``"special"``, ``"nn.functional"``, ``"fft"``, several joined by ``,``, or None.
+        flags: the OpDef's flags (``tensors``, ``promote``, ``saves``, ``grad_name``...).
     """
-    names = (names,) if isinstance(names, str) else tuple(names)
+    names = _names(names)
 
-    def deco(fn):
+    def deco(fn: _Fn) -> _Fn:
         opdef = OpDef(names[0], fn, **flags)
         OPS[names[0]] = opdef
-
-        def public(*args, out=None, **kwargs):
-            if out is not None:
-                return dispatch_out(opdef, args, kwargs, out)
-            return dispatch(opdef, args, kwargs)
-
-        if not out:
-            def public(*args, **kwargs):  # noqa: F811 - the no-out= form
+        if out:
+            def public(*args, out=None, **kwargs):
+                if out is not None:
+                    return dispatch_out(opdef, args, kwargs, out)
                 return dispatch(opdef, args, kwargs)
-
+        else:
+            def public(*args, **kwargs):
+                return dispatch(opdef, args, kwargs)
         functools.update_wrapper(public, fn)
-        public.__name__ = names[0].rsplit(".", 1)[-1]
-        public.__qualname__ = public.__name__
+        public.__name__ = public.__qualname__ = names[0].rsplit(".", 1)[-1]
         public._opdef = opdef
-        for ns in namespace.split(","):
+        if names[0].startswith("_"):   # a private op (a piece of a public function)
+            return public
+        for ns in _namespaces(namespace):
             for n in names:
-                NAMESPACES[ns.strip()][n] = public
-        if method:
-            for n in (method_name,) if method_name else names:
-                TENSOR_METHODS[n.rsplit(".", 1)[-1]] = public
+                if ns != "torch" or "." not in n:   # "linalg.det" is not torch.det
+                    _publish(ns, n.rsplit(".", 1)[-1], public)
+        method_names = names if method is True else _names(method) if method else ()
+        for n in method_names:
+            _publish("Tensor", n.rsplit(".", 1)[-1], public)
         if inplace:
-            def inplace_method(self, *args, **kwargs):
-                return inplace_call(self, opdef, args, kwargs)
-
             for n in names:
-                short = n.rsplit(".", 1)[-1]
-                inplace_method.__name__ = short + "_"
-                TENSOR_METHODS[short + "_"] = inplace_method
+                _publish("Tensor", n.rsplit(".", 1)[-1] + "_", public, "inplace")
         for d in dunder:
-            TENSOR_METHODS[d] = _dunder(opdef, d, dispatch, inplace_call)
+            _publish("Tensor", d, public, _operator_form(d))
         return public
 
     return deco
 
 
-def export(name=None, *, namespace="", method=False):
-    """Publish a plain Python function (factories, random ops) as ``jtorch.<name>`` (and in
-    ``namespace``), and as a Tensor method when ``method`` is true or a method name."""
+def export(names=None, *, namespace="", method=False, tensor_property=False, opdef_of=None):
+    """Publish a plain Python function under ``names`` (default: its ``__name__``).
 
-    def deco(fn):
-        n = name or fn.__name__
-        for ns in namespace.split(","):
-            NAMESPACES[ns.strip()][n] = fn
-        if method:
-            TENSOR_METHODS[method if isinstance(method, str) else n] = fn
+    Args:
+        namespace: as for :func:`op` (``""`` is torch itself; None: no function).
+        method: also ``Tensor.<name>`` (True), under other method name(s) (a str or tuple).
+        tensor_property: also ``Tensor.<name>`` as a property (``Tensor.real``).
+        opdef_of: the op the function mostly runs (so docs/ops.md can report its coverage).
+    """
+
+    def deco(fn: _Fn) -> _Fn:
+        ns_names = _names(names) if names else (fn.__name__,)
+        for ns in _namespaces(namespace):
+            for n in ns_names:
+                _publish(ns, n, fn)
+        method_names = ns_names if method is True else _names(method) if method else ()
+        for n in method_names:
+            _publish("Tensor", n, fn)
+        if tensor_property:
+            for n in ns_names:
+                _publish("Tensor", n, fn, "property")
+        if opdef_of is not None:
+            fn._opdef = opdef_of._opdef
         return fn
 
     return deco
 
 
-_REFLECTED = {"__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__", "__rmod__",
-              "__rpow__", "__rmatmul__", "__rand__", "__ror__", "__rxor__", "__rlshift__",
-              "__rrshift__", "__rdiv__"}
+# ------------------------------------------------------------------ Tensor's generated forms
+_REFLECTED = frozenset({"__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__",
+                        "__rmod__", "__rpow__", "__rmatmul__", "__rand__", "__ror__", "__rxor__",
+                        "__rlshift__", "__rrshift__", "__rdiv__"})
+_INPLACE = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
+                      "__imod__", "__ipow__", "__imatmul__", "__iand__", "__ior__", "__ixor__",
+                      "__ilshift__", "__irshift__", "__idiv__"})
+
+# what a binary operator accepts; for anything else it returns NotImplemented, as PyTorch's
+# do, so ``t == None`` is False and ``t + "a"`` is Python's TypeError
+_OPERANDS = (TensorBase, numbers.Number, np.ndarray, jax.Array)
 
 
-_INPLACE = {"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
-            "__ipow__", "__imatmul__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
-            "__irshift__", "__idiv__"}
-
-
-def _operand_types():
-    """What a binary dunder accepts; for anything else it returns NotImplemented, as PyTorch's
-    do, so ``t == None`` is False and ``t + "a"`` is Python's TypeError."""
-    import numbers
-
-    import jax
-    import numpy as np
-
-    return (TensorBase, numbers.Number, np.ndarray, jax.Array)
-
-
-def _dunder(opdef, name, dispatch, inplace_call):
-    ok = _operand_types()
+def _operator_form(name):
     if name in _REFLECTED:
-        def f(self, other):
-            if not isinstance(other, ok):
-                return NotImplemented
-            return dispatch(opdef, (other, self), {})
-    elif name in _INPLACE:
-        def f(self, other):
-            if not isinstance(other, ok):
-                return NotImplemented
-            return inplace_call(self, opdef, (other,), {})
-    else:
-        def f(self, *args):
-            if args and not isinstance(args[0], ok):
-                return NotImplemented
-            return dispatch(opdef, (self, *args), {})
-    f.__name__ = name
-    return f
+        return "reflected"
+    return "inplace_operator" if name in _INPLACE else "operator"
+
+
+def inplace_method(public):
+    """``Tensor.<name>_`` of op function ``public``: computes out of place, writes in place."""
+    opdef = public._opdef
+
+    def method(self, *args, **kwargs):
+        return inplace_call(self, opdef, args, kwargs)
+
+    method.__name__ = method.__qualname__ = opdef.name.rsplit(".", 1)[-1] + "_"
+    return method
+
+
+def operator(public, name):
+    """A binary or unary operator (``__add__``, ``__neg__``) running op ``public``."""
+    opdef = public._opdef
+
+    def method(self, *args):
+        if args and not isinstance(args[0], _OPERANDS):
+            return NotImplemented
+        return dispatch(opdef, (self, *args), {})
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def reflected_operator(public, name):
+    """A reflected operator (``__radd__``): ``other <op> self``."""
+    opdef = public._opdef
+
+    def method(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return dispatch(opdef, (other, self), {})
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def inplace_operator(public, name):
+    """An augmented assignment (``__iadd__``): writes into ``self``."""
+    opdef = public._opdef
+
+    def method(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return inplace_call(self, opdef, (other,), {})
+
+    method.__name__ = method.__qualname__ = name
+    return method

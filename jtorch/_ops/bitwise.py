@@ -7,7 +7,7 @@ import jax.numpy as jnp
 
 from .._core import dtypes
 from ._elementwise import broadcast_check, is_bool, refuse
-from ._registry import TENSOR_METHODS, op
+from ._registry import export, op
 
 _LOGICAL = {"tensors": ("input", "other"), "differentiable": False}
 
@@ -61,14 +61,13 @@ def bitwise_not(input):
     return jnp.logical_not(input) if is_bool(input) else jnp.invert(input)
 
 
+@export("__invert__", namespace=None, method=True)
 def __invert__(self):  # noqa: N807 - the operator
     if self.dtype.category >= dtypes.FLOAT:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
                         "tensors")
     return bitwise_not(self)
 
-
-TENSOR_METHODS["__invert__"] = __invert__
 
 
 def _shift_args(a, b, kernel):

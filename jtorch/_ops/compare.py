@@ -20,7 +20,7 @@ from ._elementwise import (
     overload_grad_name,
     refuse,
 )
-from ._registry import TENSOR_METHODS, export, op
+from ._registry import export, op
 from ._util import type_name
 
 _CMP = {"tensors": ("input", "other"), "promote": "common", "differentiable": False}
@@ -236,7 +236,7 @@ def clamp_max(input, max):
     return _clamp(input, None, max)
 
 
-@op("relu", inplace=True, namespace=",nn.functional", saves="output")
+@op("relu", inplace=True, saves="output")
 def relu(input):
     """max(x, 0); the gradient at 0 is 0 and NaN passes through, as in PyTorch."""
     if is_bool(input):
@@ -246,7 +246,7 @@ def relu(input):
 
 
 # ------------------------------------------------------------------ where
-@op("where", method=False, tensors=("input", "other"), promote="common")
+@op("where", namespace=None, method=False, tensors=("input", "other"), promote="common")
 def _where(condition, input, other):
     c = jnp.asarray(condition)
     if c.dtype != jnp.bool_:
@@ -271,12 +271,10 @@ def where(condition, input=None, other=None, *, out=None):
     return _where(condition, input, other, out=out)
 
 
+@export("where", namespace=None, method=True)
 def _where_method(self, condition, other):
     return _where(condition, self, other)
 
-
-_where_method.__name__ = "where"
-TENSOR_METHODS["where"] = _where_method
 
 
 # ------------------------------------------------------------------ classification

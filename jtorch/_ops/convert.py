@@ -16,8 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
-from .._core.device import canonical, to_jax
-from .._core.device import device as Device
+from .._core.device import canonical, device as Device, to_jax
 from .._core.dispatch import register_device_copy
 from .._core.python_node import record_python_node
 from .._core.state import STATE

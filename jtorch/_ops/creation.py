@@ -24,13 +24,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
-from .._core.device import default_device, from_jax, to_jax
-from .._core.device import device as Device
+from .._core.device import default_device, device as Device, from_jax, to_jax
 from .._core.dispatch import dispatch
 from .._core.generator import _concrete
 from .._core.tensor_base import TensorBase
 from .._core.views import assign_out, inplace_call
-from ._registry import TENSOR_METHODS, export, op
+from ._registry import export, op
 
 _PY_SCALARS = (bool, int, float, complex)
 _BIG = 1 << 16  # above this many elements, fill on the device instead of on the host
@@ -520,9 +519,11 @@ def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None,
                   layout)
 
 
-TENSOR_METHODS.update(new_tensor=new_tensor, new_full=new_full,
-                      new_zeros=_new_filled("new_zeros", 0), new_ones=_new_filled("new_ones", 1),
-                      new_empty=_new_filled("new_empty", 0))
+export("new_tensor", namespace=None, method=True)(new_tensor)
+export("new_full", namespace=None, method=True)(new_full)
+new_zeros = export("new_zeros", namespace=None, method=True)(_new_filled("new_zeros", 0))
+new_ones = export("new_ones", namespace=None, method=True)(_new_filled("new_ones", 1))
+new_empty = export("new_empty", namespace=None, method=True)(_new_filled("new_empty", 0))
 
 
 # ------------------------------------------------------------------------------ fill_, zero_

@@ -20,7 +20,7 @@ from .._core.state import STATE
 from .._core.tensor_base import TensorBase
 from .._core.views import assign, check_inplace
 from ._index_util import check_scalar, scatter_set
-from ._registry import TENSOR_METHODS, export
+from ._registry import export
 from ._util import type_name
 from .indexing import (
     _adv_indices,
@@ -303,11 +303,10 @@ def index_put(input, indices, values, accumulate=False):
     return _index_put_impl(input, indices, values, accumulate)
 
 
+@export("index_put_", namespace=None, method=True)
 def index_put_(input, indices, values, accumulate=False):
     check_inplace(input)
     assign(input, _index_put_impl(input, indices, values, accumulate))
     return input
 
-
-TENSOR_METHODS["index_put_"] = index_put_
 

@@ -110,7 +110,7 @@ def inv(A):
 export("inverse", method=True)(inv)
 
 
-@op(("linalg.det", "det"), namespace=",linalg", method_name="det",
+@op(("linalg.det", "det"), namespace=",linalg", method="det",
     grad_name="LinalgDetBackward0", tensors=("A",))
 def det(A):
     _check_square(A, "linalg.det")
@@ -126,7 +126,7 @@ def _slogdet(A):
     return jnp.linalg.slogdet(A)
 
 
-@op(("linalg.slogdet", "slogdet"), namespace=",linalg", method_name="slogdet",
+@op(("linalg.slogdet", "slogdet"), namespace=",linalg", method="slogdet",
     returns=("sign", "logabsdet"), grad_name="LinalgSlogdetBackward0", tensors=("A",))
 def slogdet(A):
     _check_square(A, "linalg.slogdet")
@@ -281,7 +281,8 @@ def svdvals(A, *, driver=None):
     return jnp.linalg.svd(A, compute_uv=False)
 
 
-@op("svd", returns=("U", "S", "V"), grad_name="LinalgSvdBackward0")
+@op("svd", namespace=None, method=False, returns=("U", "S", "V"),
+    grad_name="LinalgSvdBackward0")
 def _svd_legacy(input, some=True, compute_uv=True):
     if input.ndim < 2:
         raise RuntimeError("linalg.svd: input should have at least 2 dimensions, but has "
@@ -473,7 +474,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
-@op("linalg.lstsq", method=False, namespace="linalg", out=False, tensors=("A", "B"),
+@op("linalg.lstsq", method=False, namespace=None, out=False, tensors=("A", "B"),
     returns=("solution", "residuals", "rank", "singular_values"),
     grad_name="LinalgLstsqBackward0")
 def _lstsq(A, B, rcond=None, *, driver=None):

@@ -26,7 +26,7 @@ def _tensordot_dims(a, b, dims):
 
 
 @op("tensordot", method=False, tensors=("a", "b"), saves="others",
-    grad_name="ViewBackward0")
+    grad_name="ViewBackward0", namespace=None)
 def _tensordot(a, b, dims):
     da, db = _tensordot_dims(a, b, dims)
     if a.dtype != b.dtype:
@@ -163,7 +163,7 @@ def _broadcast_ell(a, b, k, start):
 
 
 @op("einsum", method=False, out=False, tensors=("operands",), saves="others",
-    grad_name="ViewBackward0")
+    grad_name="ViewBackward0", namespace=None)
 def _einsum(equation, operands):
     terms, out, sizes = _einsum_parse(equation, operands)
     first = operands[0]

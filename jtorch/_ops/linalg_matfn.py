@@ -8,14 +8,16 @@ import math
 import jax
 import jax.numpy as jnp
 
+from .._core.errors import missing_function
 from ._registry import export, op
 from ._util import type_name
 from .linalg import no_bool, prod_
 from .linalg_decomp import _LA, _LOW, _check_float, _check_square
+from .shape_slice import diagonal
 
 # --- powers, exponential, diagonal -----------------------------------------------------------
 
-@op(("linalg.matrix_power", "matrix_power"), namespace=",linalg", method_name="matrix_power",
+@op(("linalg.matrix_power", "matrix_power"), namespace=",linalg", method="matrix_power",
     grad_name="MmBackward0", tensors=("A",))
 def matrix_power(A, n):
     if not isinstance(n, int) or isinstance(n, bool):
@@ -39,7 +41,7 @@ def matrix_power(A, n):
     return result
 
 
-@op(("linalg.matrix_exp", "matrix_exp"), namespace=",linalg", method_name="matrix_exp",
+@op(("linalg.matrix_exp", "matrix_exp"), namespace=",linalg", method="matrix_exp",
     grad_name="LinalgMatrixExpBackward0", tensors=("A",))
 def matrix_exp(A):
     _check_square(A, "linalg.matrix_exp")
@@ -91,9 +93,7 @@ def _expm(A):
 @export("diagonal", namespace="linalg")
 def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """torch.linalg.diagonal: torch.diagonal with dims defaulting to the last two."""
-    from ._registry import NAMESPACES
-
-    return NAMESPACES[""]["diagonal"](A, offset, dim1, dim2)
+    return diagonal(A, offset, dim1, dim2)
 
 
 # --- cond, vander, tensor solvers -----------------------------------------------------------
@@ -181,15 +181,20 @@ def tensorsolve(A, B, dims=None):
     return x.reshape(A.shape[B.ndim:])
 
 
-def _missing(name):
-    def fn(*args, **kwargs):
-        raise NotImplementedError(f"jtorch does not implement torch.linalg.{name} yet")
-
-    fn.__name__ = fn.__qualname__ = name
-    return fn
-
-
-for _name in ("cholesky_ex", "inv_ex", "solve_ex", "eig", "eigvals", "householder_product",
-              "lu", "lu_factor", "lu_factor_ex", "lu_solve", "ldl_factor", "ldl_factor_ex",
-              "ldl_solve"):
-    export(_name, namespace="linalg")(_missing(_name))
+cholesky_ex = export("cholesky_ex", namespace="linalg")(
+    missing_function("torch.linalg.cholesky_ex"))
+inv_ex = export("inv_ex", namespace="linalg")(missing_function("torch.linalg.inv_ex"))
+solve_ex = export("solve_ex", namespace="linalg")(missing_function("torch.linalg.solve_ex"))
+eig = export("eig", namespace="linalg")(missing_function("torch.linalg.eig"))
+eigvals = export("eigvals", namespace="linalg")(missing_function("torch.linalg.eigvals"))
+householder_product = export("householder_product", namespace="linalg")(
+    missing_function("torch.linalg.householder_product"))
+lu = export("lu", namespace="linalg")(missing_function("torch.linalg.lu"))
+lu_factor = export("lu_factor", namespace="linalg")(missing_function("torch.linalg.lu_factor"))
+lu_factor_ex = export("lu_factor_ex", namespace="linalg")(
+    missing_function("torch.linalg.lu_factor_ex"))
+lu_solve = export("lu_solve", namespace="linalg")(missing_function("torch.linalg.lu_solve"))
+ldl_factor = export("ldl_factor", namespace="linalg")(missing_function("torch.linalg.ldl_factor"))
+ldl_factor_ex = export("ldl_factor_ex", namespace="linalg")(
+    missing_function("torch.linalg.ldl_factor_ex"))
+ldl_solve = export("ldl_solve", namespace="linalg")(missing_function("torch.linalg.ldl_solve"))

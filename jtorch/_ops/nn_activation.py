@@ -31,8 +31,7 @@ from ._elementwise import category, is_bool, not_implemented_for
 from ._registry import export, op
 from ._util import type_name, wrap_dim
 from .compare import relu as _relu
-from .pointwise_math import sigmoid as _sigmoid
-from .pointwise_math import tanh as _tanh
+from .pointwise_math import sigmoid as _sigmoid, tanh as _tanh
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -52,25 +51,17 @@ def _inplace(public, body, grad1, flags):
                  saves=opdef.saves, grad_name=grad1, **flags)
 
 
-def activation(name, *, torch=False, method=False, inplace=False, grad1=None, **flags):
-    """Register ``body`` as ``F.<name>`` (and ``torch.<name>`` with ``torch``, ``Tensor.<name>``
-    with ``method``). With ``inplace``: ``F.<name>(..., inplace=False)`` and ``F.<name>_``
-    (also ``torch.<name>_`` with ``torch``); ``grad1`` is the in-place node's grad_fn name."""
-
-    def deco(body):
-        ns = "nn.functional," if torch else "nn.functional"
-        public = op(name, namespace=ns, method=method, inplace=method, out=False, **flags)(body)
-        if not inplace:
-            return public
-        ipdef = _inplace(public, body, grad1, {})
-        return functional_forms(name, public, ipdef, torch=torch)
-
-    return deco
+def activation(name, *, torch=False, **flags):
+    """Register ``body`` as the op ``F.<name>`` (also ``torch.<name>`` with ``torch``)."""
+    return op(name, namespace="nn.functional," if torch else "nn.functional", method=False,
+              out=False, **flags)
 
 
-def functional_forms(name, public, ipdef, *, torch=False, sig_from=None):
-    """Export ``F.<name>(input, *args, inplace=False)`` and ``F.<name>_``."""
-
+def functional_forms(name, public, *, grad1=None, torch=False, sig_from=None, publish=True):
+    """``(F.<name>(input, *args, inplace=False), F.<name>_)`` of op ``public``, exported unless
+    ``publish`` is false (also ``torch.<name>_`` with ``torch``); ``grad1`` is the in-place
+    node's grad_fn name where PyTorch gives it another (``...Backward1``)."""
+    ipdef = _inplace(public, public._opdef.fn, grad1, {})
     params = list(inspect.signature(sig_from or ipdef.fn).parameters.values())[1:]
     n = sum(1 for p in params if p.kind is p.POSITIONAL_OR_KEYWORD)
 
@@ -84,27 +75,32 @@ def functional_forms(name, public, ipdef, *, torch=False, sig_from=None):
     def functional_(input, *args, **kwargs):
         return inplace_call(input, ipdef, args, kwargs)
 
-    functional.__name__ = name
+    functional.__name__ = functional.__qualname__ = name
     functional.__doc__ = public.__doc__
     functional._opdef = public._opdef
-    functional_.__name__ = name + "_"
-    export(name, namespace="nn.functional")(functional)
-    export(name + "_", namespace="nn.functional," if torch else "nn.functional")(functional_)
-    return functional
+    functional_.__name__ = functional_.__qualname__ = name + "_"
+    if publish:
+        export(name, namespace="nn.functional")(functional)
+        export(name + "_", namespace="nn.functional," if torch else "nn.functional")(functional_)
+    return functional, functional_
 
 
 # ------------------------------------------------------------------ relu family
-functional_forms("relu", _relu, _relu._opdef, torch=True)
+relu_functional, relu_ = functional_forms("relu", _relu, torch=True)
 export("tanh", namespace="nn.functional")(_tanh)
 export("sigmoid", namespace="nn.functional")(_sigmoid)
 
 
-@activation("threshold", torch=True, inplace=True, grad1="ThresholdBackward1")
+@op("threshold", namespace="", method=False, out=False)
 def threshold(input, threshold, value):
     """``value`` where ``input <= threshold``, else ``input``."""
     if is_bool(input):
         raise RuntimeError("Boolean inputs not supported for threshold")
     return jnp.where(input <= threshold, jnp.asarray(value).astype(input.dtype), input)
+
+
+threshold_functional, threshold_ = functional_forms("threshold", threshold,
+                                                   grad1="ThresholdBackward1", torch=True)
 
 
 def _hardtanh_body(input, min_val=-1.0, max_val=1.0):
@@ -116,9 +112,8 @@ def _hardtanh_body(input, min_val=-1.0, max_val=1.0):
     return jnp.where((input > lo) & (input < hi), input, clipped)
 
 
-_hardtanh_op = op("hardtanh", namespace="nn.functional", method=False, out=False)(
-    _hardtanh_body)
-_hardtanh_f = functional_forms("hardtanh", _hardtanh_op, _hardtanh_op._opdef)
+_hardtanh_op = op("hardtanh", namespace=None, method=False, out=False)(_hardtanh_body)
+_hardtanh_f, _ = functional_forms("hardtanh", _hardtanh_op, publish=False)
 
 
 @export("hardtanh", namespace="nn.functional")
@@ -140,11 +135,15 @@ def relu6(input, inplace=False):
     return _hardtanh_f(input, 0.0, 6.0, inplace=inplace)
 
 
-@activation("leaky_relu", inplace=True, grad1="LeakyReluBackward1")
+@op("leaky_relu", namespace=None, method=False, out=False)
 def leaky_relu(input, negative_slope=0.01):
     """``x`` for ``x > 0`` else ``negative_slope * x`` (slope at 0 is ``negative_slope``)."""
     _need_float(input, "leaky_relu_cpu")
     return jnp.where(input > 0, input, input * negative_slope)
+
+
+leaky_relu_functional, leaky_relu_ = functional_forms("leaky_relu", leaky_relu,
+                                                     grad1="LeakyReluBackward1")
 
 
 def _elu(x, alpha, scale, input_scale):
@@ -152,25 +151,34 @@ def _elu(x, alpha, scale, input_scale):
     return jnp.where(x > 0, x * scale, neg * scale)
 
 
-@activation("elu", inplace=True, grad1="EluBackward1")
+@op("elu", namespace=None, method=False, out=False)
 def elu(input, alpha=1.0):
     """``x`` for ``x > 0`` else ``alpha * (exp(x) - 1)``."""
     _need_float(input, "elu_cpu")
     return _elu(input, alpha, 1.0, 1.0)
 
 
-@activation("selu", torch=True, inplace=True, grad1="EluBackward1", grad_name="EluBackward0")
+elu_functional, elu_ = functional_forms("elu", elu, grad1="EluBackward1")
+
+
+@op("selu", namespace="", method=False, out=False, grad_name="EluBackward0")
 def selu(input):
     """``scale * elu(x, alpha)`` with SELU's constants."""
     _need_float(input, "elu_cpu")
     return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
-@activation("celu", torch=True, inplace=True, grad1="CeluBackward1")
+selu_functional, selu_ = functional_forms("selu", selu, grad1="EluBackward1", torch=True)
+
+
+@op("celu", namespace="", method=False, out=False)
 def celu(input, alpha=1.0):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
     _need_float(input, "elu_cpu")
     return _elu(input, alpha, 1.0, 1.0 / alpha)
+
+
+celu_functional, celu_ = functional_forms("celu", celu, grad1="CeluBackward1", torch=True)
 
 
 @op("gelu", namespace="nn.functional", method=False, out=False)
@@ -185,21 +193,27 @@ def gelu(input, approximate="none"):
     return 0.5 * input * (1 + jax.lax.erf(input * (1 / math.sqrt(2))))
 
 
-@activation("silu", inplace=True)
+@op("silu", namespace=None, method=False, out=False)
 def silu(input):
     """``x * sigmoid(x)``."""
     _need_float(input, "silu_cpu")
     return input * jax.nn.sigmoid(input)
 
 
-@activation("mish", inplace=True)
+silu_functional, silu_ = functional_forms("silu", silu)
+
+
+@op("mish", namespace=None, method=False, out=False)
 def mish(input):
     """``x * tanh(softplus(x))``."""
     _need_float(input, "mish_cpu")
     return input * jnp.tanh(jnp.logaddexp(input, 0))
 
 
-@activation("hardsigmoid", inplace=True)
+mish_functional, mish_ = functional_forms("mish", mish)
+
+
+@op("hardsigmoid", namespace=None, method=False, out=False)
 def hardsigmoid(input):
     """``relu6(x + 3) / 6``; the gradient is 0 at -3 and 3."""
     _need_float(input, "hardsigmoid_cpu")
@@ -211,12 +225,18 @@ def hardsigmoid(input):
     return jnp.where(mid, lin, const)
 
 
-@activation("hardswish", inplace=True)
+hardsigmoid_functional, hardsigmoid_ = functional_forms("hardsigmoid", hardsigmoid)
+
+
+@op("hardswish", namespace=None, method=False, out=False)
 def hardswish(input):
     """``x * relu6(x + 3) / 6``; gradient 0 at -3 and 1 at 3 (PyTorch's)."""
     _need_float(input, "hardswish_cpu")
     return jnp.where(input <= -3, jnp.zeros_like(input),
                      jnp.where(input < 3, input * (input + 3) / 6, input))
+
+
+hardswish_functional, hardswish_ = functional_forms("hardswish", hardswish)
 
 
 @op("logsigmoid", namespace="nn.functional", method=False, out=False,

@@ -157,12 +157,16 @@ def _torch_form(name, lead, alpha, inplace):
     def fn(input, p, train):
         return _run(input, p, train, inplace, lead, alpha)
 
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``torch.{name}(input, p, train)``."
-    export(name)(fn)
+    return export(name)(fn)
 
 
-for _n, _lead, _alpha in (("dropout", -1, False), ("feature_dropout", 2, False),
-                          ("alpha_dropout", -1, True), ("feature_alpha_dropout", 2, True)):
-    _torch_form(_n, _lead, _alpha, False)
-    _torch_form(_n + "_", _lead, _alpha, True)
+torch_dropout = _torch_form("dropout", -1, False, False)
+torch_dropout_ = _torch_form("dropout_", -1, False, True)
+torch_feature_dropout = _torch_form("feature_dropout", 2, False, False)
+torch_feature_dropout_ = _torch_form("feature_dropout_", 2, False, True)
+torch_alpha_dropout = _torch_form("alpha_dropout", -1, True, False)
+torch_alpha_dropout_ = _torch_form("alpha_dropout_", -1, True, True)
+torch_feature_alpha_dropout = _torch_form("feature_alpha_dropout", 2, True, False)
+torch_feature_alpha_dropout_ = _torch_form("feature_alpha_dropout_", 2, True, True)

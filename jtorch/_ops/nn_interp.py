@@ -396,8 +396,11 @@ def _grid_body(input, grid, interpolation_mode, padding_mode, align_corners):
     return out.reshape((n, c) + tuple(out_sp)).astype(input.dtype)
 
 
-_GRID_OPS = {k: op(f"grid_sampler_{k}d", method=False, out=False, tensors=("input", "grid"),
-                   grad_name=f"GridSampler{k}DBackward0")(_grid_body) for k in (2, 3)}
+grid_sampler_2d = op("grid_sampler_2d", method=False, out=False, tensors=("input", "grid"),
+                     grad_name="GridSampler2DBackward0")(_grid_body)
+grid_sampler_3d = op("grid_sampler_3d", method=False, out=False, tensors=("input", "grid"),
+                     grad_name="GridSampler3DBackward0")(_grid_body)
+_GRID_OPS = {2: grid_sampler_2d, 3: grid_sampler_3d}
 
 
 @export("grid_sampler")

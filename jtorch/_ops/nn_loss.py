@@ -21,7 +21,8 @@ from ._index_util import concrete
 from ._registry import export, op
 from ._util import check_broadcast, type_name
 
-_LOSS = {"namespace": "nn.functional", "method": False, "out": False}
+# the loss ops are published through the Python wrappers below (reduction arguments, checks)
+_LOSS = {"namespace": None, "method": False, "out": False}
 _ENUM = {0: "none", 1: "mean", 2: "sum"}
 
 

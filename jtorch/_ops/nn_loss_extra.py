@@ -12,7 +12,7 @@ import numpy as np
 
 from .._core.tensor_base import TensorBase
 from ._index_util import concrete
-from ._registry import NAMESPACES, export, op
+from ._registry import export, op
 from ._util import check_broadcast, type_name
 from .nn_loss import _LOSS, abs_, clamp_min, get_reduction, reduce_loss, resolve, shape_list
 
@@ -322,12 +322,10 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 
 
 @op("_loss_pairwise_distance", tensors=("x1", "x2"), promote="common", method=False,
-    out=False, namespace="_loss_private", grad_name="NormBackward1")
+    out=False, namespace=None, grad_name="NormBackward1")
 def _pairwise_distance_fallback(x1, x2, p=2.0, eps=1e-6):
     return pairwise_distance(x1, x2, p, eps)
 
-
-NAMESPACES.pop("_loss_private", None)  # a private op: published nowhere
 
 
 def _pairwise_distance_op(x1, x2):

@@ -477,8 +477,12 @@ def _with_indices(n):
     return f
 
 
-for _n in (1, 2, 3):
-    export(f"adaptive_max_pool{_n}d_with_indices", namespace="nn.functional")(_with_indices(_n))
+adaptive_max_pool1d_with_indices = export("adaptive_max_pool1d_with_indices",
+                                          namespace="nn.functional")(_with_indices(1))
+adaptive_max_pool2d_with_indices = export("adaptive_max_pool2d_with_indices",
+                                          namespace="nn.functional")(_with_indices(2))
+adaptive_max_pool3d_with_indices = export("adaptive_max_pool3d_with_indices",
+                                          namespace="nn.functional")(_with_indices(3))
 
 
 @export("adaptive_max_pool1d")

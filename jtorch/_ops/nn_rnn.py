@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core.generator import next_key, wrap
-from ._registry import op
+from ._registry import export, op
 
 MODES = ("RNN_TANH", "RNN_RELU", "LSTM", "GRU")
 
@@ -310,12 +310,7 @@ def _functional(mode, name):
     return fn
 
 
-def _export_functionals():
-    from ._registry import export
-
-    for mode, name in (("RNN_TANH", "rnn_tanh"), ("RNN_RELU", "rnn_relu"), ("LSTM", "lstm"),
-                       ("GRU", "gru")):
-        export(name)(_functional(mode, name))
-
-
-_export_functionals()
+rnn_tanh = export("rnn_tanh")(_functional("RNN_TANH", "rnn_tanh"))
+rnn_relu = export("rnn_relu")(_functional("RNN_RELU", "rnn_relu"))
+lstm = export("lstm")(_functional("LSTM", "lstm"))
+gru = export("gru")(_functional("GRU", "gru"))

@@ -26,7 +26,7 @@ from ._elementwise import (
     refuse,
     to_float,
 )
-from ._registry import TENSOR_METHODS, export, op
+from ._registry import export, op
 from ._util import cpp_name
 
 _BIN = {"tensors": ("input", "other"), "promote": "common"}
@@ -237,14 +237,13 @@ def neg(input):
 
 
 @export("positive", method=True)
+@export("__pos__", namespace=None, method=True)
 def positive(input):
     """Returns ``input`` itself (not a copy), as PyTorch does."""
     if input.dtype is dtypes.bool_:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
-
-TENSOR_METHODS["__pos__"] = positive
 
 
 @kink_grad(lambda x, out: jnp.where(jnp.isnan(x), 0, jnp.sign(x)))
@@ -339,7 +338,7 @@ def _imag(input):
     return jnp.imag(input)
 
 
-@export("real")
+@export("real", tensor_property=True)
 def real(input):
     """The real part; a real tensor is returned itself.
 
@@ -347,13 +346,10 @@ def real(input):
     return _real(input) if input.dtype.category == dtypes.COMPLEX else input
 
 
-@export("imag")
+@export("imag", tensor_property=True)
 def imag(input):
     """The imaginary part of a complex tensor (a copy, not a view as in PyTorch)."""
     if input.dtype.category != dtypes.COMPLEX:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return _imag(input)
 
-
-TENSOR_METHODS["real"] = property(real)
-TENSOR_METHODS["imag"] = property(imag)

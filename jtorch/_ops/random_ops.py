@@ -28,12 +28,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
-from .._core.device import device as Device
-from .._core.device import to_jax
+from .._core.device import device as Device, to_jax
 from .._core.generator import next_key, wrap
 from .._core.tensor_base import TensorBase
 from .._core.views import assign_out, check_inplace, inplace_call
-from ._registry import TENSOR_METHODS, export, op
+from ._registry import export, op
 from ._util import check_broadcast
 from .creation import check_layout, finish, out_dtype, parse_size
 
@@ -628,6 +627,6 @@ def random_(self, *args, generator=None, **kw):
     return _fill_(self, "random", frm, to, generator)
 
 
-TENSOR_METHODS.update(uniform_=uniform_, normal_=normal_, bernoulli_=bernoulli_,
-                      exponential_=exponential_, geometric_=geometric_, cauchy_=cauchy_,
-                      log_normal_=log_normal_, random_=random_)
+for _method in (uniform_, normal_, bernoulli_, exponential_, geometric_, cauchy_, log_normal_,
+                random_):
+    export(_method.__name__, namespace=None, method=True)(_method)

@@ -19,7 +19,7 @@ from jax import lax
 
 from .._core import dtypes
 from .._core.tensor_base import TensorBase
-from ._registry import NAMESPACES, TENSOR_METHODS, op
+from ._registry import export, op
 from ._util import check_broadcast, type_name, wrap_dim
 
 
@@ -265,9 +265,7 @@ def _route_other(public):
     routed.__name__ = routed.__qualname__ = public.__name__
     routed.__doc__ = public.__doc__
     routed._opdef = public._opdef
-    NAMESPACES[""][public.__name__] = routed
-    TENSOR_METHODS[public.__name__] = routed
-    return routed
+    return export(public.__name__, method=True)(routed)
 
 
 _MINMAX = {"tensors": ("input", "other"), "promote": "common", "returns": ("values", "indices")}
@@ -284,12 +282,12 @@ def _minmax_name(kind):
     return name
 
 
-@op("max", grad_name=_minmax_name("max"), **_MINMAX)
+@op("max", namespace=None, method=False, grad_name=_minmax_name("max"), **_MINMAX)
 def max(input, dim=None, keepdim=False, *, other=None):
     return _minmax("max", input, dim, keepdim, other)
 
 
-@op("min", grad_name=_minmax_name("min"), **_MINMAX)
+@op("min", namespace=None, method=False, grad_name=_minmax_name("min"), **_MINMAX)
 def min(input, dim=None, keepdim=False, *, other=None):
     return _minmax("min", input, dim, keepdim, other)
 

@@ -20,46 +20,11 @@ import jax.numpy as jnp
 
 from .._core.dtypes import to_dtype
 from .._core.strides import strides, view_strides
-from ._registry import NAMESPACES, TENSOR_METHODS, op
+from ._registry import export, op
 from ._util import wrap_dim
 
 
 # ------------------------------------------------------------------------------ helpers
-def method(*names, opdef_of=None):
-    """Publish ``fn`` as ``Tensor.<name>`` only (PyTorch has no ``torch.<name>``)."""
-
-    def deco(fn):
-        for n in names:
-            TENSOR_METHODS[n] = fn
-        if opdef_of is not None:
-            fn._opdef = opdef_of._opdef
-        return fn
-
-    return deco
-
-
-def function(*names, tensor_method=True, opdef_of=None):
-    """Publish a Python wrapper as ``jtorch.<name>`` (and ``Tensor.<name>``), replacing the
-    forms ``@op`` generated; ``opdef_of`` names the op it mostly runs (for docs/ops.md)."""
-
-    def deco(fn):
-        for n in names:
-            NAMESPACES[""][n] = fn
-            if tensor_method:
-                TENSOR_METHODS[n] = fn
-        if opdef_of is not None:
-            fn._opdef = opdef_of._opdef
-        return fn
-
-    return deco
-
-
-def hide(*names):
-    """Remove ``jtorch.<name>`` for ops that PyTorch only has as Tensor methods."""
-    for n in names:
-        NAMESPACES[""].pop(n, None)
-
-
 def size_arg(shape):
     """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])``, ``f(torch.Size)`` -> a tuple of ints."""
     if len(shape) == 1 and not isinstance(shape[0], int) and hasattr(shape[0], "__len__") \
@@ -123,7 +88,8 @@ def _view_rule(shape, st, off, out_shape, idx, *args, **kw):
     return view_strides(shape, st, out_shape), off
 
 
-@op("view", method=False, out=False, is_view=True, saves=False, stride_rule=_view_rule)
+@op("view", namespace=None, method=False, out=False, is_view=True, saves=False,
+    stride_rule=_view_rule)
 def _view(input, shape):
     return jnp.reshape(input, infer_size(shape, input.size))
 
@@ -133,7 +99,6 @@ def _reshape_copy(input, shape):
     return jnp.reshape(input, shape)
 
 
-hide("view")
 
 _VIEW_ERR = ("view size is not compatible with input tensor's size and stride (at least one "
              "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
@@ -146,7 +111,7 @@ def _viewable(input, new_shape):
     return view_strides(tuple(input.shape), strides(input)[0], new_shape) is not None
 
 
-@method("view", opdef_of=_view)
+@export("view", namespace=None, method=True, opdef_of=_view)
 def view(input, *shape, dtype=None):
     """Tensor.view(*shape): a view with a new shape sharing storage; raises PyTorch's error when
     the strides do not allow it. ``Tensor.view(dtype)`` reinterprets the bytes."""
@@ -169,12 +134,12 @@ def _view_dtype(input, dtype):
                               "different dtype yet")
 
 
-@method("view_as")
+@export("view_as", namespace=None, method=True)
 def view_as(input, other):
     return view(input, tuple(other.shape))
 
 
-@function("reshape", opdef_of=_view)
+@export("reshape", method=True, opdef_of=_view)
 def reshape(input, *args, shape=None):
     """A view when PyTorch's strides allow one, else a copy (as ``torch.reshape``)."""
     shape = varargs(args, shape, "reshape", "shape")
@@ -184,12 +149,12 @@ def reshape(input, *args, shape=None):
     return _reshape_copy(input, new)
 
 
-@method("reshape_as")
+@export("reshape_as", namespace=None, method=True)
 def reshape_as(input, other):
     return reshape(input, tuple(other.shape))
 
 
-@function("flatten", opdef_of=_view)
+@export("flatten", method=True, opdef_of=_view)
 def flatten(input, start_dim=0, end_dim=-1):
     n = input.ndim
     s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
@@ -203,7 +168,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shape[:s] + (_numel(shape[s:e + 1]),) + shape[e + 1:])
 
 
-@function("unflatten", opdef_of=_view)
+@export("unflatten", method=True, opdef_of=_view)
 def unflatten(input, dim, sizes):
     d = wrap_dim(dim, input.ndim)
     sizes = tuple(operator.index(s) for s in sizes)
@@ -222,13 +187,13 @@ def unflatten(input, dim, sizes):
     return _view(input, shape[:d] + sizes + shape[d + 1:])
 
 
-@function("ravel", opdef_of=_view)
+@export("ravel", method=True, opdef_of=_view)
 def ravel(input):
     return _view(contiguous(input), (-1,))
 
 
 # ------------------------------------------------------------------------------ contiguous
-@method("contiguous")
+@export("contiguous", namespace=None, method=True)
 def contiguous(input, memory_format=None):
     """``input`` itself when contiguous, else a contiguous copy (not a view)."""
     return input if input.is_contiguous() else clone(input)
@@ -245,7 +210,8 @@ def _squeeze(x, dims):
     return jnp.squeeze(x, tuple(d for d in dims if d < x.ndim and x.shape[d] == 1))
 
 
-@op("squeeze", method=False, out=False, is_view=True, saves=False, stride_rule=_squeeze_rule)
+@op("squeeze", namespace=None, method=False, out=False, is_view=True, saves=False,
+    stride_rule=_squeeze_rule)
 def _squeeze_all(input):
     return _squeeze(input, range(input.ndim))
 
@@ -262,7 +228,7 @@ def _squeeze_dims(input, dim):
     return _squeeze(input, _wrap_all(dim, input.ndim))
 
 
-@function("squeeze", opdef_of=_squeeze_all)
+@export("squeeze", method=True, opdef_of=_squeeze_all)
 def squeeze(input, dim=None):
     """Removes size-1 dims (all, one, or those in a tuple); a view."""
     if dim is None:
@@ -299,12 +265,13 @@ def _permute_rule(shape, st, off, out_shape, idx, dims):
     return tuple(st[d] for d in _wrap_all(dims, len(shape))), off
 
 
-@op("permute", method=False, out=False, is_view=True, saves=False, stride_rule=_permute_rule)
+@op("permute", namespace=None, method=False, out=False, is_view=True, saves=False,
+    stride_rule=_permute_rule)
 def _permute(input, dims):
     return jnp.transpose(input, _check_perm(dims, input.ndim))
 
 
-@function("permute", opdef_of=_permute)
+@export("permute", method=True, opdef_of=_permute)
 def permute(input, *args, dims=None):
     return _permute(input, varargs(args, dims, "permute", "dims"))
 
@@ -389,7 +356,7 @@ def hermitian_H(input):  # noqa: N802
     return _conj_T(input)
 
 
-@function("adjoint")
+@export("adjoint", method=True)
 def adjoint(input):
     if input.ndim < 2:
         raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
@@ -397,7 +364,7 @@ def adjoint(input):
     return _conj_T(input)
 
 
-@function("movedim", "moveaxis", opdef_of=_permute)
+@export(("movedim", "moveaxis"), method=True, opdef_of=_permute)
 def movedim(input, source, destination):
     n = input.ndim
     src, dst = dims_arg(source), dims_arg(destination)

@@ -10,9 +10,9 @@ import jax.numpy as jnp
 from .._core import dtypes
 from .._core.errors import concretization_error
 from .._core.tensor_base import TensorBase
-from ._registry import op
+from ._registry import export, op
 from ._util import type_name, wrap_dim
-from .shape import dims_arg, function, hide, method, varargs
+from .shape import dims_arg, varargs
 
 _CAT = {"method": False, "tensors": ("tensors",), "promote": "common", "saves": False}
 
@@ -107,7 +107,7 @@ def column_stack(tensors):
 
 
 # ------------------------------------------------------------------------------ repeat / tile
-@op("repeat", method=False, out=False, saves=False)
+@op("repeat", namespace=None, method=False, out=False, saves=False)
 def _repeat(input, repeats):
     if len(repeats) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
@@ -120,15 +120,14 @@ def _repeat(input, repeats):
     return jnp.tile(input.reshape(shape), repeats)
 
 
-hide("repeat")
 
 
-@method("repeat", opdef_of=_repeat)
+@export("repeat", namespace=None, method=True, opdef_of=_repeat)
 def repeat(input, *sizes, repeats=None):
     return _repeat(input, varargs(sizes, repeats, "repeat", "repeats"))
 
 
-@function("tile", opdef_of=_repeat)
+@export("tile", method=True, opdef_of=_repeat)
 def tile(input, *args, dims=None):
     dims = varargs(args, dims, "tile", "dims")
     return _repeat(input, (1,) * (input.ndim - len(dims)) + dims)
@@ -154,7 +153,7 @@ def _repeat_interleave_tensor(input, repeats, dim, output_size):
     return jnp.repeat(input, repeats, axis=d, total_repeat_length=output_size)
 
 
-@function("repeat_interleave", opdef_of=_repeat_interleave_tensor)
+@export("repeat_interleave", method=True, opdef_of=_repeat_interleave_tensor)
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeats elements; with tensor ``repeats`` the output size depends on their values, so
     it is read eagerly unless ``output_size`` is given (then it also runs under jit)."""
@@ -226,7 +225,7 @@ def flip(input, dims):
     return jnp.flip(input, _flip_dims(dims, input.ndim)) if input.ndim else input
 
 
-@method("flip", opdef_of=flip)
+@export("flip", namespace=None, method=True, opdef_of=flip)
 def _flip_method(input, *args, dims=None):
     return flip(input, varargs(args, dims, "flip", "dims"))
 
@@ -303,7 +302,7 @@ def _diag_of_matrix(input, diagonal=0):
     return jnp.diagonal(input, diagonal)
 
 
-@function("diag", opdef_of=_diag_from_vector)
+@export("diag", method=True, opdef_of=_diag_from_vector)
 def diag(input, diagonal=0, *, out=None):
     if input.ndim == 1:
         return _diag_from_vector(input, diagonal, out=out)
@@ -337,7 +336,7 @@ def trace(input):
 
 
 # ------------------------------------------------------------------------------ grids
-@function("meshgrid", tensor_method=False)
+@export("meshgrid")
 def meshgrid(*tensors, indexing=None):
     """Coordinate grids; each output is a read-only expanded view of its input."""
     from .shape import _view
@@ -376,7 +375,7 @@ def meshgrid(*tensors, indexing=None):
     return tuple(grids)
 
 
-@function("cartesian_prod", tensor_method=False)
+@export("cartesian_prod")
 def cartesian_prod(*tensors):
     from .shape import flatten
 

@@ -9,8 +9,8 @@ import jax.numpy as jnp
 from .._core.dtypes import from_np
 from .._core.strides import contiguous_strides
 from .._core.tensor_base import Size
-from ._registry import op
-from .shape import _view, function, hide, method, size_arg, unsqueeze, varargs
+from ._registry import export, op
+from .shape import _view, size_arg, unsqueeze, varargs
 
 
 # ------------------------------------------------------------------------------ expand
@@ -54,33 +54,33 @@ def _expand_rule(shape, st, off, out_shape, idx, size):
     return _expand_geometry(shape, st, size)[1], off
 
 
-@op("expand", method=False, out=False, is_view=True, saves=False, stride_rule=_expand_rule)
+@op("expand", namespace=None, method=False, out=False, is_view=True, saves=False,
+    stride_rule=_expand_rule)
 def _expand(input, size):
     shape, _ = _expand_geometry(input.shape, contiguous_strides(input.shape), size,
                                 _type_str(input))
     return jnp.broadcast_to(input, shape)
 
 
-hide("expand")
 
 
-@method("expand", opdef_of=_expand)
+@export("expand", namespace=None, method=True, opdef_of=_expand)
 def expand(input, *sizes, size=None):
     """A read-only view repeating size-1 dims (-1 keeps a size); writes through it raise."""
     return _expand(input, varargs(sizes, size, "expand", "size"))
 
 
-@method("expand_as", opdef_of=_expand)
+@export("expand_as", namespace=None, method=True, opdef_of=_expand)
 def expand_as(input, other):
     return _expand(input, tuple(other.shape))
 
 
-@function("broadcast_to", opdef_of=_expand)
+@export("broadcast_to", method=True, opdef_of=_expand)
 def broadcast_to(input, size):
     return _expand(input, size_arg((size,)))
 
 
-@function("broadcast_shapes", tensor_method=False)
+@export("broadcast_shapes")
 def broadcast_shapes(*shapes):
     """The shape all ``shapes`` broadcast to, with PyTorch's error for a mismatch."""
 
@@ -105,7 +105,7 @@ def broadcast_shapes(*shapes):
     return Size(common)
 
 
-@function("broadcast_tensors", tensor_method=False, opdef_of=_expand)
+@export("broadcast_tensors", opdef_of=_expand)
 def broadcast_tensors(*tensors):
     """Views of ``tensors`` expanded to their common shape (a tensor already of that shape is
     returned as is, as PyTorch does)."""
@@ -154,16 +154,16 @@ def _at3(x):
     return unsqueeze(x, -1) if n == 2 else x
 
 
-@function("atleast_1d", tensor_method=False)
+@export("atleast_1d")
 def atleast_1d(*tensors):
     return _atleast(tensors, _at1)
 
 
-@function("atleast_2d", tensor_method=False)
+@export("atleast_2d")
 def atleast_2d(*tensors):
     return _atleast(tensors, _at2)
 
 
-@function("atleast_3d", tensor_method=False)
+@export("atleast_3d")
 def atleast_3d(*tensors):
     return _atleast(tensors, _at3)

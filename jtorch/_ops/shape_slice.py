@@ -12,9 +12,8 @@ from jax import lax
 from .._core.dtypes import int64
 from .._core.state import grad_mode
 from .._core.tensor_base import to_numpy
-from ._registry import op
+from ._registry import export, op
 from ._util import wrap_dim
-from .shape import function, hide, method
 
 
 def _as_int(v):
@@ -46,13 +45,13 @@ def _narrow_rule(shape, st, off, out_shape, idx, dim, start, length):
 
 
 @op("narrow", method=False, out=False, is_view=True, saves=False, grad_name="SliceBackward0",
-    stride_rule=_narrow_rule)
+    stride_rule=_narrow_rule, namespace=None)
 def _narrow(input, dim, start, length):
     d, start = _check_narrow(input.shape, dim, start, length)
     return lax.slice_in_dim(input, start, start + length, axis=d)
 
 
-@function("narrow", opdef_of=_narrow)
+@export("narrow", method=True, opdef_of=_narrow)
 def narrow(input, dim, start, length):
     """A view of ``length`` elements of ``dim`` from ``start`` (which may be a 0-d tensor).
 
@@ -81,13 +80,14 @@ def _select_rule(shape, st, off, out_shape, idx, dim, index):
     return tuple(st[:d]) + tuple(st[d + 1:]), off + i * st[d]
 
 
-@op("select", method=False, out=False, is_view=True, saves=False, stride_rule=_select_rule)
+@op("select", namespace=None, method=False, out=False, is_view=True, saves=False,
+    stride_rule=_select_rule)
 def _select(input, dim, index):
     d, i = _check_select(input.shape, dim, index)
     return lax.index_in_dim(input, i, axis=d, keepdims=False)
 
 
-@function("select", opdef_of=_select)
+@export("select", method=True, opdef_of=_select)
 def select(input, dim, index):
     """``input[:, ..., index]`` along ``dim``: one compiled kernel serves every index."""
     from .indexing import getitem
@@ -172,23 +172,23 @@ def _offset_rule(geometry):
 
 
 @op("split", method=False, out=False, is_view=True, saves=False,
-    stride_rule=_offset_rule(_split_bounds))
+    stride_rule=_offset_rule(_split_bounds), namespace=None)
 def _split(input, split_size, dim=0):
     return _pieces(input, *reversed(_split_bounds(input.shape, split_size, dim)))
 
 
 @op("split_with_sizes", method=False, out=False, is_view=True, saves=False,
-    stride_rule=_offset_rule(_sizes_bounds))
+    stride_rule=_offset_rule(_sizes_bounds), namespace=None)
 def _split_with_sizes(input, split_sizes, dim=0):
     return _pieces(input, *reversed(_sizes_bounds(input.shape, split_sizes, dim)))
 
 
-@function("split_with_sizes", opdef_of=_split_with_sizes)
+@export("split_with_sizes", method=True, opdef_of=_split_with_sizes)
 def split_with_sizes(input, split_sizes, dim=0):
     return _split_with_sizes(input, tuple(_as_int(s) for s in split_sizes), _as_int(dim))
 
 
-@function("split", opdef_of=_split)
+@export("split", method=True, opdef_of=_split)
 def split(tensor, split_size_or_sections, dim=0):
     """Views of consecutive pieces of ``dim``: of size ``split_size`` (the last may be smaller)
     or of the listed sizes."""
@@ -200,7 +200,7 @@ def split(tensor, split_size_or_sections, dim=0):
     return split_with_sizes(tensor, s, dim)
 
 
-@function("chunk", opdef_of=_split)
+@export("chunk", method=True, opdef_of=_split)
 def chunk(input, chunks, dim=0):
     chunks = _as_int(chunks)
     if input.ndim == 0:
@@ -238,7 +238,7 @@ def _slice_bound(i, n):
     return min(max(i, 0), n)
 
 
-@function("tensor_split", opdef_of=_narrow)
+@export("tensor_split", method=True, opdef_of=_narrow)
 def tensor_split(input, indices_or_sections, dim=0):
     """Views splitting ``dim`` into N near-equal sections or at the given indices; each is
     its own narrow view (unlike split's pieces, PyTorch lets them be modified in place)."""
@@ -299,7 +299,7 @@ def _dir_split(name, min_dim, dim_of):
         return tensor_split(input, ios, d)
 
     f.__name__ = f.__qualname__ = name
-    return function(name, opdef_of=_narrow)(f)
+    return export(name, method=True, opdef_of=_narrow)(f)
 
 
 hsplit = _dir_split("hsplit", 1, lambda n: 1 if n > 1 else 0)
@@ -332,7 +332,8 @@ def _unfold_rule(shape, st, off, out_shape, idx, dimension, size, step):
     return tuple(st) + (last,), off
 
 
-@op("unfold", method=False, out=False, is_view=True, saves=False, stride_rule=_unfold_rule)
+@op("unfold", namespace=None, method=False, out=False, is_view=True, saves=False,
+    stride_rule=_unfold_rule)
 def _unfold(input, dimension, size, step):
     d, count = _unfold_geometry(input.shape, dimension, size, step)
     if input.ndim == 0:
@@ -345,10 +346,9 @@ def _unfold(input, dimension, size, step):
     return jnp.moveaxis(windows, d + 1, -1)
 
 
-hide("unfold")
 
 
-@method("unfold", opdef_of=_unfold)
+@export("unfold", namespace=None, method=True, opdef_of=_unfold)
 def unfold(input, dimension, size, step):
     """Tensor.unfold: a view of all windows of ``size`` along ``dimension`` every ``step``."""
     return _unfold(input, _as_int(dimension), _as_int(size), _as_int(step))
@@ -360,7 +360,7 @@ def _as_strided_rule(shape, st, off, out_shape, idx, size, stride, storage_offse
 
 
 @op("as_strided", method=False, out=False, is_view=True, saves=False,
-    stride_rule=_as_strided_rule)
+    stride_rule=_as_strided_rule, namespace=None)
 def _as_strided(input, size, stride, storage_offset):
     import numpy as np
 
@@ -372,7 +372,7 @@ def _as_strided(input, size, stride, storage_offset):
     return input.reshape(-1)[index]
 
 
-@function("as_strided", opdef_of=_as_strided)
+@export("as_strided", method=True, opdef_of=_as_strided)
 def as_strided(input, size, stride, storage_offset=None):
     """A view of ``input``'s storage (its base's elements, in order) with the given sizes,
     strides and offset; as PyTorch, writes are refused when a stride-0 dim repeats elements."""

@@ -14,8 +14,7 @@ import warnings
 
 import numpy as np
 
-from .._core import autocast as _policy
-from .._core import dtypes
+from .._core import autocast as _policy, dtypes
 from .._core.device import _TYPE_ERROR, _TYPE_IDS
 
 __all__ = ["autocast_decorator", "autocast", "is_autocast_available", "custom_fwd",

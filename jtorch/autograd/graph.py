@@ -5,8 +5,7 @@ The engine itself lives in the core (``jtorch/_core/graph.py``); this module is 
 
 from .._core.errors import missing_function
 from .._core.graph import Node as Node
-from .._core.hooks import RemovableHandle as RemovableHandle
-from .._core.hooks import increment_version as increment_version
+from .._core.hooks import RemovableHandle as RemovableHandle, increment_version as increment_version
 
 _API = "torch.autograd.graph."
 saved_tensors_hooks = missing_function(_API + "saved_tensors_hooks")

@@ -13,10 +13,9 @@ import collections
 
 import jax
 
-from .._core.device import _make, jax_devices, to_jax
-from .._core.device import device as _Device
+from .._core.device import CURRENT_CUDA as _current, _make, device as _Device, jax_devices, to_jax
+from .._core.generator import initial_seed as _is, manual_seed as _ms, seed as _seed
 
-_current = [0]
 _NO_CUDA = "Torch not compiled with CUDA enabled"
 
 
@@ -182,8 +181,6 @@ def manual_seed(seed) -> None:
     """Seeds the generator GPU tensors draw from (jtorch has one generator for all devices);
     a no-op without CUDA, as in PyTorch."""
     if is_available():
-        from .._core.generator import manual_seed as _ms
-
         _ms(seed)
 
 
@@ -192,8 +189,6 @@ manual_seed_all = manual_seed
 
 def seed() -> None:
     if is_available():
-        from .._core.generator import seed as _seed
-
         _seed()
 
 
@@ -202,8 +197,6 @@ seed_all = seed
 
 def initial_seed() -> int:
     _lazy_init()
-    from .._core.generator import initial_seed as _is
-
     return _is()
 
 

@@ -5,12 +5,9 @@ modules as functions of their parameters. See docs/func.md."""
 from __future__ import annotations
 
 from .._core.errors import missing_function
-from .._ops._registry import export
 from ._autodiff import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
 from ._modules import functional_call, stack_module_state
 from ._vmap import vmap
-
-export("vmap")(vmap)  # torch.vmap is torch.func.vmap
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
            "linearize", "stack_module_state", "vjp", "vmap"]

@@ -7,8 +7,7 @@ import warnings
 
 import jtorch
 
-from .. import functional as F
-from .. import init
+from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 

@@ -4,8 +4,7 @@ indexing, mutation methods, reprs and errors)."""
 from __future__ import annotations
 
 import operator
-from collections import OrderedDict
-from collections import abc as container_abcs
+from collections import OrderedDict, abc as container_abcs
 from itertools import chain, islice
 
 from ..._tensor import Tensor

@@ -6,8 +6,7 @@ import math
 
 import jtorch
 
-from .. import functional as F
-from .. import init
+from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
