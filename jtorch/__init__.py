@@ -581,5 +581,6 @@ from ._ops.typeinfo import (
     numel as numel,
     promote_types as promote_types,
     result_type as result_type,
+    typename as typename,
 )
 # --- end of generated code ---

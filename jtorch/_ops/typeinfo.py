@@ -170,3 +170,24 @@ def is_complex(input):
 @export()
 def numel(input):
     return _tensor_arg("numel", input).numel()
+
+
+@export("typename")
+def typename(obj):
+    """``torch.typename``: the type's qualified name, jtorch's classes under their PyTorch
+    names (``torch.nn.modules.linear.Linear``); a tensor's legacy type (``torch.FloatTensor``)."""
+    if isinstance(obj, TensorBase):
+        return dtypes.legacy_type_name(obj.dtype, obj.device)
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    if module in ("", "builtins"):
+        return qualname
+    if module == "jtorch" or module.startswith("jtorch."):
+        module = "torch" + module[len("jtorch"):]
+    return f"{module}.{qualname}"
