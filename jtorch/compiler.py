@@ -9,8 +9,10 @@ state it reads or writes (see ``jtorch/_compile``). ``jtorch.compile(module)`` a
 from __future__ import annotations
 
 from ._compile import stats
+from ._compile.module import OptimizedModule
 from ._compile.step import CompiledFunction, CompileError
 from ._core.state import STATE
+from .nn.modules.module import Module
 
 __all__ = ["compile", "reset", "counters", "compile_log", "set_logs", "disable",
            "is_compiling", "CompileError"]
@@ -19,11 +21,16 @@ _MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-c
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
-            options=None, disable=False):
+            options=None, disable=False, state=None):
     """``torch.compile``: compile a function or module; usable as ``@compile`` and
     ``@compile(...)``. ``backend``, ``mode``, ``dynamic`` and ``options`` are accepted for
     compatibility: XLA is the only backend, and shapes are static per compilation (a new
-    shape compiles again)."""
+    shape compiles again).
+
+    ``state`` (jtorch's own): the objects holding the function's state (modules, optimizers,
+    schedulers, tensors, containers of them). By default jtorch.compile finds the state by
+    itself (docs/compile.md); with ``state=`` it searches nothing else, and state the function
+    uses but that is not listed is an error naming it."""
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be "
                            "specified at the same time.")
@@ -31,14 +38,11 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: "
                            + ", ".join(m for m in _MODES if m))
     kw = {"fullgraph": fullgraph, "dynamic": dynamic, "backend": backend, "mode": mode,
-              "options": options, "disable": disable}
+          "options": options, "disable": disable, "state": state}
     if model is None:
         return lambda m: compile(m, **kw)
-    from .nn.modules.module import Module
 
     if isinstance(model, Module):
-        from ._compile.module import OptimizedModule
-
         return OptimizedModule(model, **kw)
     if not callable(model):
         raise RuntimeError("torch.compile: model must be a callable or nn.Module")

@@ -8,8 +8,8 @@ is published. Each public file holds, between the markers below, explicit import
 (``from ._ops.linalg import inv as inv``), so a reader, grep, an IDE or pyright finds every
 definition; Tensor's op methods are class attributes of ``TensorOps`` in jtorch/_tensor_ops.py.
 
-The blocks are emptied before jtorch is imported, so a stale block (a name that no longer
-exists) cannot stop the generator from running.
+When writing, the blocks are emptied before jtorch is imported, so a stale block (a name that
+no longer exists) cannot stop the generator from running; --check only reads.
 """
 
 from __future__ import annotations
@@ -153,24 +153,34 @@ def main():
             texts[ns] = f.read()
         _split(texts[ns], path)
     blank = {ns: _split(t, FILES[ns][0]) for ns, t in texts.items()}
-    for ns, (head, tail) in blank.items():  # so that a stale block cannot break the import
-        empty = "\n\nclass TensorOps:\n    __slots__ = ()\n" if ns == "Tensor" else "\n"
-        with open(os.path.join(ROOT, FILES[ns][0]), "w") as f:
-            f.write(head + BEGIN + empty + END + tail)
-    try:
-        tables = _collect()
+    if check:  # read-only: files are never rewritten, even for a moment (tests run in parallel)
+        try:
+            tables = _collect()
+        except Exception as e:  # a stale block can break the import itself
+            print(f"stale generated blocks: importing jtorch fails ({e!r})")
+            return 1
         blocks = {ns: _tensor_block(tables[ns]) if ns == "Tensor" else
                   _namespace_block(ns, tables[ns]) for ns in FILES}
-    except BaseException:
-        _write(texts)  # put the files back as they were
-        raise
+    else:
+        for ns, (head, tail) in blank.items():  # so a stale block cannot break the import
+            empty = "\n\nclass TensorOps:\n    __slots__ = ()\n" if ns == "Tensor" else "\n"
+            with open(os.path.join(ROOT, FILES[ns][0]), "w") as f:
+                f.write(head + BEGIN + empty + END + tail)
+        try:
+            tables = _collect()
+            blocks = {ns: _tensor_block(tables[ns]) if ns == "Tensor" else
+                      _namespace_block(ns, tables[ns]) for ns in FILES}
+        except BaseException:
+            _write(texts)  # put the files back as they were
+            raise
     stale, new = [], {}
     for ns, (path, _) in FILES.items():
         head, tail = blank[ns]
         new[ns] = _sorted_imports(head + BEGIN + "\n" + blocks[ns] + END + tail, path)
         if new[ns] != texts[ns]:
             stale.append(path)
-    _write(texts if check else new)
+    if not check:
+        _write(new)
     if check and stale:
         print("stale generated blocks (run python scripts/gen_api.py):", ", ".join(stale))
         return 1

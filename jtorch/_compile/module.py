@@ -18,7 +18,7 @@ from .._core.state import STATE, grad_mode, structure_epoch
 from .._tensor import Tensor
 from ..nn.modules.module import Module
 from . import stats
-from .context import Rediscover, TraceContext, tracing
+from .context import TraceContext, tracing
 from .state import State
 from .step import (
     _TENSOR,
@@ -26,7 +26,6 @@ from .step import (
     CompiledFunction,
     _flatten,
     _is_leaf,
-    _Snapshot,
     _spec,
 )
 
@@ -65,19 +64,8 @@ class _DiffCompiled(CompiledFunction):
     """A compiled function whose outputs are differentiated by one compiled vjp."""
 
     def _build_diff(self, leaves, treedef, args, kwargs):
-        for _ in range(50):
-            inputs = [x for x in leaves if isinstance(x, Tensor)]
-            st = State.collect(self._roots(args, kwargs), inputs)
-            snap = _Snapshot(st)
-            try:
-                return self._trace_diff(st, leaves, treedef)
-            except Rediscover as r:
-                snap.restore()
-                self._extra.append(r.obj)
-            except BaseException:
-                snap.restore()
-                raise
-        raise RuntimeError("jtorch.compile: could not find the module's state")
+        return self._trace_finding_state(args, kwargs, leaves,
+                                         lambda st: self._trace_diff(st, leaves, treedef))
 
     def _trace_diff(self, st, leaves, treedef):
         diff = list(st.grad_params)
@@ -130,6 +118,8 @@ class OptimizedModule(Module):
     def __init__(self, mod, **kw):
         super().__init__()
         self._orig_mod = mod
+        if kw.get("state") is not None:   # the module's own parameters and buffers are state
+            kw["state"] = [mod, *kw["state"]]
         fwd = mod.__call__
         object.__setattr__(self, "_plain", CompiledFunction(fwd, **kw))
         object.__setattr__(self, "_diff", _DiffCompiled(fwd, **kw))

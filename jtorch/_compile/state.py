@@ -1,14 +1,29 @@
-"""Finding the state a compiled function reads and writes.
+"""Finding the state a compiled function reads and writes (docs/compile.md, "State").
 
-``roots_of(fn, args, kwargs)`` collects the objects a function can reach: its closure cells,
-the globals its code names (and those of the functions it calls, a few levels deep), the
-``self`` of a bound method, and its arguments. ``State.collect(roots)`` walks them into slots:
+One mechanism, two sources of roots:
+
+- ``roots_of(fn, args, kwargs)`` (discovery, the default): the function's arguments, the
+  ``self`` of a bound method, its default arguments, its closure cells and the globals its code
+  names; and the same for every plain Python function found there (followed transitively; each
+  function once). Functions and classes of jtorch itself are not followed: they hold no user
+  state. The default generator is always a root.
+- ``explicit_roots(state, args, kwargs)`` (``jtorch.compile(fn, state=[...])``): the objects
+  given, the arguments and the default generator; nothing else is searched.
+
+``State.collect(roots)`` walks the roots into slots:
 
 - tensors: every Tensor whose value is state (parameters, buffers, optimizer state, generator
-  keys, tensors held in globals, closures or attributes); views are replaced by their base;
+  keys, tensors held in globals, closures, containers or attributes); views are replaced by
+  their base;
 - grads: the ``.grad`` of every lifted tensor that requires grad (``None`` or a Tensor);
 - optimizers (their hyperparameters become inputs), schedulers (their ``step`` is replayed on
   the host after each run), modules (their train/eval flags are guards).
+
+Modules, optimizers, schedulers, generators and containers (dict, list, tuple, set) are walked
+completely. A plain object (a trainer, a config) is walked through its ``__dict__`` up to
+``PLAIN_OBJECT_DEPTH`` plain objects deep; objects deeper than that are not followed, and are
+recorded in ``State.not_followed`` so that an error can name them. Data (datasets, samplers,
+loaders, NumPy and JAX values) is never walked.
 
 The walk runs when a function is (re)compiled, never per call: a call reads the cached slots.
 """
@@ -19,10 +34,18 @@ import types
 
 from .._core.generator import Generator, default_generator
 from .._tensor import Tensor
+from ..nn.modules.module import Module
+from ..optim.lr_scheduler import LRScheduler
+from ..optim.optimizer import Optimizer
 
-_MAX_DEPTH = 4
+# how many plain objects deep (obj.a.b.c) the walk follows attributes of objects that are not
+# modules, optimizers, schedulers or containers
+PLAIN_OBJECT_DEPTH = 3
+
 _SKIP_TYPES = (str, bytes, int, float, complex, bool, type(None), type, types.ModuleType,
                types.BuiltinFunctionType, range)
+# values that hold data, not training state (and objects of the real PyTorch)
+_DATA_MODULES = ("jtorch.utils.data", "jtorch.vision", "numpy", "jax", "torch.")
 
 
 def _code_names(code, out):
@@ -33,54 +56,55 @@ def _code_names(code, out):
     return out
 
 
-def roots_of(fn, args, kwargs):
-    roots, seen = [], set()
+def _is_jtorch(obj):
+    return (getattr(obj, "__module__", None) or "").startswith("jtorch")
 
-    def from_callable(f, depth):
+
+def roots_of(fn, args, kwargs):
+    """The objects ``fn`` can reach (see the module docstring)."""
+    roots, seen = [], set()
+    pending = [fn]
+    while pending:
+        f = pending.pop()
         if isinstance(f, types.MethodType):
             roots.append(f.__self__)
             f = f.__func__
         if not isinstance(f, types.FunctionType):
             if f is not None and not isinstance(f, _SKIP_TYPES):
                 roots.append(f)  # a callable object (a Module...)
-            return
-        if f.__code__ in seen or depth > 3:
-            return
+            continue
+        if f.__code__ in seen:
+            continue
         seen.add(f.__code__)
         roots.extend(f.__defaults__ or ())
         roots.extend((f.__kwdefaults__ or {}).values())
+        values = []
         for cell in f.__closure__ or ():
             try:
-                v = cell.cell_contents
-            except ValueError:
+                values.append(cell.cell_contents)
+            except ValueError:  # an empty cell (a name assigned later)
                 continue
-            if isinstance(v, (types.FunctionType, types.MethodType)):
-                from_callable(v, depth + 1)
-            else:
-                roots.append(v)
         g = f.__globals__
-        for name in _code_names(f.__code__, set()):
-            if name not in g:
-                continue
-            v = g[name]
+        values.extend(g[n] for n in _code_names(f.__code__, set()) if n in g)
+        for v in values:
             if isinstance(v, (types.FunctionType, types.MethodType)):
-                if getattr(v, "__module__", "") and v.__module__.startswith("jtorch"):
-                    continue
-                from_callable(v, depth + 1)
+                if not _is_jtorch(v):
+                    pending.append(v)
             elif not isinstance(v, _SKIP_TYPES):
                 roots.append(v)
-
-    from_callable(fn, 0)
     roots.extend(args)
     roots.extend(kwargs.values())
     roots.append(default_generator)
     return roots
 
 
+def explicit_roots(state, args, kwargs):
+    """The roots of ``jtorch.compile(fn, state=state)``: only what the user listed."""
+    return list(state) + list(args) + list(kwargs.values()) + [default_generator]
+
+
 def _is_data(obj):
-    """Datasets, samplers and loaders hold data, not training state: never walked."""
-    return type(obj).__module__.startswith(("jtorch.utils.data", "jtorch.vision", "torch.",
-                                            "numpy", "jax"))
+    return type(obj).__module__.startswith(_DATA_MODULES)
 
 
 class State:
@@ -92,7 +116,9 @@ class State:
         self.optimizers = []
         self.schedulers = []
         self.modules = []
+        self.not_followed = []  # plain objects past PLAIN_OBJECT_DEPTH (named in errors)
         self._ids = set()
+        self._module_ids = set()
 
     # ------------------------------------------------------------------ walking
     @classmethod
@@ -120,31 +146,16 @@ class State:
         if t._requires_grad and t._node is None:
             self.grad_params.append(t)
 
-    def _walk(self, obj, depth):
+    def _walk(self, obj, plain_depth):
         if isinstance(obj, Tensor):
             self._tensor(obj)
             return
-        if isinstance(obj, _SKIP_TYPES) or id(obj) in self._visited or depth > _MAX_DEPTH:
+        if isinstance(obj, _SKIP_TYPES) or id(obj) in self._visited:
             return
         self._visited.add(id(obj))
-        from ..nn.modules.module import Module
-        from ..optim.lr_scheduler import LRScheduler
-        from ..optim.optimizer import Optimizer
-
         if isinstance(obj, Module):
-            for m in obj.modules():
-                if id(m) not in {id(x) for x in self.modules}:
-                    self.modules.append(m)
-                for store in (m._parameters, m._buffers):
-                    for v in store.values():
-                        if v is not None:
-                            self._tensor(v)
-                for k, v in m.__dict__.items():
-                    if k not in ("_parameters", "_buffers", "_modules") and \
-                            not k.startswith("_forward") and not k.startswith("_backward"):
-                        self._walk(v, depth + 1)
-            return
-        if isinstance(obj, Optimizer):
+            self._module(obj)
+        elif isinstance(obj, Optimizer):
             self.optimizers.append(obj)
             for g in obj.param_groups:
                 for p in g["params"]:
@@ -153,26 +164,40 @@ class State:
                 for v in st.values():
                     if isinstance(v, Tensor):
                         self._tensor(v)
-            return
-        if isinstance(obj, LRScheduler):
+        elif isinstance(obj, LRScheduler):
             self.schedulers.append(obj)
             for v in obj.__dict__.values():
-                self._walk(v, depth + 1)
-            return
-        if isinstance(obj, Generator):
+                self._walk(v, plain_depth)
+        elif isinstance(obj, Generator):
             self._tensor(obj._key)
-            return
-        if isinstance(obj, dict):
-            for v in list(obj.values())[:10000]:
-                self._walk(v, depth + 1)
+        elif isinstance(obj, dict):
+            for v in list(obj.values()):
+                self._walk(v, plain_depth)
         elif isinstance(obj, (list, tuple, set, frozenset)):
-            for v in list(obj)[:10000]:
-                self._walk(v, depth + 1)
-        elif not _is_data(obj) and not callable(obj) and depth < 3:
+            for v in list(obj):
+                self._walk(v, plain_depth)
+        elif not _is_data(obj) and not callable(obj):
             d = getattr(obj, "__dict__", None)  # a plain object: a trainer, a config...
             if isinstance(d, dict):
+                if plain_depth >= PLAIN_OBJECT_DEPTH:
+                    self.not_followed.append(obj)
+                    return
                 for v in list(d.values()):
-                    self._walk(v, depth + 1)
+                    self._walk(v, plain_depth + 1)
+
+    def _module(self, root):
+        for m in root.modules():
+            if id(m) not in self._module_ids:
+                self._module_ids.add(id(m))
+                self.modules.append(m)
+            for store in (m._parameters, m._buffers):
+                for v in store.values():
+                    if v is not None:
+                        self._tensor(v)
+            for k, v in m.__dict__.items():
+                if k not in ("_parameters", "_buffers", "_modules") and \
+                        not k.startswith("_forward") and not k.startswith("_backward"):
+                    self._walk(v, 0)
 
     # ------------------------------------------------------------------ per-call reads
     def hyper_values(self):

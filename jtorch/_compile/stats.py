@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
+from .._core.autocast import ACTIVE
+
 COUNTERS = {"compiles": 0, "hits": 0, "fallbacks": 0}
 LOG = []            # (function name, reason) per compilation
 VERBOSE = [os.environ.get("JTORCH_LOGS", "") in ("recompiles", "1", "all")]
@@ -14,17 +16,9 @@ _PARTS = ("the state's structure (new state, .grad set or cleared, train/eval, o
           "grad mode", "autocast state")
 
 
-_AMP = []
-
-
 def amp_key():
-    if not _AMP:
-        try:
-            from .._core.autocast import ACTIVE
-        except ImportError:  # amp not built yet
-            ACTIVE = [None]
-        _AMP.append(ACTIVE)
-    a = _AMP[0][0]
+    """The autocast state, as a guard: one object per distinct state (see _core/autocast.py)."""
+    a = ACTIVE[0]
     return None if a is None else id(a)
 
 

@@ -26,7 +26,7 @@ from .._core.state import STATE, structure_epoch
 from .._tensor import Tensor
 from . import stats
 from .context import Rediscover, TraceContext, Unsupported, tracing
-from .state import State, roots_of
+from .state import PLAIN_OBJECT_DEPTH, State, explicit_roots, roots_of
 
 _UNTRACEABLE = (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError,
                 jax.errors.TracerIntegerConversionError, jax.errors.TracerArrayConversionError,
@@ -34,7 +34,35 @@ _UNTRACEABLE = (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConvers
 
 
 class CompileError(RuntimeError):
-    """What a compiled function cannot do (raised with ``fullgraph=True``)."""
+    """What a compiled function cannot do (raised with ``fullgraph=True``), or state it
+    cannot find."""
+
+
+# how often a trace may start again after meeting state the search did not find
+MAX_RETRACES = 8
+
+
+def _describe(obj):
+    if isinstance(obj, Tensor):
+        return f"a Tensor of shape {list(obj.shape)} and dtype {obj.dtype}"
+    return f"a {type(obj).__module__}.{type(obj).__qualname__} object"
+
+
+def _missing_state(fn, met, not_followed):
+    name = getattr(fn, "__qualname__", repr(fn))
+    lines = [f"jtorch.compile could not find all the state {name} uses."]
+    if met:
+        lines.append("While tracing it met state that was not passed or found: "
+                     + "; ".join(_describe(o) for o in met[:5])
+                     + (f" (and {len(met) - 5} more)" if len(met) > 5 else "") + ".")
+    if not_followed:
+        lines.append("The search stopped at these objects, deeper than "
+                     f"PLAIN_OBJECT_DEPTH={PLAIN_OBJECT_DEPTH} plain objects: "
+                     + "; ".join(_describe(o) for o in not_followed[:5]) + ".")
+    lines.append("Pass the state explicitly: jtorch.compile(fn, state=[model, optimizer, "
+                 "scheduler, <the objects holding the tensors above>]); with state=, only "
+                 "those objects (and the arguments and the default generator) are state.")
+    return "\n".join(lines)
 
 
 def _is_leaf(x):
@@ -148,9 +176,10 @@ class CompiledFunction:
     """What ``jtorch.compile(fn)`` returns: call it as ``fn``."""
 
     def __init__(self, fn, *, fullgraph=False, dynamic=None, mode=None, backend=None,
-                 options=None, disable=False, cache_size=8):
+                 options=None, disable=False, cache_size=8, state=None):
         functools.update_wrapper(self, fn, updated=())
         self._fn = fn
+        self._explicit = None if state is None else list(state)
         self.fullgraph = fullgraph
         self.disable = disable
         self._cache = collections.OrderedDict()
@@ -165,7 +194,31 @@ class CompiledFunction:
         return self if obj is None else functools.partial(self, obj)
 
     def _roots(self, args, kwargs):
+        if self._explicit is not None:
+            return explicit_roots(self._explicit, args, kwargs)
         return roots_of(self._fn, args, kwargs) + self._extra
+
+    def _trace_finding_state(self, args, kwargs, leaves, trace):
+        """``trace(state)`` with the state found for this call. State the trace meets that
+        was not found is added and the trace starts again (at most ``MAX_RETRACES`` times);
+        with explicit ``state=`` it is an error naming the object."""
+        inputs = [x for x in leaves if isinstance(x, Tensor)]
+        met = []
+        for _ in range(MAX_RETRACES + 1):
+            st = State.collect(self._roots(args, kwargs), inputs)
+            snap = _Snapshot(st)
+            try:
+                return trace(st)
+            except Rediscover as r:
+                snap.restore()
+                if self._explicit is not None:
+                    raise CompileError(_missing_state(self._fn, [r.obj], [])) from None
+                self._extra.append(r.obj)
+                met.append(r.obj)
+            except BaseException:
+                snap.restore()
+                raise
+        raise CompileError(_missing_state(self._fn, met, st.not_followed))
 
     def __call__(self, *args, **kwargs):
         if self.disable or STATE.trace is not None:
@@ -188,26 +241,12 @@ class CompiledFunction:
     # ------------------------------------------------------------------ building
     def _compile_and_run(self, key, args, kwargs, leaves, treedef):
         reason = stats.reason(self._last_key, key)
-        for _ in range(50):
-            inputs = [x for x in leaves if isinstance(x, Tensor)]
-            st = State.collect(self._roots(args, kwargs), inputs)
-            snap = _Snapshot(st)
-            try:
-                entry, result = self._trace(st, leaves, treedef)
-            except Rediscover as r:
-                snap.restore()
-                self._extra.append(r.obj)
-                continue
-            except _UNTRACEABLE as e:
-                snap.restore()
-                return self._fallback(key, e, args, kwargs)
-            except BaseException:
-                snap.restore()
-                raise
-            break
-        else:  # pragma: no cover - a rediscovery loop
-            raise CompileError("jtorch.compile: could not find the state of "
-                               f"{getattr(self._fn, '__qualname__', self._fn)}")
+        try:
+            entry, result = self._trace_finding_state(
+                args, kwargs, leaves, lambda st: self._trace(st, leaves, treedef))
+        except _UNTRACEABLE as e:
+            return self._fallback(key, e, args, kwargs)
+        inputs = [x for x in leaves if isinstance(x, Tensor)]
         stats.record(self._fn, reason)
         self._cache[key] = entry
         while len(self._cache) > self._cache_size:

@@ -17,7 +17,7 @@ from jax.custom_derivatives import SymbolicZero
 from .._core import dtypes
 from .._core.kernel import SCALAR
 from .._core.tensor_base import TensorBase
-from ._util import dtype_of, type_name
+from ._util import check_broadcast, dtype_of, type_name
 
 
 def category(x):
@@ -71,8 +71,6 @@ def common_dtype(*arrays):
 
 
 def broadcast_check(*xs):
-    from ._util import check_broadcast
-
     shape = ()
     for x in xs:
         s = jnp.shape(x)

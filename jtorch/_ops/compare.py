@@ -22,6 +22,7 @@ from ._elementwise import (
 )
 from ._registry import export, op
 from ._util import type_name
+from .indexing import nonzero
 
 _CMP = {"tensors": ("input", "other"), "promote": "common", "differentiable": False}
 
@@ -263,8 +264,6 @@ def where(condition, input=None, other=None, *, out=None):
     """``where(condition, input, other)`` picks elementwise; ``where(condition)`` is
     ``nonzero(condition, as_tuple=True)``."""
     if input is None and other is None:
-        from .indexing import nonzero
-
         return nonzero(condition, as_tuple=True)
     if input is None or other is None:
         raise TypeError("where() missing required argument 'input' or 'other'")

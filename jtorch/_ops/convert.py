@@ -173,10 +173,8 @@ _LEGACY = {dtypes.ALL[i].scalar_name + "Tensor": dtypes.ALL[i] for i in range(le
 def type_(t, dtype=None, non_blocking=False):
     """Tensor.type(): without an argument PyTorch's type string ('torch.FloatTensor'); with
     a dtype or such a string, the cast tensor (``t`` itself when the type is unchanged)."""
-    from .._tensor_str import type_name
-
     if dtype is None:
-        return type_name(t)
+        return dtypes.legacy_type_name(t.dtype, t.device)
     if isinstance(dtype, dtypes.dtype):
         return to(t, dtype, non_blocking)
     if isinstance(dtype, type):

@@ -30,6 +30,7 @@ from .._core.generator import _concrete
 from .._core.tensor_base import TensorBase
 from .._core.views import assign_out, inplace_call
 from ._registry import export, op
+from ._util import check_broadcast
 
 _PY_SCALARS = (bool, int, float, complex)
 _BIG = 1 << 16  # above this many elements, fill on the device instead of on the host
@@ -574,8 +575,6 @@ def zero_(input):
 
 # ------------------------------------------------------------------------------ copy_
 def _copy_body(input, src):
-    from ._util import check_broadcast
-
     check_broadcast(tuple(input.shape), tuple(src.shape))
     shape = jnp.broadcast_shapes(input.shape, src.shape)
     if shape != input.shape:

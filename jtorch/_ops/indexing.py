@@ -31,6 +31,7 @@ from .._core.views import assign_out
 from ._index_util import concrete, first_oob, need_concrete
 from ._registry import export
 from ._util import check_broadcast
+from .creation import place
 
 _BAD_TYPE = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
              "are valid indices (got {})")
@@ -372,8 +373,6 @@ def getitem(t, index):
 
 # ------------------------------------------------------------------ data-dependent selection
 def _place(arr, like):
-    from .creation import place
-
     return place(arr, like.device)
 
 

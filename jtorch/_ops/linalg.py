@@ -374,8 +374,6 @@ def multi_dot(tensors):
 @export("chain_matmul")
 def chain_matmul(*matrices, out=None):
     """torch.chain_matmul (deprecated in PyTorch): linalg.multi_dot of 2-D matrices."""
-    from .. import linalg
-
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for m in matrices:
@@ -388,7 +386,7 @@ def chain_matmul(*matrices, out=None):
 
         assign_out(out, res)
         return out
-    return linalg.multi_dot(matrices, out=out)
+    return multi_dot(matrices, out=out)
 
 
 @op("linalg.vecdot", method=False, namespace="linalg", tensors=("x", "y"),

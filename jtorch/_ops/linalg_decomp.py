@@ -450,9 +450,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
 @export("pinverse", method=True)
 def pinverse(input, rcond=1e-15):
     """torch.pinverse: linalg.pinv with rtol=rcond."""
-    from .. import linalg
-
-    return linalg.pinv(input, rtol=rcond)
+    return pinv(input, rtol=rcond)
 
 
 @op("linalg.matrix_rank", method=False, namespace="linalg",

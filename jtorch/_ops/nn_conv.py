@@ -14,6 +14,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from ._registry import op
+from ._util import wrap_dim
 from .reduction import type_name
 
 _SPATIAL = "DHW"
@@ -348,7 +349,6 @@ def _tup_str(t):
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     ks, ds, ps, ss = _fold_params(kernel_size, dilation, padding, stride)
     if input.ndim < 3:
-        from ._util import wrap_dim
         wrap_dim(input.ndim - 1 if input.ndim == 2 else 1, input.ndim - 1)
     x = input if input.ndim == 4 else (input[None] if input.ndim == 3 else None)
     if x is None or any(s == 0 for s in x.shape[1:]):

@@ -9,16 +9,21 @@ rows of the weight in place first, as PyTorch's ``embedding_renorm_``.
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import dtypes
 from .._core.state import grad_mode
 from .._core.tensor_base import TensorBase
 from .._core.views import assign
 from ._index_util import concrete, first_oob
 from ._registry import export, op
 from ._util import type_name
+from .creation import zeros
+from .creation_math import arange
 
 
 def _check_indices(indices, what):
@@ -178,11 +183,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                   scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
                   include_last_offset=False, padding_idx=None):
     """``sparse=True`` gives a dense gradient (jtorch has no sparse tensors)."""
-    import warnings
-
-    import jtorch
-
-    if weight.dtype == jtorch.long and input.is_floating_point():
+    if weight.dtype == dtypes.int64 and input.is_floating_point():
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
                       "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
                       "`embedding_bag(input, weight, ...)`.", stacklevel=2)
@@ -196,15 +197,15 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                          f"{weight.dim()}")
     if input.dim() == 2:
         if offsets is not None:
-            kind = "<class 'torch.Tensor'>" if isinstance(offsets, jtorch.Tensor) else \
+            kind = "<class 'torch.Tensor'>" if isinstance(offsets, TensorBase) else \
                 str(type(offsets))
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
                              "is a mini-batch of fixed length sequences. However, found "
                              f"offsets of type {kind}")
-        offsets = jtorch.arange(0, input.numel(), max(input.size(1), 1), dtype=input.dtype,
+        offsets = arange(0, input.numel(), max(input.size(1), 1), dtype=input.dtype,
                                 device=input.device)
         if input.size(1) == 0:
-            offsets = jtorch.zeros(input.size(0), dtype=input.dtype, device=input.device)
+            offsets = zeros(input.size(0), dtype=input.dtype, device=input.device)
         include_last_offset = False
         input = input.reshape(-1)
         if per_sample_weights is not None:

@@ -14,7 +14,19 @@ from .._core.tensor_base import TensorBase
 from ._index_util import concrete
 from ._registry import export, op
 from ._util import check_broadcast, type_name
-from .nn_loss import _LOSS, abs_, clamp_min, get_reduction, reduce_loss, resolve, shape_list
+from .compare import clamp_min as clamp_min_op, minimum
+from .nn_distance import pairwise_distance as torch_pairwise_distance
+from .nn_loss import (
+    _LOSS,
+    abs_,
+    clamp_min,
+    get_reduction,
+    no_grad_arg,
+    reduce_loss,
+    resolve,
+    shape_list,
+)
+from .reduction import mean, sum as sum_op
 
 
 # ------------------------------------------------------------------ CTC
@@ -296,8 +308,6 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean"):
     """Composed from jtorch ops (the distance function is arbitrary Python)."""
-    import jtorch
-
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:
@@ -308,33 +318,17 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
                            f"same number of dimensions, but got: anchor {a}D, positive {b}D, "
                            f"and negative {c}D inputs")
     if distance_function is None:
-        distance_function = _pairwise_distance_op
+        distance_function = torch_pairwise_distance
     dist_pos = distance_function(anchor, positive)
     dist_neg = distance_function(anchor, negative)
     if swap:
-        dist_neg = jtorch.minimum(dist_neg, distance_function(positive, negative))
-    loss = jtorch.clamp_min(margin + dist_pos - dist_neg, 0)
+        dist_neg = minimum(dist_neg, distance_function(positive, negative))
+    loss = clamp_min_op(margin + dist_pos - dist_neg, 0)
     if reduction == "sum":
-        return jtorch.sum(loss)
+        return sum_op(loss)
     if reduction == "mean":
-        return jtorch.mean(loss)
+        return mean(loss)
     return loss
-
-
-@op("_loss_pairwise_distance", tensors=("x1", "x2"), promote="common", method=False,
-    out=False, namespace=None, grad_name="NormBackward1")
-def _pairwise_distance_fallback(x1, x2, p=2.0, eps=1e-6):
-    return pairwise_distance(x1, x2, p, eps)
-
-
-
-def _pairwise_distance_op(x1, x2):
-    """``torch.pairwise_distance`` (the default distance); jtorch's own when another module
-    has registered it, else this file's private op with PyTorch's defaults p=2, eps=1e-6."""
-    import jtorch
-
-    fn = getattr(jtorch, "pairwise_distance", None)
-    return fn(x1, x2) if fn is not None else _pairwise_distance_fallback(x1, x2)
 
 
 # ------------------------------------------------------------------ Poisson / Gaussian NLL
@@ -490,8 +484,6 @@ def _multi_margin_loss(input, target, p=1, margin=1.0, weight=None, reduction="m
 @export("multi_margin_loss", namespace="nn.functional")
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
-    from .nn_loss import no_grad_arg
-
     reduction = resolve(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")

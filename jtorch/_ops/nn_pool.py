@@ -19,6 +19,7 @@ import numpy as np
 from jax import lax
 
 from ._registry import export, op
+from ._util import wrap_dim
 from .nn_conv import shape_str, windows
 from .reduction import type_name
 
@@ -90,7 +91,6 @@ def _batchify(name, x, n):
                                f"for argument #1 'self' (while checking arguments for {name})")
         if name == "avg_pool2d":
             if x.ndim < 3:
-                from ._util import wrap_dim
                 wrap_dim(-3, x.ndim)
             raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
                                f"size for input, but got:{shp}")

@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core.generator import next_key, wrap
+from ._index_util import dtype_of, need_concrete
 from ._registry import export, op
 
 MODES = ("RNN_TANH", "RNN_RELU", "LSTM", "GRU")
@@ -201,8 +202,6 @@ def _check_cell(input, hx_list, w_ih, w_hh, name):
                                f"expected {w_hh.shape[1]}")
     for t in (*hx_list, w_ih, w_hh):
         if t.dtype != input.dtype:
-            from ._index_util import dtype_of
-
             a, b = dtype_of(input).scalar_name, dtype_of(t).scalar_name
             raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                                f"{_cap(a)} and {_cap(b)}")
@@ -275,7 +274,6 @@ def _pad_sequence(sequences, batch_first, padding_value, padding_side):
 # ------------------------------------------------------------------------------ torch.lstm & co
 def _functional(mode, name):
     """``torch.<name>``: PyTorch's two overloads (padded input, or packed data + batch_sizes)."""
-    from ._index_util import need_concrete
 
     def fn(input, *args):
         if not isinstance(args[2], (list, tuple)):  # (input, hx, params, has_biases..)

@@ -22,6 +22,7 @@ from .._core.tensor_base import TensorBase
 from ._index_util import concrete, need_concrete
 from ._registry import export, op
 from ._util import type_name, wrap_dim
+from .creation import place
 
 
 def _argsort(x, d, descending):
@@ -88,8 +89,6 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 # ------------------------------------------------------------------------------ unique
 def _place(arr, like):
-    from .creation import place
-
     return place(np.asarray(arr), like.device)
 
 

@@ -12,7 +12,9 @@ from .._core.errors import concretization_error
 from .._core.tensor_base import TensorBase
 from ._registry import export, op
 from ._util import type_name, wrap_dim
-from .shape import dims_arg, varargs
+from .creation import tensor
+from .shape import _view, dims_arg, flatten, varargs
+from .shape_expand import _expand
 
 _CAT = {"method": False, "tensors": ("tensors",), "promote": "common", "saves": False}
 
@@ -202,7 +204,6 @@ def _concrete_total(r, n):
 def _repeat_index(repeats, output_size):
     if repeats.ndim != 1:
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-    from .creation import tensor
 
     idx = tensor(list(range(repeats.shape[0])), dtype=repeats.dtype, device=repeats.device)
     return repeat_interleave(idx, repeats, 0, output_size=output_size)
@@ -339,8 +340,6 @@ def trace(input):
 @export("meshgrid")
 def meshgrid(*tensors, indexing=None):
     """Coordinate grids; each output is a read-only expanded view of its input."""
-    from .shape import _view
-    from .shape_expand import _expand
 
     if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
         tensors = tuple(tensors[0])
@@ -377,8 +376,6 @@ def meshgrid(*tensors, indexing=None):
 
 @export("cartesian_prod")
 def cartesian_prod(*tensors):
-    from .shape import flatten
-
     if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
         tensors = tuple(tensors[0])
     for t in tensors:

@@ -10,14 +10,13 @@ from .._core.dtypes import from_np
 from .._core.strides import contiguous_strides
 from .._core.tensor_base import Size
 from ._registry import export, op
+from ._util import check_broadcast
 from .shape import _view, size_arg, unsqueeze, varargs
 
 
 # ------------------------------------------------------------------------------ expand
 def _type_str(x):
-    from .._tensor_str import _TYPE
-
-    return f"torch.{_TYPE[from_np(x.dtype).name]}Tensor"
+    return f"torch.{from_np(x.dtype).scalar_name}Tensor"
 
 
 def _expand_geometry(in_shape, in_strides, sizes, type_str=None):
@@ -117,8 +116,6 @@ def broadcast_tensors(*tensors):
 
 
 def _check_broadcast_tensors(tensors):
-    from ._util import check_broadcast
-
     shape = ()
     for t in tensors:
         check_broadcast(shape, tuple(t.shape))

@@ -14,6 +14,7 @@ from .._core.state import grad_mode
 from .._core.tensor_base import to_numpy
 from ._registry import export, op
 from ._util import wrap_dim
+from .indexing import getitem
 
 
 def _as_int(v):
@@ -57,7 +58,6 @@ def narrow(input, dim, start, length):
 
     It runs as the basic index ``input[:, ..., start:start + length]``, whose kernel takes the
     start as a traced value: one compiled kernel serves every start."""
-    from .indexing import getitem
 
     dim, start, length = _as_int(dim), _as_int(start), _as_int(length)
     d, start = _check_narrow(input.shape, dim, start, length)
@@ -90,7 +90,6 @@ def _select(input, dim, index):
 @export("select", method=True, opdef_of=_select)
 def select(input, dim, index):
     """``input[:, ..., index]`` along ``dim``: one compiled kernel serves every index."""
-    from .indexing import getitem
 
     dim, index = _as_int(dim), _as_int(index)
     d, i = _check_select(input.shape, dim, index)

@@ -15,7 +15,8 @@ import warnings
 import numpy as np
 
 from .._core import autocast as _policy, dtypes
-from .._core.device import _TYPE_ERROR, _TYPE_IDS
+from .._core.device import _TYPE_ERROR, _TYPE_IDS, device, jax_devices
+from .._tensor import Tensor
 
 __all__ = ["autocast_decorator", "autocast", "is_autocast_available", "custom_fwd",
            "custom_bwd"]
@@ -57,8 +58,6 @@ def _refresh():
 
 
 def _type_repr(x):
-    from .._core.device import device
-
     return "<class 'torch.device'>" if isinstance(x, device) else str(type(x))
 
 
@@ -187,16 +186,11 @@ class autocast:  # noqa: N801 - PyTorch's name
             else cache_enabled
         name = self.device.upper()
         if enabled:
-            if self.device == "cuda":
-                from .. import cuda
-
-                if not cuda.is_available():
+            if self.device == "cuda":  # (every GPU jtorch runs on supports bfloat16)
+                if not jax_devices("cuda"):
                     warnings.warn("CUDA is not available or torch_xla is imported. Disabling "
                                   "autocast.", stacklevel=2)
                     enabled = False
-                elif self.fast_dtype == dtypes.bfloat16 and not cuda.is_bf16_supported():
-                    raise RuntimeError("Current CUDA Device does not support bfloat16. Please "
-                                       "switch dtype to float16.")
             elif self.fast_dtype not in supported:
                 warnings.warn(f"In {name} autocast, but the target dtype is not supported. "
                               f"Disabling autocast.\n{name} Autocast only supports dtypes of "
@@ -236,7 +230,6 @@ class autocast:  # noqa: N801 - PyTorch's name
 
 def _cast(value, device_type, dtype):
     """Casts the floating tensors (not float64) on ``device_type`` inside ``value``."""
-    from .._tensor import Tensor
 
     if isinstance(value, Tensor):
         ok = (value.is_floating_point() and value.device.type == device_type

@@ -24,7 +24,10 @@ import jax
 import jax.numpy as jnp
 
 from .._core import dtypes
+from .._core.device import jax_devices
+from .._ops.creation import full
 from .._tensor import Tensor
+from ..optim._transforms import write
 
 __all__ = ["OptState", "GradScaler"]
 
@@ -68,8 +71,6 @@ def _update_kernel(scale, tracker, found, growth_factor, backoff_factor, growth_
 
 
 def _write(t, arr):
-    from ..optim._transforms import write
-
     write(t, arr)
 
 
@@ -87,9 +88,7 @@ class GradScaler:
         self._device = device
         self._enabled = enabled
         if self._device == "cuda":
-            from .. import cuda
-
-            if enabled and not cuda.is_available():
+            if enabled and not jax_devices("cuda"):
                 warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not "
                               "available.  Disabling.", stacklevel=2)
                 self._enabled = False
@@ -117,8 +116,6 @@ class GradScaler:
         return self._scale, self._growth_tracker
 
     def _lazy_init_scale_growth_tracker(self, dev):
-        from .._ops.creation import full
-
         if self._growth_tracker is not None:
             raise AssertionError("_growth_tracker initialized before _scale")
         self._scale = full((), self._init_scale, dtype=dtypes.float32, device=dev)

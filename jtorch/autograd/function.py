@@ -8,6 +8,7 @@ import warnings
 
 from .._core import dtypes
 from .._core.graph import FREED, _modified_error
+from .._core.hooks import increment_version
 from .._core.python_node import record_python_node
 from .._core.state import STATE, grad_mode
 from .._core.tensor_base import TensorBase
@@ -151,7 +152,6 @@ def _is_in(t, seq):
 def _own_outputs(outs, args, dirty, record):
     """Outputs the Function's node can own: fresh tensors as they are; inputs, views and
     repeats as new tensors; inputs marked dirty as themselves (rebased onto the node)."""
-    from .._core.hooks import increment_version
     res, seen = [], []
     for o in outs:
         if not isinstance(o, TensorBase):

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from .._core.state import STATE
 from .._core.tensor_base import TensorBase
+from .._ops.creation import zeros, zeros_like
+from .._ops.shape import stack
 from .grad_mode import enable_grad, set_grad_enabled
+from .gradients import grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -83,8 +86,6 @@ def _check_requires_grad(xs, kind, strict):
 
 
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
-    from . import grad
-
     grad_outputs = (None,) * len(outputs) if grad_outputs is None else grad_outputs
     keep = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o._requires_grad]
     if not keep:
@@ -109,8 +110,6 @@ _FILL_ERRORS = {
 
 
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
-    from .._ops.creation import zeros_like
-
     res = []
     for i, g in enumerate(grads):
         if g is None:
@@ -157,7 +156,6 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), J v)``, by the double-backward trick as PyTorch does."""
-    from .._ops.creation import zeros_like
 
     with enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
@@ -187,8 +185,6 @@ def _one_hot(out, j):
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
     """The Jacobian of ``func`` at ``inputs``: entry (i, j) has shape out_i.shape + in_j.shape."""
-    from .._ops.creation import zeros, zeros_like
-    from .._ops.shape import stack
 
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
@@ -300,7 +296,6 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), H v)`` for a scalar ``func`` (by the double-backward trick)."""
-    from .._ops.creation import zeros_like
 
     with enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")

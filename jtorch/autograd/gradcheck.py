@@ -13,6 +13,7 @@ import jax.numpy as jnp
 
 from .._core import dtypes
 from .._core.tensor_base import TensorBase
+from .gradients import grad
 
 
 class GradcheckError(RuntimeError):
@@ -51,8 +52,6 @@ def _numerical(func, inputs, i, eps):
 
 def _analytical(func, inputs, diff):
     """Per output: per differentiable input, a (input.numel(), out.numel()) matrix."""
-    from . import grad
-
     outs = _outputs(func, inputs)
     res = []
     for o in outs:
@@ -121,8 +120,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   masked=None):
     """Checks second derivatives: gradcheck of ``(inputs, v) -> grad(func(inputs), inputs, v)``
     with random ``v`` (requiring grad) when ``grad_outputs`` is not given."""
-    from . import grad
-
     inputs = _as_tuple(inputs)
     diff = _diff_inputs(inputs)
     outs = _outputs(func, inputs)

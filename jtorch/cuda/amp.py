@@ -8,14 +8,13 @@ import warnings
 from .._core import dtypes
 from ..amp import autocast_mode as _am
 from ..amp.grad_scaler import GradScaler as _GradScaler
+from . import is_available
 
 __all__ = ["amp_definitely_not_available", "autocast", "custom_bwd", "custom_fwd",
            "GradScaler"]
 
 
 def amp_definitely_not_available():
-    from . import is_available
-
     return not is_available()
 
 

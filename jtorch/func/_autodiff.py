@@ -29,6 +29,7 @@ from ._core import (
     unwrap_aux,
     wrap,
 )
+from ._vmap import check_randomness, rng_mode
 
 _VJP = "vjp(f, *primals)"
 _JVP = "jvp(f, primals, tangents)"
@@ -332,7 +333,6 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """``torch.func.jacfwd``: the Jacobian of ``func`` with respect to ``argnums`` by forward
     mode (one jvp per input element, vmapped)."""
-    from ._vmap import check_randomness, rng_mode
 
     @transform_wraps(func)
     def wrapper_fn(*args):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .._ops.shape import stack
 from ..nn.utils.stateless import _functional_call
 
 
@@ -37,8 +38,6 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
 def stack_module_state(models):
     """``(params, buffers)``: each parameter/buffer of the same-class ``models`` stacked along
     a new leading dimension (stacked parameters are new leaves, for ensembling with vmap)."""
-    import jtorch
-
     if len(models) == 0:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
     if not (all(m.training for m in models) or all(not m.training for m in models)):
@@ -53,7 +52,7 @@ def stack_module_state(models):
         if any(rg) and not all(rg):
             raise RuntimeError(f"Expected {name} from each model to have the same "
                                ".requires_grad")
-        out = jtorch.stack([t.detach() for t in tensors])
+        out = stack([t.detach() for t in tensors])
         return out.requires_grad_() if all(rg) else out
 
     all_params = [dict(m.named_parameters()) for m in models]

@@ -50,15 +50,15 @@ class _RngMode:
     @contextlib.contextmanager
     def __call__(self, randomness, key):
         gen = _random.default_generator
-        saved = gen._key
+        saved = gen._key_tensor
         if randomness == "error":
-            gen._key = _ErrorKey()
+            gen._key_tensor = _ErrorKey()
         elif randomness == "different":
-            gen._key = Tensor._make(key)
+            gen._key_tensor = Tensor._make(key)
         try:
             yield
         finally:
-            gen._key = saved
+            gen._key_tensor = saved
 
     @staticmethod
     def batch_keys(randomness, n):
