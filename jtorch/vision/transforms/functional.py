@@ -82,7 +82,8 @@ def _tensor_op(fn, img, *args, **kwargs):
     """``fn`` (a jtorch computation) on tensor ``img``; a host tensor (jtorch's data pipeline)
     goes to the device and comes back as a host tensor."""
     if worker.is_host(img):
-        return worker.host_tensor(worker.host_value(fn(worker.to_device(worker.host_value(img)), *args, **kwargs)))
+        out = fn(worker.to_device(worker.host_value(img)), *args, **kwargs)
+        return worker.host_tensor(worker.host_value(out))
     return fn(img, *args, **kwargs)
 
 
