@@ -10,6 +10,8 @@ Differences from PyTorch:
       raises the bare ``URLError``.
     - ``load_state_dict_from_url`` reads checkpoints with ``jtorch.load`` (PyTorch's zip format
       and legacy formats it supports).
+    - ``list`` and ``help`` also take ``source="local"`` (a folder with a ``hubconf.py``), as
+      ``load`` does.
 """
 
 from __future__ import annotations
@@ -141,28 +143,30 @@ def _repo_dir(repo_or_dir, source, force_reload, trust_repo, verbose, skip_valid
 
 
 def list(github, force_reload=False, skip_validation=False, trust_repo="check",  # noqa: A001
-         verbose=True):
+         verbose=True, *, source="github"):
     """The callable entry points (names not starting with ``_``) of a repo's ``hubconf.py``.
 
     Args:
-        github (str): ``"repo_owner/repo_name[:ref]"``.
+        github (str): ``"repo_owner/repo_name[:ref]"``, or a folder with ``source="local"``.
         force_reload (bool): discard the cached copy and download again.
         skip_validation (bool): skip the GitHub API check that ``ref`` belongs to the repo.
         trust_repo (bool or str): ``"check"``, ``True`` or ``False`` (as PyTorch).
         verbose (bool): report a cache hit on stderr.
+        source (str): ``"github"`` or ``"local"`` (a jtorch extension: PyTorch's ``list``
+            has no ``source``).
 
     Returns:
         list: the entry point names.
     """
-    repo_dir = _get_cache_or_reload(github, force_reload, trust_repo, verbose, skip_validation)
-    m = _hub_module(repo_dir)
+    m = _hub_module(_repo_dir(github, source, force_reload, trust_repo, verbose,
+                              skip_validation))
     return [f for f in dir(m) if callable(getattr(m, f)) and not f.startswith("_")]
 
 
 def help(github, model, force_reload=False, skip_validation=False,  # noqa: A001
-         trust_repo="check"):
+         trust_repo="check", *, source="github"):
     """The docstring of entry point ``model`` of a repo's ``hubconf.py`` (args as ``list``)."""
-    repo_dir = _get_cache_or_reload(github, force_reload, trust_repo, True, skip_validation)
+    repo_dir = _repo_dir(github, source, force_reload, trust_repo, True, skip_validation)
     return _load_entry_from_hubconf(_hub_module(repo_dir), model).__doc__
 
 

@@ -42,7 +42,8 @@ def _Image_fromarray(obj: np.ndarray, mode: str):
 
 
 def _check(img):
-    _check(img)
+    if not _is_pil_image(img):
+        raise TypeError(f"img should be PIL Image. Got {type(img)}")
 
 
 def get_dimensions(img) -> list[int]:
