@@ -2,8 +2,9 @@
 
 Differences from torchvision:
     - ``make_grid`` builds the grid with padding and reshapes (no in-place copies): same
-      values, differentiable, and usable under ``jtorch.compile`` unless ``normalize=True`` without
-      ``value_range`` (which reads the tensor's min and max, as torchvision).
+      values; usable under ``jtorch.compile`` unless ``normalize=True`` without ``value_range``
+      (which reads the tensor's min and max, as torchvision). Like torchvision's it runs under
+      ``no_grad``.
     - ``draw_bounding_boxes`` draws axis-aligned ``(xmin, ymin, xmax, ymax)`` boxes; oriented
       (8-coordinate) boxes raise NotImplementedError. ``draw_segmentation_masks`` and
       ``draw_keypoints`` raise NotImplementedError.
@@ -30,6 +31,7 @@ draw_segmentation_masks = missing_function("torchvision.utils.draw_segmentation_
 draw_keypoints = missing_function("torchvision.utils.draw_keypoints")
 
 
+@jtorch.no_grad()
 def make_grid(tensor, nrow: int = 8, padding: int = 2, normalize: bool = False,
               value_range: tuple[int, int] | None = None, scale_each: bool = False,
               pad_value: float = 0.0):
