@@ -52,8 +52,12 @@ def test_state_dict_keys_and_shapes(name, no_init):
 
 def _parity(tm, jm, x, rtol=1e-4, atol=1e-5):
     """Eval outputs, then train-mode outputs (random layers off), parameter gradients and the
-    updated batch-norm statistics, from torchvision's weights in both models."""
+    updated batch-norm statistics, from torchvision's weights in both models (in ``x``'s
+    dtype)."""
     copy_weights(tm, jm)
+    if x.dtype == torch.float64:
+        tm.double()
+        jm.double()
     xj = to_jtorch(x)
     tm.eval()
     jm.eval()
@@ -62,12 +66,14 @@ def _parity(tm, jm, x, rtol=1e-4, atol=1e-5):
     assert_close(jm(xj), ref, rtol, atol)
     dropouts_off(tm, (torch.nn.Dropout, tv.ops.StochasticDepth))
     dropouts_off(jm, (jtorch.nn.Dropout, StochasticDepth))
-    w = torch.randn(ref.shape)
+    w = torch.randn(ref.shape, dtype=x.dtype)
     ref = tm(x)
     (ref * w).sum().backward()
     out = jm(xj)
     (out * to_jtorch(w)).sum().backward()
-    assert_close(out, ref, rtol, atol)
+    # train mode: batch norm over few values per channel (2 x 2 x 2 in a ResNet's last stage)
+    # amplifies float32 rounding, hence 10x the eval tolerance
+    assert_close(out, ref, rtol, 10 * atol)
     jp = dict(jm.named_parameters())
     # scale: the parameter's largest gradient, at least 1% of the model's largest (a bias that
     # a train-mode batch norm downstream cancels has a zero gradient up to rounding)
@@ -75,16 +81,18 @@ def _parity(tm, jm, x, rtol=1e-4, atol=1e-5):
     for k, p in tm.named_parameters():
         scale = max(float(p.grad.abs().max()), 1e-2 * gmax)
         np.testing.assert_allclose(jp[k].grad.numpy() / scale, p.grad.numpy() / scale,
-                                   rtol=0, atol=2e-4, err_msg=k)
+                                   rtol=0, atol=2e-4 if x.dtype == torch.float32 else 1e-9,
+                                   err_msg=k)
     jb = dict(jm.named_buffers())
     for k, b in tm.named_buffers():
         assert_close(jb[k], b, rtol, atol)
 
 
-def _model_parity(name, size=64, **kwargs):
+def _model_parity(name, size=64, dtype=torch.float32, **kwargs):
     torch.manual_seed(0)
+    tol = {"rtol": 1e-9, "atol": 1e-10} if dtype == torch.float64 else {}
     _parity(getattr(tv.models, name)(**kwargs), getattr(models, name)(**kwargs),
-            torch.randn(2, 3, size, size))
+            torch.randn(2, 3, size, size, dtype=dtype), **tol)
 
 
 def test_resnet18_parity():
@@ -96,7 +104,10 @@ def test_resnet18_parity():
                                   "vgg16", "vgg16_bn", "mobilenet_v2", "mobilenet_v3_small",
                                   "alexnet", "squeezenet1_0", "efficientnet_b0"])
 def test_model_parity(name):
-    _model_parity(name)
+    """In float64: train-mode batch norm over 2 x 2 x 2 values per channel in the last stages
+    makes float32 gradients of deep models differ by rounding alone (resnet50's first layer by
+    ~2%, while in float64 both agree to 1e-12)."""
+    _model_parity(name, dtype=torch.float64)
 
 
 def test_small_vision_transformer_parity():
@@ -114,7 +125,7 @@ def test_small_vision_transformer_parity():
 
 @pytest.mark.slow
 def test_vit_b_16_parity_small_image():
-    _model_parity("vit_b_16", size=32, image_size=32)
+    _model_parity("vit_b_16", size=32, dtype=torch.float64, image_size=32)
 
 
 def test_registry_and_weights_enums():

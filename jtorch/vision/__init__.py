@@ -2,12 +2,22 @@
 ``datasets``, ``transforms`` (and ``transforms.v2``), ``models``, ``ops``, ``utils``.
 See docs/vision.md for what is supported and every difference from torchvision."""
 
+import sys
+
+from .._core.errors import MissingModule
 from . import datasets, models, ops, transforms, utils
+
+# torchvision's submodules jtorch does not provide: importable, and any name read from them
+# raises NotImplementedError naming the torchvision API
+io = MissingModule("torchvision.io", instead="PIL.Image.open with transforms.PILToTensor")
+tv_tensors = MissingModule("torchvision.tv_tensors")
+for _name, _mod in (("io", io), ("tv_tensors", tv_tensors)):
+    sys.modules.setdefault(f"{__name__}.{_name}", _mod)
 
 __version__ = "0.28.0"
 
-__all__ = ["datasets", "get_image_backend", "models", "ops", "set_image_backend", "transforms",
-           "utils"]
+__all__ = ["datasets", "get_image_backend", "io", "models", "ops", "set_image_backend",
+           "transforms", "tv_tensors", "utils"]
 
 _image_backend = "PIL"
 
