@@ -41,12 +41,8 @@ class FakeData(VisionDataset):
         rng = np.random.default_rng(index + self.random_offset)
         img = rng.standard_normal(self.image_size, dtype=np.float32)
         target = int(rng.integers(0, self.num_classes))
-        img = F.to_pil_image(np.ascontiguousarray(np.moveaxis(img, 0, -1)))
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(F.to_pil_image(np.ascontiguousarray(np.moveaxis(img, 0, -1))),
+                                 target)
 
     def __len__(self) -> int:
         return self.size

@@ -167,12 +167,7 @@ class MNIST(VisionDataset):
         return {c: i for i, c in enumerate(self.classes)}
 
     def __getitem__(self, index):
-        img, target = self._data[index], int(self._targets[index])
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(self._data[index], int(self._targets[index]))
 
     def __len__(self):
         return len(self._data)

@@ -41,6 +41,14 @@ class VisionDataset(Dataset):
     def __getitem__(self, index):
         raise NotImplementedError
 
+    def _transformed(self, sample, target):
+        """``(transform(sample), target_transform(target))``, each when set."""
+        if self.transform is not None:
+            sample = self.transform(sample)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return sample, target
+
     def __len__(self) -> int:
         raise NotImplementedError
 

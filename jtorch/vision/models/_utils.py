@@ -10,6 +10,8 @@ import warnings
 from functools import partial
 from typing import Any
 
+from jtorch import nn
+
 from ..transforms._presets import ImageClassification
 from ._api import Weights, WeightsEnum
 from ._meta import _IMAGENET_CATEGORIES
@@ -117,6 +119,22 @@ def _ovewrite_named_param(kwargs: dict[str, Any], param: str, new_value: Any) ->
                              f"{kwargs[param]} instead.")
     else:
         kwargs[param] = new_value
+
+
+def _init_mobile_weights(model, linear_init):
+    """The initialization of MobileNet V2/V3 and EfficientNet: kaiming-normal (fan_out) convs,
+    unit/zero norms, ``linear_init(weight)`` and zero biases for the linear layers."""
+    for m in model.modules():
+        if isinstance(m, nn.Conv2d):
+            nn.init.kaiming_normal_(m.weight, mode="fan_out")
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+        elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
+            nn.init.ones_(m.weight)
+            nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.Linear):
+            linear_init(m.weight)
+            nn.init.zeros_(m.bias)
 
 
 def _load_weights(model, weights, progress):

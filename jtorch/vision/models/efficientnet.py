@@ -18,6 +18,7 @@ from ..transforms.functional import InterpolationMode
 from ._api import WeightsEnum, register_model
 from ._utils import (
     _imagenet1k,
+    _init_mobile_weights,
     _load_weights,
     _make_divisible,
     _ovewrite_named_param,
@@ -154,18 +155,8 @@ class EfficientNet(nn.Module):
         self.avgpool = nn.AdaptiveAvgPool2d(1)
         self.classifier = nn.Sequential(nn.Dropout(p=dropout, inplace=True),
                                         nn.Linear(lastconv_output_channels, num_classes))
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                init_range = 1.0 / math.sqrt(m.out_features)
-                nn.init.uniform_(m.weight, -init_range, init_range)
-                nn.init.zeros_(m.bias)
+        r = 1.0 / math.sqrt(num_classes)  # the only Linear: uniform in +-1/sqrt(out_features)
+        _init_mobile_weights(self, lambda w: nn.init.uniform_(w, -r, r))
 
     def _forward_impl(self, x):
         x = jtorch.flatten(self.avgpool(self.features(x)), 1)

@@ -14,6 +14,7 @@ from ..ops.misc import SqueezeExcitation as SElayer
 from ._api import WeightsEnum, register_model
 from ._utils import (
     _imagenet1k,
+    _init_mobile_weights,
     _load_weights,
     _make_divisible,
     _ovewrite_named_param,
@@ -130,17 +131,7 @@ class MobileNetV3(nn.Module):
         self.classifier = nn.Sequential(
             nn.Linear(lastconv_output_channels, last_channel), nn.Hardswish(inplace=True),
             nn.Dropout(p=dropout, inplace=True), nn.Linear(last_channel, num_classes))
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                nn.init.zeros_(m.bias)
+        _init_mobile_weights(self, lambda w: nn.init.normal_(w, 0, 0.01))
 
     def _forward_impl(self, x):
         x = jtorch.flatten(self.avgpool(self.features(x)), 1)

@@ -301,32 +301,30 @@ class RandomCrop(_Safe, nn.Module):
         return f"{self.__class__.__name__}(size={self.size}, padding={self.padding})"
 
 
-class RandomHorizontalFlip(_Safe, nn.Module):
+class _RandomFlip(_Safe, nn.Module):
+    _flip = None
+
+    def __init__(self, p=0.5):
+        super().__init__()
+        self.p = p
+
+    def forward(self, img):
+        return type(self)._flip(img) if _random.uniform() < self.p else img
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(p={self.p})"
+
+
+class RandomHorizontalFlip(_RandomFlip):
     """Flips left-right with probability ``p`` (default 0.5)."""
 
-    def __init__(self, p=0.5):
-        super().__init__()
-        self.p = p
-
-    def forward(self, img):
-        return F.hflip(img) if _random.uniform() < self.p else img
-
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__}(p={self.p})"
+    _flip = F.hflip
 
 
-class RandomVerticalFlip(_Safe, nn.Module):
+class RandomVerticalFlip(_RandomFlip):
     """Flips top-bottom with probability ``p`` (default 0.5)."""
 
-    def __init__(self, p=0.5):
-        super().__init__()
-        self.p = p
-
-    def forward(self, img):
-        return F.vflip(img) if _random.uniform() < self.p else img
-
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__}(p={self.p})"
+    _flip = F.vflip
 
 
 class RandomResizedCrop(nn.Module):
