@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -91,8 +92,6 @@ def _add_to_sys_path(path):
 
 
 def _import_module(name, path):
-    import importlib.util  # importlib.util is not loaded by ``import importlib`` alone
-
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None:
         raise AssertionError(f"failed to load spec from {path}")
@@ -108,8 +107,6 @@ def _load_attr_from_module(module, func_name):
 
 
 def _check_dependencies(m):
-    import importlib.util  # see _import_module
-
     dependencies = _load_attr_from_module(m, VAR_DEPENDENCY)
     if dependencies is not None:
         missing = [pkg for pkg in dependencies if importlib.util.find_spec(pkg) is None]

@@ -292,3 +292,20 @@ def test_random_transforms_seeded_by_manual_seed():
     for x, y in zip(a, b):
         np.testing.assert_array_equal(x, y)
     assert not np.array_equal(a[0], a[1])
+
+
+def test_tensor_transforms_compile():
+    """The tensor paths branch on no tensor value: a pipeline compiles and gives the eager
+    values, which are torchvision's."""
+    def pipeline(fn, mode, x):
+        x = fn.resize(x, [10, 12])
+        x = fn.rotate(x, 20.0, interpolation=mode.BILINEAR)
+        x = fn.adjust_hue(fn.adjust_contrast(x, 0.7), 0.1)
+        x = fn.center_crop(fn.pad(x, [1, 2], padding_mode="reflect"), 8)
+        return fn.normalize(x, [0.5] * 3, [0.2] * 3)
+
+    x = torch.from_numpy(RNG.random((2, 3, 20, 24), dtype=np.float32))
+    compiled = jtorch.compile(lambda t: pipeline(F, IM, t))
+    got = compiled(to_jtorch(x))
+    np.testing.assert_allclose(got.numpy(), pipeline(F, IM, to_jtorch(x)).numpy(), atol=1e-5)
+    np.testing.assert_allclose(got.numpy(), pipeline(TF, TIM, x).numpy(), rtol=1e-4, atol=1e-4)

@@ -97,14 +97,13 @@ class CIFAR10(VisionDataset):
     def _jtorch_fetch_batch(self, indices):
         """The default-collated batch with the transform applied to the stacked uint8 images
         at once when it can (ToTensor/Normalize/Compose of them); NotImplemented otherwise."""
-        fn = getattr(self.transform, "_jtorch_batch", None) if self.transform is not None \
-            else (lambda a: a)
+        fn = getattr(self.transform, "_jtorch_batch", None)
         if fn is None or self.target_transform is not None:
-            return NotImplemented
+            return NotImplemented  # (no transform: PIL images, collated per sample)
         idx = np.asarray(indices, np.int64)
         imgs = fn(self.data[idx])
-        if imgs is NotImplemented or self.transform is None:
-            return NotImplemented  # (no transform: torchvision collates PIL images -> error)
+        if imgs is NotImplemented:
+            return NotImplemented
         targets = np.asarray(self.targets, np.int64)[idx]
         return [worker.host_tensor(imgs), worker.host_tensor(targets)]
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.generator import default_generator
 from ...utils.data import _worker as worker
+from ...utils.data.dataset import _seed_from
 
 _HOST_RNG = [None, None]  # (the default generator's key version when seeded, NumPy Generator)
 
@@ -19,9 +21,7 @@ _HOST_RNG = [None, None]  # (the default generator's key version when seeded, Nu
 def _rng():
     if worker.get_worker_info() is not None:
         return np.random
-    from ..._core.generator import default_generator as g  # (cycle: the core imports vision)
-    from ...utils.data.dataset import _seed_from
-
+    g = default_generator
     if _HOST_RNG[0] != (id(g._key), g._key._version_counter):
         seed = _seed_from(g)
         _HOST_RNG[:] = [(id(g._key), g._key._version_counter), np.random.default_rng(seed)]
