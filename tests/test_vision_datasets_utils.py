@@ -8,6 +8,7 @@ import urllib.error
 import numpy as np
 import pytest
 import torch
+from data_helpers import time_limit
 from PIL import Image
 from vision_helpers import to_jtorch, torchvision
 
@@ -79,8 +80,12 @@ def test_cifar_transforms_loader_and_offline(tmp_path, tv_cifar_no_md5, monkeypa
         assert ys.tolist() == ref.targets
     aug = datasets.CIFAR10(tmp_path, transform=transforms.Compose(
         [transforms.RandomCrop(32, padding=4), transforms.RandomHorizontalFlip(),
-         transforms.ToTensor()]))
-    xs, _ = next(iter(DataLoader(aug, batch_size=8, num_workers=2)))
+         transforms.ToTensor(), transforms.Normalize(mean, std)]))
+    with time_limit(60):  # per-sample NumPy/Pillow work in forked workers: no JAX call
+        it = iter(DataLoader(aug, batch_size=8, num_workers=2))
+        assert type(it._workers[0]).__name__ == "ForkProcess"
+        xs, _ = next(it)
+        del it
     assert tuple(xs.shape) == (8, 3, 32, 32) and xs.dtype == jtorch.float32
     with pytest.raises(RuntimeError, match="Dataset not found or corrupted"):
         datasets.CIFAR10(tmp_path / "none")

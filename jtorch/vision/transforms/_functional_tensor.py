@@ -442,18 +442,24 @@ def invert(img):
     return _max_value(img.dtype) - img
 
 
-def normalize(tensor, mean, std, inplace: bool = False):
+def check_normalize(tensor, std) -> None:
+    """``normalize``'s argument checks (on shapes, dtypes and ``std``: no tensor values)."""
     _assert_image_tensor(tensor)
     if not tensor.is_floating_point():
         raise TypeError(f"Input tensor should be a float tensor. Got {tensor.dtype}.")
     if tensor.ndim < 3:
         raise ValueError("Expected tensor to be a tensor image of size (..., C, H, W). Got "
                          f"tensor.size() = {tensor.size()}")
+    np_std = np.asarray(std.tolist() if isinstance(std, jtorch.Tensor) else std,
+                        tensor.dtype.np)
+    if (np_std == 0).any():
+        raise ValueError(f"std evaluated to zero after conversion to {tensor.dtype}, leading "
+                         "to division by zero.")
+
+
+def normalize(tensor, mean, std, inplace: bool = False):
+    check_normalize(tensor, std)
     dtype = tensor.dtype
-    np_std = np.asarray(std.tolist() if isinstance(std, jtorch.Tensor) else std, dtype.np)
-    if (np_std == 0).any():  # a check on the arguments, not on tensor values
-        raise ValueError(f"std evaluated to zero after conversion to {dtype}, leading to "
-                         "division by zero.")
     mean = jtorch.as_tensor(mean, dtype=dtype, device=tensor.device)
     std = jtorch.as_tensor(std, dtype=dtype, device=tensor.device)
     if mean.ndim == 1:

@@ -232,7 +232,7 @@ def normalize(tensor, mean, std, inplace: bool = False):
     if not isinstance(tensor, Tensor):
         raise TypeError(f"img should be Tensor Image. Got {type(tensor)}")
     if worker.is_host(tensor):
-        F_t.normalize(tensor, mean, std)  # the same checks, then NumPy (bit-exact, no JAX)
+        F_t.check_normalize(tensor, std)  # then NumPy: bit-exact, and no JAX call
         arr = worker.host_value(tensor)
         m = np.asarray(mean, arr.dtype)
         s = np.asarray(std, arr.dtype)

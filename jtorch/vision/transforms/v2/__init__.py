@@ -152,5 +152,4 @@ class ToTensor(Transform):
         super().__init__()
 
     def _transform_image(self, img):
-        return img if isinstance(img, Tensor) and not _is_pil_image(img) else \
-            functional.to_tensor(img)
+        return img if isinstance(img, Tensor) else functional.to_tensor(img)
