@@ -218,8 +218,7 @@ def to_pil_image(pic, mode=None):
         permitted = {2: ["LA"], 4: ["RGBA", "CMYK", "RGBX"], 3: ["RGB", "YCbCr", "HSV"]}[
             npimg.shape[2]]
         if mode is not None and mode not in permitted:
-            raise ValueError(f"Only modes {permitted} are supported for "
-                             f"{npimg.shape[2] if npimg.shape[2] != 3 else 3}D inputs")
+            raise ValueError(f"Only modes {permitted} are supported for {npimg.shape[2]}D inputs")
         if mode is None and npimg.dtype == np.uint8:
             mode = permitted[0]
     if mode is None:
