@@ -8,6 +8,7 @@ Eager CNNs are slow here (every new op shape compiles): the full parity of most 
 model stay in the default run.
 """
 
+import gc
 import os
 
 import numpy as np
@@ -25,6 +26,13 @@ tv = torchvision()
 MODELS = ["resnet18", "resnet34", "resnet50", "resnet101", "vgg11", "vgg11_bn", "vgg16",
           "vgg16_bn", "mobilenet_v2", "mobilenet_v3_small", "alexnet", "squeezenet1_0",
           "efficientnet_b0", "vit_b_16"]
+
+
+@pytest.fixture(autouse=True)
+def _release_models():
+    """Models of 100M+ parameters: collect them before the next test builds its own."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture
@@ -180,6 +188,7 @@ def hub_dir(tmp_path):
     jtorch.hub._hub_dir = old
 
 
+@pytest.mark.filterwarnings("ignore:Arguments other than a weight enum")
 def test_resnet18_weights_from_hub_cache(hub_dir, monkeypatch):
     """A checkpoint file written by real torch where PyTorch's hub cache keeps it loads through
     ``weights=`` and gives torchvision's outputs; without it and offline, a clear error."""
