@@ -8,56 +8,42 @@ grad modes, the subpackages) and, in the generated block, every op and function 
 publishes as ``torch.<name>`` (scripts/gen_api.py writes it; see docs/layout.md).
 """
 
+# ruff: noqa: I001 - the order of these imports is the order of the layers (docs/layout.md)
 from __future__ import annotations
 
 import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)
 
-# the components built on the core
-from . import (  # noqa: E402  # noqa: E402
-    _ops,
-    amp,
-    autograd,
-    compiler,
-    cpu,
-    cuda,
-    fft,
-    func,
-    linalg,
-    nn,
-    optim,
-    random,
-    serialization,
-    special,
-    utils,
-    vision,
-)
+# the core and the op families, then the public Tensor and namespaces
+from . import _ops, autograd, fft, linalg, random, special  # noqa: E402
 from ._core.device import device  # noqa: E402
 from ._core.dtypes import (  # noqa: E402
     bfloat16,
-    bool_ as bool,  # noqa: E402,A001
     complex64,
-    complex64 as cfloat,  # noqa: E402
     complex128,
-    complex128 as cdouble,  # noqa: E402
     dtype,
     float16,
-    float16 as half,  # noqa: E402
     float32,
-    float32 as float,  # noqa: E402,A001
     float64,
-    float64 as double,  # noqa: E402
     get_default_dtype,
     int8,
     int16,
-    int16 as short,  # noqa: E402
     int32,
-    int32 as int,  # noqa: E402,A001
     int64,
-    int64 as long,  # noqa: E402
     set_default_dtype,
     uint8,
+)
+from ._core.dtypes import (  # noqa: E402 - PyTorch's dtype aliases
+    bool_ as bool,  # noqa: A001
+    complex64 as cfloat,
+    complex128 as cdouble,
+    float16 as half,
+    float32 as float,  # noqa: A001
+    float64 as double,
+    int16 as short,
+    int32 as int,  # noqa: A001
+    int64 as long,
 )
 from ._core.generator import (  # noqa: E402
     Generator,
@@ -87,6 +73,18 @@ from ._core.layout import (  # noqa: E402
 from ._core.tensor_base import Size  # noqa: E402
 from ._tensor import Tensor  # noqa: E402
 from ._tensor_str import set_printoptions  # noqa: E402
+from .autograd import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+
+# the components built on them
+from . import amp, cpu, cuda, func, hub, nn, optim, serialization, utils, vision  # noqa: E402
+from . import compiler  # noqa: E402
 from .amp.autocast_mode import (  # noqa: E402
     autocast,
     autocast_decrement_nesting,
@@ -104,14 +102,6 @@ from .amp.autocast_mode import (  # noqa: E402
     set_autocast_dtype,
     set_autocast_enabled,
     set_autocast_gpu_dtype,
-)
-from .autograd import (  # noqa: E402
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
 )
 from .compiler import compile  # noqa: E402,A001
 from .func import vmap  # noqa: E402
@@ -136,16 +126,16 @@ from ._ops.bitwise import (
 from ._ops.compare import (
     allclose as allclose,
     clamp as clamp,
-    clamp as clip,
     clamp_max as clamp_max,
     clamp_min as clamp_min,
+    clamp as clip,
     eq as eq,
     equal as equal,
     fmax as fmax,
     fmin as fmin,
     ge as ge,
-    ge as greater_equal,
     gt as greater,
+    ge as greater_equal,
     gt as gt,
     isclose as isclose,
     isfinite as isfinite,
@@ -155,8 +145,8 @@ from ._ops.compare import (
     isposinf as isposinf,
     isreal as isreal,
     le as le,
-    le as less_equal,
     lt as less,
+    le as less_equal,
     lt as lt,
     maximum as maximum,
     minimum as minimum,
@@ -220,12 +210,12 @@ from ._ops.linalg import (
     chain_matmul as chain_matmul,
     cross as cross,
     dot as dot,
+    outer as ger,
     inner as inner,
     kron as kron,
     matmul as matmul,
     mm as mm,
     mv as mv,
-    outer as ger,
     outer as outer,
     vdot as vdot,
 )
@@ -250,13 +240,13 @@ from ._ops.linalg_matfn import (
     matrix_power as matrix_power,
 )
 from ._ops.nn_activation import (
-    _torch_rrelu as rrelu,
-    _torch_rrelu_ as rrelu_,
     celu as celu,
     celu_ as celu_,
     hardshrink as hardshrink,
     prelu as prelu,
     relu_ as relu_,
+    _torch_rrelu as rrelu,
+    _torch_rrelu_ as rrelu_,
     selu as selu,
     selu_ as selu_,
     threshold as threshold,
@@ -290,8 +280,8 @@ from ._ops.nn_dropout import (
     torch_feature_dropout_ as feature_dropout_,
 )
 from ._ops.nn_embedding import (
-    embedding_renorm_ as embedding_renorm_,
     torch_embedding as embedding,
+    embedding_renorm_ as embedding_renorm_,
 )
 from ._ops.nn_interp import (
     affine_grid_generator as affine_grid_generator,
@@ -315,18 +305,18 @@ from ._ops.nn_loss_extra import (
     _torch_triplet_margin_loss as triplet_margin_loss,
 )
 from ._ops.nn_norm import (
+    torch_batch_norm as batch_norm,
     group_norm as group_norm,
+    torch_instance_norm as instance_norm,
     layer_norm as layer_norm,
     rms_norm as rms_norm,
-    torch_batch_norm as batch_norm,
-    torch_instance_norm as instance_norm,
 )
 from ._ops.nn_pad import (
     constant_pad_nd as constant_pad_nd,
 )
 from ._ops.nn_pool import (
-    _torch_adaptive_max_pool1d as adaptive_max_pool1d,
     adaptive_avg_pool1d as adaptive_avg_pool1d,
+    _torch_adaptive_max_pool1d as adaptive_max_pool1d,
     avg_pool1d as avg_pool1d,
     max_pool1d as max_pool1d,
     max_pool1d_with_indices as max_pool1d_with_indices,
@@ -356,7 +346,6 @@ from ._ops.pointwise import (
     conj_physical as conj_physical,
     div as div,
     div as divide,
-    div as true_divide,
     float_power as float_power,
     floor_divide as floor_divide,
     fmod as fmod,
@@ -375,22 +364,23 @@ from ._ops.pointwise import (
     square as square,
     sub as sub,
     sub as subtract,
+    div as true_divide,
 )
 from ._ops.pointwise_math import (
     acos as acos,
-    acos as arccos,
     acosh as acosh,
-    acosh as arccosh,
     angle as angle,
+    acos as arccos,
+    acosh as arccosh,
     asin as arcsin,
-    asin as asin,
     asinh as arcsinh,
-    asinh as asinh,
     atan as arctan,
-    atan as atan,
     atan2 as arctan2,
-    atan2 as atan2,
     atanh as arctanh,
+    asin as asin,
+    asinh as asinh,
+    atan as atan,
+    atan2 as atan2,
     atanh as atanh,
     ceil as ceil,
     copysign as copysign,
@@ -403,15 +393,16 @@ from ._ops.pointwise_math import (
     exp as exp,
     exp2 as exp2,
     expm1 as expm1,
+    trunc as fix,
     floor as floor,
     frac as frac,
     heaviside as heaviside,
     hypot as hypot,
     ldexp as ldexp,
     log as log,
+    log10 as log10,
     log1p as log1p,
     log2 as log2,
-    log10 as log10,
     logaddexp as logaddexp,
     logaddexp2 as logaddexp2,
     logit as logit,
@@ -429,7 +420,6 @@ from ._ops.pointwise_math import (
     sqrt as sqrt,
     tan as tan,
     tanh as tanh,
-    trunc as fix,
     trunc as trunc,
     xlogy as xlogy,
 )
@@ -509,9 +499,9 @@ from ._ops.shape import (
     ravel as ravel,
     reshape as reshape,
     squeeze as squeeze,
-    t as t,
     transpose as swapaxes,
     transpose as swapdims,
+    t as t,
     transpose as transpose,
     unflatten as unflatten,
     unsqueeze as unsqueeze,
@@ -519,10 +509,10 @@ from ._ops.shape import (
 from ._ops.shape_copy import (
     cartesian_prod as cartesian_prod,
     cat as cat,
-    cat as concat,
-    cat as concatenate,
     clone as clone,
     column_stack as column_stack,
+    cat as concat,
+    cat as concatenate,
     diag as diag,
     diag_embed as diag_embed,
     dstack as dstack,
@@ -534,12 +524,12 @@ from ._ops.shape_copy import (
     repeat_interleave as repeat_interleave,
     roll as roll,
     rot90 as rot90,
+    vstack as row_stack,
     stack as stack,
     tile as tile,
     trace as trace,
     tril as tril,
     triu as triu,
-    vstack as row_stack,
     vstack as vstack,
 )
 from ._ops.shape_expand import (

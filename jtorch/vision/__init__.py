@@ -1,7 +1,35 @@
-"""jtorch.vision: MNIST-style datasets and transforms (torchvision's names).
+"""jtorch.vision: torchvision's API (``import torchvision`` under jtorch's drop-in runner):
+``datasets``, ``transforms`` (and ``transforms.v2``), ``models``, ``ops``, ``utils``.
+See docs/vision.md for what is supported and every difference from torchvision."""
 
-``from jtorch.vision import datasets, transforms`` stands in for
-``from torchvision import datasets, transforms``; see docs/data.md for the differences.
-"""
+import sys
 
-from . import datasets, transforms  # noqa: F401
+from .._core.errors import MissingModule
+from . import datasets, models, ops, transforms, utils
+
+# torchvision's submodules jtorch does not provide: importable, and any name read from them
+# raises NotImplementedError naming the torchvision API
+io = MissingModule("torchvision.io", instead="PIL.Image.open with transforms.PILToTensor")
+tv_tensors = MissingModule("torchvision.tv_tensors")
+for _name, _mod in (("io", io), ("tv_tensors", tv_tensors)):
+    sys.modules.setdefault(f"{__name__}.{_name}", _mod)
+
+__version__ = "0.28.0"
+
+__all__ = ["datasets", "get_image_backend", "io", "models", "ops", "set_image_backend",
+           "transforms", "tv_tensors", "utils"]
+
+_image_backend = "PIL"
+
+
+def set_image_backend(backend):
+    """Selects the image loading backend: only ``"PIL"`` exists in jtorch."""
+    if backend not in ["PIL", "accimage"]:
+        raise ValueError(f"Invalid backend '{backend}'. Options are 'PIL' and 'accimage'")
+    if backend == "accimage":
+        raise NotImplementedError("jtorch does not implement torchvision's 'accimage' backend")
+
+
+def get_image_backend():
+    """The image loading backend: ``"PIL"``."""
+    return _image_backend

@@ -1,6 +1,6 @@
 """MNIST, FashionMNIST and KMNIST with torchvision's names and arguments.
 
-Differences from torchvision (see docs/data.md):
+Differences from torchvision (see docs/data.md and docs/vision.md):
     - ``__getitem__`` returns the image as a ``uint8`` NumPy ``H x W`` array instead of a PIL
       Image (jtorch does not depend on Pillow); ``transforms.ToTensor`` accepts it.
     - The IDX files are read gzipped or not, from ``root/<ClassName>/raw/`` (torchvision's
@@ -17,8 +17,8 @@ import urllib.request
 
 import numpy as np
 
-from ..utils.data import _worker as worker
-from ..utils.data.dataset import Dataset
+from ...utils.data import _worker as worker
+from .vision import StandardTransform, VisionDataset
 
 __all__ = ["MNIST", "FashionMNIST", "KMNIST"]
 
@@ -51,7 +51,7 @@ def read_idx(path):
         .reshape(shape)
 
 
-class MNIST(Dataset):
+class MNIST(VisionDataset):
     """The MNIST digits: ``(image, target)`` with a ``uint8`` 28x28 NumPy image (see module)."""
 
     mirrors = ["https://ossci-datasets.s3.amazonaws.com/mnist/",
@@ -66,7 +66,7 @@ class MNIST(Dataset):
         self.root = root
         self.transform = transform
         self.target_transform = target_transform
-        self.transforms = _StandardTransform(transform, target_transform)
+        self.transforms = StandardTransform(transform, target_transform)
         self.train = train
         if download and self._find(self._names()) is None:
             self.download()
@@ -167,19 +167,10 @@ class MNIST(Dataset):
         return {c: i for i, c in enumerate(self.classes)}
 
     def __getitem__(self, index):
-        img, target = self._data[index], int(self._targets[index])
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(self._data[index], int(self._targets[index]))
 
     def __len__(self):
         return len(self._data)
-
-    def _jtorch_fork_safe(self):
-        return all(t is None or worker.fork_safe(t)
-                   for t in (self.transform, self.target_transform))
 
     def _jtorch_fetch_batch(self, indices):
         """The default-collated batch, transformed as one array when the transform can
@@ -202,43 +193,6 @@ class MNIST(Dataset):
     # ---------------------------------------------------------------- repr
     def extra_repr(self):
         return f"Split: {'Train' if self.train is True else 'Test'}"
-
-    def __repr__(self):
-        head = "Dataset " + self.__class__.__name__
-        body = [f"Number of datapoints: {self.__len__()}"]
-        if self.root is not None:
-            body.append(f"Root location: {self.root}")
-        body += self.extra_repr().splitlines()
-        if self.transforms is not None:
-            body += [repr(self.transforms)]
-        lines = [head] + [" " * 4 + line for line in body]
-        return "\n".join(lines)
-
-
-class _StandardTransform:
-    def __init__(self, transform=None, target_transform=None):
-        self.transform = transform
-        self.target_transform = target_transform
-
-    def __call__(self, input, target):
-        if self.transform is not None:
-            input = self.transform(input)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return input, target
-
-    def _format(self, transform, head):
-        lines = repr(transform).splitlines()
-        return [f"{head}{lines[0]}"] + ["{}{}".format(" " * len(head), line)
-                                        for line in lines[1:]]
-
-    def __repr__(self):
-        body = [self.__class__.__name__.lstrip("_")]
-        if self.transform is not None:
-            body += self._format(self.transform, "Transform: ")
-        if self.target_transform is not None:
-            body += self._format(self.target_transform, "Target transform: ")
-        return "\n".join(body)
 
 
 class FashionMNIST(MNIST):

@@ -1,0 +1,216 @@
+"""EfficientNet-B0 (torchvision's ``models/efficientnet.py``, the MBConv family)."""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import jtorch
+from jtorch import nn
+
+from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
+from ..ops.stochastic_depth import StochasticDepth
+from ..transforms.functional import InterpolationMode
+from ._api import WeightsEnum, register_model
+from ._utils import (
+    _imagenet1k,
+    _init_mobile_weights,
+    _load_weights,
+    _make_divisible,
+    _ovewrite_named_param,
+    handle_legacy_interface,
+)
+
+__all__ = ["EfficientNet", "EfficientNet_B0_Weights", "efficientnet_b0"]
+
+
+@dataclass
+class _MBConvConfig:
+    expand_ratio: float
+    kernel: int
+    stride: int
+    input_channels: int
+    out_channels: int
+    num_layers: int
+    block: Callable[..., nn.Module]
+
+    @staticmethod
+    def adjust_channels(channels: int, width_mult: float, min_value: int | None = None) -> int:
+        return _make_divisible(channels * width_mult, 8, min_value)
+
+
+class MBConvConfig(_MBConvConfig):
+    """One MBConv stage: channels scaled by ``width_mult``, depth by ``depth_mult``."""
+
+    def __init__(self, expand_ratio: float, kernel: int, stride: int, input_channels: int,
+                 out_channels: int, num_layers: int, width_mult: float = 1.0,
+                 depth_mult: float = 1.0, block: Callable[..., nn.Module] | None = None) -> None:
+        input_channels = self.adjust_channels(input_channels, width_mult)
+        out_channels = self.adjust_channels(out_channels, width_mult)
+        num_layers = self.adjust_depth(num_layers, depth_mult)
+        if block is None:
+            block = MBConv
+        super().__init__(expand_ratio, kernel, stride, input_channels, out_channels, num_layers,
+                         block)
+
+    @staticmethod
+    def adjust_depth(num_layers: int, depth_mult: float):
+        return int(math.ceil(num_layers * depth_mult))
+
+
+class MBConv(nn.Module):
+    """Expand, depthwise, squeeze-excitation, project; stochastic depth on the residual."""
+
+    def __init__(self, cnf: MBConvConfig, stochastic_depth_prob: float,
+                 norm_layer: Callable[..., nn.Module],
+                 se_layer: Callable[..., nn.Module] = SqueezeExcitation) -> None:
+        super().__init__()
+        if not (1 <= cnf.stride <= 2):
+            raise ValueError("illegal stride value")
+        self.use_res_connect = cnf.stride == 1 and cnf.input_channels == cnf.out_channels
+        layers: list[nn.Module] = []
+        act = nn.SiLU
+        expanded_channels = cnf.adjust_channels(cnf.input_channels, cnf.expand_ratio)
+        if expanded_channels != cnf.input_channels:
+            layers.append(Conv2dNormActivation(cnf.input_channels, expanded_channels,
+                                               kernel_size=1, norm_layer=norm_layer,
+                                               activation_layer=act))
+        layers.append(Conv2dNormActivation(expanded_channels, expanded_channels,
+                                           kernel_size=cnf.kernel, stride=cnf.stride,
+                                           groups=expanded_channels, norm_layer=norm_layer,
+                                           activation_layer=act))
+        squeeze_channels = max(1, cnf.input_channels // 4)
+        layers.append(se_layer(expanded_channels, squeeze_channels,
+                               activation=partial(nn.SiLU, inplace=True)))
+        layers.append(Conv2dNormActivation(expanded_channels, cnf.out_channels, kernel_size=1,
+                                           norm_layer=norm_layer, activation_layer=None))
+        self.block = nn.Sequential(*layers)
+        self.stochastic_depth = StochasticDepth(stochastic_depth_prob, "row")
+        self.out_channels = cnf.out_channels
+
+    def forward(self, input):
+        result = self.block(input)
+        if self.use_res_connect:
+            result = self.stochastic_depth(result)
+            result += input
+        return result
+
+
+class EfficientNet(nn.Module):
+    """EfficientNet.
+
+    Args:
+        inverted_residual_setting (Sequence[MBConvConfig]): the stages.
+        dropout (float): the classifier's dropout.
+        stochastic_depth_prob (float): the last block's drop probability (linear ramp).
+            Default 0.2
+        num_classes (int): classifier outputs. Default 1000
+        norm_layer: default ``nn.BatchNorm2d``.
+        last_channel (int, optional): the penultimate width (default 4x the last stage's).
+
+    Shape:
+        - Input: ``(N, 3, H, W)``
+        - Output: ``(N, num_classes)``
+    """
+
+    def __init__(self, inverted_residual_setting: Sequence[_MBConvConfig], dropout: float,
+                 stochastic_depth_prob: float = 0.2, num_classes: int = 1000,
+                 norm_layer: Callable[..., nn.Module] | None = None,
+                 last_channel: int | None = None) -> None:
+        super().__init__()
+        if not inverted_residual_setting:
+            raise ValueError("The inverted_residual_setting should not be empty")
+        if not (isinstance(inverted_residual_setting, Sequence)
+                and all(isinstance(s, _MBConvConfig) for s in inverted_residual_setting)):
+            raise TypeError("The inverted_residual_setting should be List[MBConvConfig]")
+        if norm_layer is None:
+            norm_layer = nn.BatchNorm2d
+        first = inverted_residual_setting[0].input_channels
+        layers: list[nn.Module] = [Conv2dNormActivation(
+            3, first, kernel_size=3, stride=2, norm_layer=norm_layer, activation_layer=nn.SiLU)]
+        total_stage_blocks = sum(cnf.num_layers for cnf in inverted_residual_setting)
+        stage_block_id = 0
+        for cnf in inverted_residual_setting:
+            stage: list[nn.Module] = []
+            for _ in range(cnf.num_layers):
+                block_cnf = copy.copy(cnf)
+                if stage:
+                    block_cnf.input_channels = block_cnf.out_channels
+                    block_cnf.stride = 1
+                sd_prob = stochastic_depth_prob * float(stage_block_id) / total_stage_blocks
+                stage.append(block_cnf.block(block_cnf, sd_prob, norm_layer))
+                stage_block_id += 1
+            layers.append(nn.Sequential(*stage))
+        lastconv_input_channels = inverted_residual_setting[-1].out_channels
+        lastconv_output_channels = (last_channel if last_channel is not None
+                                    else 4 * lastconv_input_channels)
+        layers.append(Conv2dNormActivation(lastconv_input_channels, lastconv_output_channels,
+                                           kernel_size=1, norm_layer=norm_layer,
+                                           activation_layer=nn.SiLU))
+        self.features = nn.Sequential(*layers)
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.classifier = nn.Sequential(nn.Dropout(p=dropout, inplace=True),
+                                        nn.Linear(lastconv_output_channels, num_classes))
+        r = 1.0 / math.sqrt(num_classes)  # the only Linear: uniform in +-1/sqrt(out_features)
+        _init_mobile_weights(self, lambda w: nn.init.uniform_(w, -r, r))
+
+    def _forward_impl(self, x):
+        x = jtorch.flatten(self.avgpool(self.features(x)), 1)
+        return self.classifier(x)
+
+    def forward(self, x):
+        return self._forward_impl(x)
+
+
+def _efficientnet(inverted_residual_setting, dropout: float, last_channel: int | None,
+                  weights: WeightsEnum | None, progress: bool, **kwargs: Any) -> EfficientNet:
+    if weights is not None:
+        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
+    model = EfficientNet(inverted_residual_setting, dropout, last_channel=last_channel, **kwargs)
+    return _load_weights(model, weights, progress)
+
+
+def _efficientnet_conf(arch: str, **kwargs: Any):
+    if not arch.startswith("efficientnet_b"):
+        raise ValueError(f"Unsupported model type {arch}")
+    c = partial(MBConvConfig, width_mult=kwargs.pop("width_mult"),
+                depth_mult=kwargs.pop("depth_mult"))
+    setting = [c(1, 3, 1, 32, 16, 1), c(6, 3, 2, 16, 24, 2), c(6, 5, 2, 24, 40, 2),
+               c(6, 3, 2, 40, 80, 3), c(6, 5, 1, 80, 112, 3), c(6, 5, 2, 112, 192, 4),
+               c(6, 3, 1, 192, 320, 1)]
+    return setting, None
+
+
+class EfficientNet_B0_Weights(WeightsEnum):
+    # ported by torchvision from rwightman's pytorch-image-models
+    IMAGENET1K_V1 = _imagenet1k(
+        "https://download.pytorch.org/models/efficientnet_b0_rwightman-7f5810bc.pth",
+        transforms={"crop_size": 224, "resize_size": 256,
+                    "interpolation": InterpolationMode.BICUBIC},
+        num_params=5288548, min_size=(1, 1),
+        recipe="https://github.com/pytorch/vision/tree/main/references/classification"
+               "#efficientnet-v1",
+        acc1=77.692, acc5=93.532, ops=0.386, file_size=20.451)
+    DEFAULT = IMAGENET1K_V1
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", EfficientNet_B0_Weights.IMAGENET1K_V1))
+def efficientnet_b0(*, weights: EfficientNet_B0_Weights | None = None, progress: bool = True,
+                    **kwargs: Any) -> EfficientNet:
+    """EfficientNet-B0 from `EfficientNet: Rethinking Model Scaling for Convolutional Neural
+    Networks`.
+
+    Args:
+        weights (EfficientNet_B0_Weights, optional): pre-trained weights (None: random init).
+        progress (bool): show a download progress bar. Default True
+        **kwargs: passed to ``EfficientNet`` (``dropout`` defaults to 0.2).
+    """
+    weights = EfficientNet_B0_Weights.verify(weights)
+    setting, last_channel = _efficientnet_conf("efficientnet_b0", width_mult=1.0, depth_mult=1.0)
+    return _efficientnet(setting, kwargs.pop("dropout", 0.2), last_channel, weights, progress,
+                         **kwargs)

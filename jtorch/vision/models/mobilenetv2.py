@@ -1,0 +1,149 @@
+"""MobileNetV2 (torchvision's ``models/mobilenetv2.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jtorch
+from jtorch import nn
+
+from ..ops.misc import Conv2dNormActivation
+from ._api import WeightsEnum, register_model
+from ._utils import (
+    _imagenet1k,
+    _init_mobile_weights,
+    _load_weights,
+    _make_divisible,
+    _ovewrite_named_param,
+    handle_legacy_interface,
+)
+
+__all__ = ["MobileNetV2", "MobileNet_V2_Weights", "mobilenet_v2"]
+
+
+class InvertedResidual(nn.Module):
+    """Expand (1x1), depthwise 3x3, project (1x1), with a residual when shapes allow."""
+
+    def __init__(self, inp: int, oup: int, stride: int, expand_ratio: int,
+                 norm_layer: Callable[..., nn.Module] | None = None) -> None:
+        super().__init__()
+        self.stride = stride
+        if stride not in [1, 2]:
+            raise ValueError(f"stride should be 1 or 2 instead of {stride}")
+        if norm_layer is None:
+            norm_layer = nn.BatchNorm2d
+        hidden_dim = int(round(inp * expand_ratio))
+        self.use_res_connect = self.stride == 1 and inp == oup
+        layers: list[nn.Module] = []
+        if expand_ratio != 1:
+            layers.append(Conv2dNormActivation(inp, hidden_dim, kernel_size=1,
+                                               norm_layer=norm_layer, activation_layer=nn.ReLU6))
+        layers.extend([
+            Conv2dNormActivation(hidden_dim, hidden_dim, stride=stride, groups=hidden_dim,
+                                 norm_layer=norm_layer, activation_layer=nn.ReLU6),
+            nn.Conv2d(hidden_dim, oup, 1, 1, 0, bias=False),
+            norm_layer(oup)])
+        self.conv = nn.Sequential(*layers)
+        self.out_channels = oup
+        self._is_cn = stride > 1
+
+    def forward(self, x):
+        if self.use_res_connect:
+            return x + self.conv(x)
+        return self.conv(x)
+
+
+class MobileNetV2(nn.Module):
+    """MobileNet V2.
+
+    Args:
+        num_classes (int): classifier outputs. Default 1000
+        width_mult (float): channel multiplier. Default 1.0
+        inverted_residual_setting (list[list[int]], optional): ``[t, c, n, s]`` per stage.
+        round_nearest (int): round channels to a multiple of this. Default 8
+        block: the inverted residual block. Default ``InvertedResidual``
+        norm_layer: default ``nn.BatchNorm2d``.
+        dropout (float): the classifier's dropout. Default 0.2
+
+    Shape:
+        - Input: ``(N, 3, H, W)``
+        - Output: ``(N, num_classes)``
+    """
+
+    def __init__(self, num_classes: int = 1000, width_mult: float = 1.0,
+                 inverted_residual_setting: list[list[int]] | None = None,
+                 round_nearest: int = 8, block: Callable[..., nn.Module] | None = None,
+                 norm_layer: Callable[..., nn.Module] | None = None,
+                 dropout: float = 0.2) -> None:
+        super().__init__()
+        if block is None:
+            block = InvertedResidual
+        if norm_layer is None:
+            norm_layer = nn.BatchNorm2d
+        input_channel = 32
+        last_channel = 1280
+        if inverted_residual_setting is None:
+            inverted_residual_setting = [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 3, 2],
+                                         [6, 64, 4, 2], [6, 96, 3, 1], [6, 160, 3, 2],
+                                         [6, 320, 1, 1]]
+        if len(inverted_residual_setting) == 0 or len(inverted_residual_setting[0]) != 4:
+            raise ValueError("inverted_residual_setting should be non-empty or a 4-element list, "
+                             f"got {inverted_residual_setting}")
+        input_channel = _make_divisible(input_channel * width_mult, round_nearest)
+        self.last_channel = _make_divisible(last_channel * max(1.0, width_mult), round_nearest)
+        features: list[nn.Module] = [Conv2dNormActivation(
+            3, input_channel, stride=2, norm_layer=norm_layer, activation_layer=nn.ReLU6)]
+        for t, c, n, s in inverted_residual_setting:
+            output_channel = _make_divisible(c * width_mult, round_nearest)
+            for i in range(n):
+                stride = s if i == 0 else 1
+                features.append(block(input_channel, output_channel, stride, expand_ratio=t,
+                                      norm_layer=norm_layer))
+                input_channel = output_channel
+        features.append(Conv2dNormActivation(input_channel, self.last_channel, kernel_size=1,
+                                             norm_layer=norm_layer, activation_layer=nn.ReLU6))
+        self.features = nn.Sequential(*features)
+        self.classifier = nn.Sequential(nn.Dropout(p=dropout),
+                                        nn.Linear(self.last_channel, num_classes))
+        _init_mobile_weights(self, lambda w: nn.init.normal_(w, 0, 0.01))
+
+    def _forward_impl(self, x):
+        x = nn.functional.adaptive_avg_pool2d(self.features(x), (1, 1))
+        return self.classifier(jtorch.flatten(x, 1))
+
+    def forward(self, x):
+        return self._forward_impl(x)
+
+
+class MobileNet_V2_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _imagenet1k(
+        "https://download.pytorch.org/models/mobilenet_v2-b0353104.pth", num_params=3504872,
+        min_size=(1, 1),
+        recipe="https://github.com/pytorch/vision/tree/main/references/classification"
+               "#mobilenetv2",
+        acc1=71.878, acc5=90.286, ops=0.301, file_size=13.555)
+    IMAGENET1K_V2 = _imagenet1k(
+        "https://download.pytorch.org/models/mobilenet_v2-7ebf99e0.pth",
+        transforms={"crop_size": 224, "resize_size": 232}, num_params=3504872,
+        min_size=(1, 1),
+        recipe="https://github.com/pytorch/vision/issues/3995#new-recipe-with-reg-tuning",
+        acc1=72.154, acc5=90.822, ops=0.301, file_size=13.598)
+    DEFAULT = IMAGENET1K_V2
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", MobileNet_V2_Weights.IMAGENET1K_V1))
+def mobilenet_v2(*, weights: MobileNet_V2_Weights | None = None, progress: bool = True,
+                 **kwargs: Any) -> MobileNetV2:
+    """MobileNetV2 from `MobileNetV2: Inverted Residuals and Linear Bottlenecks`.
+
+    Args:
+        weights (MobileNet_V2_Weights, optional): pre-trained weights (None: random init).
+        progress (bool): show a download progress bar. Default True
+        **kwargs: passed to ``MobileNetV2``.
+    """
+    weights = MobileNet_V2_Weights.verify(weights)
+    if weights is not None:
+        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
+    return _load_weights(MobileNetV2(**kwargs), weights, progress)

@@ -1,0 +1,234 @@
+"""MobileNetV3 large and small (torchvision's ``models/mobilenetv3.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+import jtorch
+from jtorch import nn
+
+from ..ops.misc import Conv2dNormActivation, SqueezeExcitation as SElayer
+from ._api import WeightsEnum, register_model
+from ._utils import (
+    _imagenet1k,
+    _init_mobile_weights,
+    _load_weights,
+    _make_divisible,
+    _ovewrite_named_param,
+    handle_legacy_interface,
+)
+
+__all__ = ["MobileNetV3", "MobileNet_V3_Large_Weights", "MobileNet_V3_Small_Weights",
+           "mobilenet_v3_large", "mobilenet_v3_small"]
+
+
+class InvertedResidualConfig:
+    """One block's configuration (channels scaled by ``width_mult``, rounded to 8)."""
+
+    def __init__(self, input_channels: int, kernel: int, expanded_channels: int,
+                 out_channels: int, use_se: bool, activation: str, stride: int, dilation: int,
+                 width_mult: float):
+        self.input_channels = self.adjust_channels(input_channels, width_mult)
+        self.kernel = kernel
+        self.expanded_channels = self.adjust_channels(expanded_channels, width_mult)
+        self.out_channels = self.adjust_channels(out_channels, width_mult)
+        self.use_se = use_se
+        self.use_hs = activation == "HS"
+        self.stride = stride
+        self.dilation = dilation
+
+    @staticmethod
+    def adjust_channels(channels: int, width_mult: float):
+        return _make_divisible(channels * width_mult, 8)
+
+
+class InvertedResidual(nn.Module):
+    """Expand, depthwise, optional squeeze-excitation, project; residual when shapes allow."""
+
+    def __init__(self, cnf: InvertedResidualConfig, norm_layer: Callable[..., nn.Module],
+                 se_layer: Callable[..., nn.Module] = partial(
+                     SElayer, scale_activation=nn.Hardsigmoid)):
+        super().__init__()
+        if not (1 <= cnf.stride <= 2):
+            raise ValueError("illegal stride value")
+        self.use_res_connect = cnf.stride == 1 and cnf.input_channels == cnf.out_channels
+        layers: list[nn.Module] = []
+        activation_layer = nn.Hardswish if cnf.use_hs else nn.ReLU
+        if cnf.expanded_channels != cnf.input_channels:
+            layers.append(Conv2dNormActivation(cnf.input_channels, cnf.expanded_channels,
+                                               kernel_size=1, norm_layer=norm_layer,
+                                               activation_layer=activation_layer))
+        stride = 1 if cnf.dilation > 1 else cnf.stride
+        layers.append(Conv2dNormActivation(
+            cnf.expanded_channels, cnf.expanded_channels, kernel_size=cnf.kernel, stride=stride,
+            dilation=cnf.dilation, groups=cnf.expanded_channels, norm_layer=norm_layer,
+            activation_layer=activation_layer))
+        if cnf.use_se:
+            squeeze_channels = _make_divisible(cnf.expanded_channels // 4, 8)
+            layers.append(se_layer(cnf.expanded_channels, squeeze_channels))
+        layers.append(Conv2dNormActivation(cnf.expanded_channels, cnf.out_channels,
+                                           kernel_size=1, norm_layer=norm_layer,
+                                           activation_layer=None))
+        self.block = nn.Sequential(*layers)
+        self.out_channels = cnf.out_channels
+        self._is_cn = cnf.stride > 1
+
+    def forward(self, input):
+        result = self.block(input)
+        if self.use_res_connect:
+            result += input
+        return result
+
+
+class MobileNetV3(nn.Module):
+    """MobileNet V3.
+
+    Args:
+        inverted_residual_setting (list[InvertedResidualConfig]): the blocks.
+        last_channel (int): the penultimate layer's width.
+        num_classes (int): classifier outputs. Default 1000
+        block: default ``InvertedResidual``.
+        norm_layer: default ``BatchNorm2d(eps=0.001, momentum=0.01)``.
+        dropout (float): the classifier's dropout. Default 0.2
+
+    Shape:
+        - Input: ``(N, 3, H, W)``
+        - Output: ``(N, num_classes)``
+    """
+
+    def __init__(self, inverted_residual_setting: list[InvertedResidualConfig],
+                 last_channel: int, num_classes: int = 1000,
+                 block: Callable[..., nn.Module] | None = None,
+                 norm_layer: Callable[..., nn.Module] | None = None, dropout: float = 0.2,
+                 **kwargs: Any) -> None:
+        super().__init__()
+        if not inverted_residual_setting:
+            raise ValueError("The inverted_residual_setting should not be empty")
+        if not (isinstance(inverted_residual_setting, Sequence)
+                and all(isinstance(s, InvertedResidualConfig)
+                        for s in inverted_residual_setting)):
+            raise TypeError("The inverted_residual_setting should be List[InvertedResidualConfig]")
+        if block is None:
+            block = InvertedResidual
+        if norm_layer is None:
+            norm_layer = partial(nn.BatchNorm2d, eps=0.001, momentum=0.01)
+        first = inverted_residual_setting[0].input_channels
+        layers: list[nn.Module] = [Conv2dNormActivation(
+            3, first, kernel_size=3, stride=2, norm_layer=norm_layer,
+            activation_layer=nn.Hardswish)]
+        for cnf in inverted_residual_setting:
+            layers.append(block(cnf, norm_layer))
+        lastconv_input_channels = inverted_residual_setting[-1].out_channels
+        lastconv_output_channels = 6 * lastconv_input_channels
+        layers.append(Conv2dNormActivation(lastconv_input_channels, lastconv_output_channels,
+                                           kernel_size=1, norm_layer=norm_layer,
+                                           activation_layer=nn.Hardswish))
+        self.features = nn.Sequential(*layers)
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.classifier = nn.Sequential(
+            nn.Linear(lastconv_output_channels, last_channel), nn.Hardswish(inplace=True),
+            nn.Dropout(p=dropout, inplace=True), nn.Linear(last_channel, num_classes))
+        _init_mobile_weights(self, lambda w: nn.init.normal_(w, 0, 0.01))
+
+    def _forward_impl(self, x):
+        x = jtorch.flatten(self.avgpool(self.features(x)), 1)
+        return self.classifier(x)
+
+    def forward(self, x):
+        return self._forward_impl(x)
+
+
+def _mobilenet_v3_conf(arch: str, width_mult: float = 1.0, reduced_tail: bool = False,
+                       dilated: bool = False, **kwargs: Any):
+    rd = 2 if reduced_tail else 1
+    dil = 2 if dilated else 1
+    c = partial(InvertedResidualConfig, width_mult=width_mult)
+    adjust_channels = partial(InvertedResidualConfig.adjust_channels, width_mult=width_mult)
+    if arch == "mobilenet_v3_large":
+        setting = [
+            c(16, 3, 16, 16, False, "RE", 1, 1), c(16, 3, 64, 24, False, "RE", 2, 1),
+            c(24, 3, 72, 24, False, "RE", 1, 1), c(24, 5, 72, 40, True, "RE", 2, 1),
+            c(40, 5, 120, 40, True, "RE", 1, 1), c(40, 5, 120, 40, True, "RE", 1, 1),
+            c(40, 3, 240, 80, False, "HS", 2, 1), c(80, 3, 200, 80, False, "HS", 1, 1),
+            c(80, 3, 184, 80, False, "HS", 1, 1), c(80, 3, 184, 80, False, "HS", 1, 1),
+            c(80, 3, 480, 112, True, "HS", 1, 1), c(112, 3, 672, 112, True, "HS", 1, 1),
+            c(112, 5, 672, 160 // rd, True, "HS", 2, dil),
+            c(160 // rd, 5, 960 // rd, 160 // rd, True, "HS", 1, dil),
+            c(160 // rd, 5, 960 // rd, 160 // rd, True, "HS", 1, dil)]
+        last_channel = adjust_channels(1280 // rd)
+    elif arch == "mobilenet_v3_small":
+        setting = [
+            c(16, 3, 16, 16, True, "RE", 2, 1), c(16, 3, 72, 24, False, "RE", 2, 1),
+            c(24, 3, 88, 24, False, "RE", 1, 1), c(24, 5, 96, 40, True, "HS", 2, 1),
+            c(40, 5, 240, 40, True, "HS", 1, 1), c(40, 5, 240, 40, True, "HS", 1, 1),
+            c(40, 5, 120, 48, True, "HS", 1, 1), c(48, 5, 144, 48, True, "HS", 1, 1),
+            c(48, 5, 288, 96 // rd, True, "HS", 2, dil),
+            c(96 // rd, 5, 576 // rd, 96 // rd, True, "HS", 1, dil),
+            c(96 // rd, 5, 576 // rd, 96 // rd, True, "HS", 1, dil)]
+        last_channel = adjust_channels(1024 // rd)
+    else:
+        raise ValueError(f"Unsupported model type {arch}")
+    return setting, last_channel
+
+
+def _mobilenet_v3(inverted_residual_setting, last_channel: int, weights: WeightsEnum | None,
+                  progress: bool, **kwargs: Any) -> MobileNetV3:
+    if weights is not None:
+        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
+    return _load_weights(MobileNetV3(inverted_residual_setting, last_channel, **kwargs),
+                         weights, progress)
+
+
+_RECIPE = ("https://github.com/pytorch/vision/tree/main/references/classification"
+           "#mobilenetv3-large--small")
+
+
+class MobileNet_V3_Large_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _imagenet1k(
+        "https://download.pytorch.org/models/mobilenet_v3_large-8738ca79.pth",
+        num_params=5483032, min_size=(1, 1), recipe=_RECIPE, acc1=74.042, acc5=91.340,
+        ops=0.217, file_size=21.114)
+    IMAGENET1K_V2 = _imagenet1k(
+        "https://download.pytorch.org/models/mobilenet_v3_large-5c1a4163.pth",
+        transforms={"crop_size": 224, "resize_size": 232}, num_params=5483032,
+        min_size=(1, 1),
+        recipe="https://github.com/pytorch/vision/issues/3995#new-recipe-with-reg-tuning",
+        acc1=75.274, acc5=92.566, ops=0.217, file_size=21.107)
+    DEFAULT = IMAGENET1K_V2
+
+
+class MobileNet_V3_Small_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _imagenet1k(
+        "https://download.pytorch.org/models/mobilenet_v3_small-047dcff4.pth",
+        num_params=2542856, min_size=(1, 1), recipe=_RECIPE, acc1=67.668, acc5=87.402,
+        ops=0.057, file_size=9.829)
+    DEFAULT = IMAGENET1K_V1
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", MobileNet_V3_Large_Weights.IMAGENET1K_V1))
+def mobilenet_v3_large(*, weights: MobileNet_V3_Large_Weights | None = None,
+                       progress: bool = True, **kwargs: Any) -> MobileNetV3:
+    """MobileNetV3-Large from `Searching for MobileNetV3`.
+
+    Args:
+        weights (MobileNet_V3_Large_Weights, optional): pre-trained weights.
+        progress (bool): show a download progress bar. Default True
+        **kwargs: passed to ``MobileNetV3`` (and ``width_mult``, ``reduced_tail``,
+            ``dilated`` to the configuration).
+    """
+    weights = MobileNet_V3_Large_Weights.verify(weights)
+    setting, last_channel = _mobilenet_v3_conf("mobilenet_v3_large", **kwargs)
+    return _mobilenet_v3(setting, last_channel, weights, progress, **kwargs)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", MobileNet_V3_Small_Weights.IMAGENET1K_V1))
+def mobilenet_v3_small(*, weights: MobileNet_V3_Small_Weights | None = None,
+                       progress: bool = True, **kwargs: Any) -> MobileNetV3:
+    """MobileNetV3-Small (args as ``mobilenet_v3_large``)."""
+    weights = MobileNet_V3_Small_Weights.verify(weights)
+    setting, last_channel = _mobilenet_v3_conf("mobilenet_v3_small", **kwargs)
+    return _mobilenet_v3(setting, last_channel, weights, progress, **kwargs)

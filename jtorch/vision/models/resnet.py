@@ -1,0 +1,278 @@
+"""ResNet-18/34/50/101 (torchvision's ``models/resnet.py``: same modules, state_dict keys,
+initialization scheme and weights)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jtorch
+from jtorch import nn
+
+from ._api import WeightsEnum, register_model
+from ._utils import _imagenet1k, _load_weights, _ovewrite_named_param, handle_legacy_interface
+
+__all__ = ["ResNet", "ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights",
+           "ResNet101_Weights", "resnet18", "resnet34", "resnet50", "resnet101"]
+
+
+def conv3x3(in_planes: int, out_planes: int, stride: int = 1, groups: int = 1,
+            dilation: int = 1) -> nn.Conv2d:
+    """3x3 convolution with padding."""
+    return nn.Conv2d(in_planes, out_planes, kernel_size=3, stride=stride, padding=dilation,
+                     groups=groups, bias=False, dilation=dilation)
+
+
+def conv1x1(in_planes: int, out_planes: int, stride: int = 1) -> nn.Conv2d:
+    """1x1 convolution."""
+    return nn.Conv2d(in_planes, out_planes, kernel_size=1, stride=stride, bias=False)
+
+
+class BasicBlock(nn.Module):
+    """Two 3x3 convolutions with a residual connection (ResNet-18/34)."""
+
+    expansion: int = 1
+
+    def __init__(self, inplanes: int, planes: int, stride: int = 1,
+                 downsample: nn.Module | None = None, groups: int = 1, base_width: int = 64,
+                 dilation: int = 1, norm_layer: Callable[..., nn.Module] | None = None) -> None:
+        super().__init__()
+        if norm_layer is None:
+            norm_layer = nn.BatchNorm2d
+        if groups != 1 or base_width != 64:
+            raise ValueError("BasicBlock only supports groups=1 and base_width=64")
+        if dilation > 1:
+            raise NotImplementedError("Dilation > 1 not supported in BasicBlock")
+        self.conv1 = conv3x3(inplanes, planes, stride)
+        self.bn1 = norm_layer(planes)
+        self.relu = nn.ReLU(inplace=True)
+        self.conv2 = conv3x3(planes, planes)
+        self.bn2 = norm_layer(planes)
+        self.downsample = downsample
+        self.stride = stride
+
+    def forward(self, x):
+        identity = x
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        if self.downsample is not None:
+            identity = self.downsample(x)
+        out += identity
+        return self.relu(out)
+
+
+class Bottleneck(nn.Module):
+    """1x1, 3x3 (with the stride: "ResNet V1.5"), 1x1 convolutions with a residual
+    connection (ResNet-50/101)."""
+
+    expansion: int = 4
+
+    def __init__(self, inplanes: int, planes: int, stride: int = 1,
+                 downsample: nn.Module | None = None, groups: int = 1, base_width: int = 64,
+                 dilation: int = 1, norm_layer: Callable[..., nn.Module] | None = None) -> None:
+        super().__init__()
+        if norm_layer is None:
+            norm_layer = nn.BatchNorm2d
+        width = int(planes * (base_width / 64.0)) * groups
+        self.conv1 = conv1x1(inplanes, width)
+        self.bn1 = norm_layer(width)
+        self.conv2 = conv3x3(width, width, stride, groups, dilation)
+        self.bn2 = norm_layer(width)
+        self.conv3 = conv1x1(width, planes * self.expansion)
+        self.bn3 = norm_layer(planes * self.expansion)
+        self.relu = nn.ReLU(inplace=True)
+        self.downsample = downsample
+        self.stride = stride
+
+    def forward(self, x):
+        identity = x
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.relu(self.bn2(self.conv2(out)))
+        out = self.bn3(self.conv3(out))
+        if self.downsample is not None:
+            identity = self.downsample(x)
+        out += identity
+        return self.relu(out)
+
+
+class ResNet(nn.Module):
+    """The ResNet trunk and classifier.
+
+    Args:
+        block: ``BasicBlock`` or ``Bottleneck``.
+        layers (list[int]): blocks per stage.
+        num_classes (int): classifier outputs. Default 1000
+        zero_init_residual (bool): zero the last BN of each residual branch. Default False
+        groups, width_per_group: ResNeXt / wide-ResNet widths. Default 1, 64
+        replace_stride_with_dilation (list[bool], optional): dilate stages 2-4 instead of
+            striding.
+        norm_layer: default ``nn.BatchNorm2d``.
+
+    Shape:
+        - Input: ``(N, 3, H, W)``
+        - Output: ``(N, num_classes)``
+    """
+
+    def __init__(self, block, layers: list[int], num_classes: int = 1000,
+                 zero_init_residual: bool = False, groups: int = 1, width_per_group: int = 64,
+                 replace_stride_with_dilation: list[bool] | None = None,
+                 norm_layer: Callable[..., nn.Module] | None = None) -> None:
+        super().__init__()
+        if norm_layer is None:
+            norm_layer = nn.BatchNorm2d
+        self._norm_layer = norm_layer
+        self.inplanes = 64
+        self.dilation = 1
+        if replace_stride_with_dilation is None:
+            replace_stride_with_dilation = [False, False, False]
+        if len(replace_stride_with_dilation) != 3:
+            raise ValueError("replace_stride_with_dilation should be None or a 3-element tuple, "
+                             f"got {replace_stride_with_dilation}")
+        self.groups = groups
+        self.base_width = width_per_group
+        self.conv1 = nn.Conv2d(3, self.inplanes, kernel_size=7, stride=2, padding=3, bias=False)
+        self.bn1 = norm_layer(self.inplanes)
+        self.relu = nn.ReLU(inplace=True)
+        self.maxpool = nn.MaxPool2d(kernel_size=3, stride=2, padding=1)
+        self.layer1 = self._make_layer(block, 64, layers[0])
+        self.layer2 = self._make_layer(block, 128, layers[1], stride=2,
+                                       dilate=replace_stride_with_dilation[0])
+        self.layer3 = self._make_layer(block, 256, layers[2], stride=2,
+                                       dilate=replace_stride_with_dilation[1])
+        self.layer4 = self._make_layer(block, 512, layers[3], stride=2,
+                                       dilate=replace_stride_with_dilation[2])
+        self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+        self.fc = nn.Linear(512 * block.expansion, num_classes)
+        for m in self.modules():
+            if isinstance(m, nn.Conv2d):
+                nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
+                nn.init.constant_(m.weight, 1)
+                nn.init.constant_(m.bias, 0)
+        if zero_init_residual:
+            for m in self.modules():
+                if isinstance(m, Bottleneck) and m.bn3.weight is not None:
+                    nn.init.constant_(m.bn3.weight, 0)
+                elif isinstance(m, BasicBlock) and m.bn2.weight is not None:
+                    nn.init.constant_(m.bn2.weight, 0)
+
+    def _make_layer(self, block, planes: int, blocks: int, stride: int = 1,
+                    dilate: bool = False) -> nn.Sequential:
+        norm_layer = self._norm_layer
+        downsample = None
+        previous_dilation = self.dilation
+        if dilate:
+            self.dilation *= stride
+            stride = 1
+        if stride != 1 or self.inplanes != planes * block.expansion:
+            downsample = nn.Sequential(conv1x1(self.inplanes, planes * block.expansion, stride),
+                                       norm_layer(planes * block.expansion))
+        layers = [block(self.inplanes, planes, stride, downsample, self.groups, self.base_width,
+                        previous_dilation, norm_layer)]
+        self.inplanes = planes * block.expansion
+        for _ in range(1, blocks):
+            layers.append(block(self.inplanes, planes, groups=self.groups,
+                                base_width=self.base_width, dilation=self.dilation,
+                                norm_layer=norm_layer))
+        return nn.Sequential(*layers)
+
+    def _forward_impl(self, x):
+        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        x = jtorch.flatten(self.avgpool(x), 1)
+        return self.fc(x)
+
+    def forward(self, x):
+        return self._forward_impl(x)
+
+
+def _resnet(block, layers: list[int], weights: WeightsEnum | None, progress: bool,
+            **kwargs: Any) -> ResNet:
+    if weights is not None:
+        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
+    return _load_weights(ResNet(block, layers, **kwargs), weights, progress)
+
+
+_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#resnet"
+_V2 = {"crop_size": 224, "resize_size": 232}
+
+
+class ResNet18_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _imagenet1k(
+        "https://download.pytorch.org/models/resnet18-f37072fd.pth", num_params=11689512,
+        min_size=(1, 1), recipe=_RECIPE, acc1=69.758, acc5=89.078, ops=1.814, file_size=44.661)
+    DEFAULT = IMAGENET1K_V1
+
+
+class ResNet34_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _imagenet1k(
+        "https://download.pytorch.org/models/resnet34-b627a593.pth", num_params=21797672,
+        min_size=(1, 1), recipe=_RECIPE, acc1=73.314, acc5=91.420, ops=3.664, file_size=83.275)
+    DEFAULT = IMAGENET1K_V1
+
+
+class ResNet50_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _imagenet1k(
+        "https://download.pytorch.org/models/resnet50-0676ba61.pth", num_params=25557032,
+        min_size=(1, 1), recipe=_RECIPE, acc1=76.130, acc5=92.862, ops=4.089, file_size=97.781)
+    IMAGENET1K_V2 = _imagenet1k(
+        "https://download.pytorch.org/models/resnet50-11ad3fa6.pth", transforms=_V2,
+        num_params=25557032, min_size=(1, 1),
+        recipe="https://github.com/pytorch/vision/issues/3995#issuecomment-1013906621",
+        acc1=80.858, acc5=95.434, ops=4.089, file_size=97.79)
+    DEFAULT = IMAGENET1K_V2
+
+
+class ResNet101_Weights(WeightsEnum):
+    IMAGENET1K_V1 = _imagenet1k(
+        "https://download.pytorch.org/models/resnet101-63fe2227.pth", num_params=44549160,
+        min_size=(1, 1), recipe=_RECIPE, acc1=77.374, acc5=93.546, ops=7.801,
+        file_size=170.511)
+    IMAGENET1K_V2 = _imagenet1k(
+        "https://download.pytorch.org/models/resnet101-cd907fc2.pth", transforms=_V2,
+        num_params=44549160, min_size=(1, 1),
+        recipe="https://github.com/pytorch/vision/issues/3995#new-recipe", acc1=81.886,
+        acc5=95.780, ops=7.801, file_size=170.53)
+    DEFAULT = IMAGENET1K_V2
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNet18_Weights.IMAGENET1K_V1))
+def resnet18(*, weights: ResNet18_Weights | None = None, progress: bool = True,
+             **kwargs: Any) -> ResNet:
+    """ResNet-18 from `Deep Residual Learning for Image Recognition`.
+
+    Args:
+        weights (ResNet18_Weights, optional): pre-trained weights (None: random init).
+        progress (bool): show a download progress bar. Default True
+        **kwargs: passed to ``ResNet``.
+    """
+    weights = ResNet18_Weights.verify(weights)
+    return _resnet(BasicBlock, [2, 2, 2, 2], weights, progress, **kwargs)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNet34_Weights.IMAGENET1K_V1))
+def resnet34(*, weights: ResNet34_Weights | None = None, progress: bool = True,
+             **kwargs: Any) -> ResNet:
+    """ResNet-34 (args as ``resnet18``)."""
+    weights = ResNet34_Weights.verify(weights)
+    return _resnet(BasicBlock, [3, 4, 6, 3], weights, progress, **kwargs)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNet50_Weights.IMAGENET1K_V1))
+def resnet50(*, weights: ResNet50_Weights | None = None, progress: bool = True,
+             **kwargs: Any) -> ResNet:
+    """ResNet-50 (args as ``resnet18``)."""
+    weights = ResNet50_Weights.verify(weights)
+    return _resnet(Bottleneck, [3, 4, 6, 3], weights, progress, **kwargs)
+
+
+@register_model()
+@handle_legacy_interface(weights=("pretrained", ResNet101_Weights.IMAGENET1K_V1))
+def resnet101(*, weights: ResNet101_Weights | None = None, progress: bool = True,
+              **kwargs: Any) -> ResNet:
+    """ResNet-101 (args as ``resnet18``)."""
+    weights = ResNet101_Weights.verify(weights)
+    return _resnet(Bottleneck, [3, 4, 23, 3], weights, progress, **kwargs)

@@ -1,0 +1,44 @@
+"""The random draws of the random transforms, without a JAX call per sample.
+
+Workers draw from NumPy's global RNG (seeded per worker from the loader's jtorch generator);
+the main process draws from a NumPy stream seeded from ONE key of jtorch's default generator and
+re-seeded whenever that generator changed (``manual_seed``, other random ops): reproducible
+under ``jtorch.manual_seed``. The streams differ from PyTorch's, so random transforms draw
+other values than torchvision's (same distributions).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._core.generator import default_generator
+from ...utils.data import _worker as worker
+from ...utils.data.dataset import _seed_from
+
+_HOST_RNG = [None, None]  # (the default generator's key version when seeded, NumPy Generator)
+
+
+def _rng():
+    if worker.get_worker_info() is not None:
+        return np.random
+    g = default_generator
+    if _HOST_RNG[0] != (id(g._key), g._key._version_counter):
+        seed = _seed_from(g)
+        _HOST_RNG[:] = [(id(g._key), g._key._version_counter), np.random.default_rng(seed)]
+    return _HOST_RNG[1]
+
+
+def uniform(low=0.0, high=1.0) -> float:
+    """One float drawn uniformly from ``[low, high)``."""
+    return float(low + (high - low) * _rng().random())
+
+
+def randint(low, high) -> int:
+    """One int drawn uniformly from ``[low, high)``."""
+    r = _rng()
+    return int(r.randint(low, high) if r is np.random else r.integers(low, high))
+
+
+def randperm(n) -> list[int]:
+    """A random permutation of ``range(n)``."""
+    return [int(i) for i in _rng().permutation(n)]

@@ -1,0 +1,151 @@
+"""``torchvision.transforms.v2``: the v2 names over jtorch's transforms (see ``_transform``
+for the calling convention and its differences from torchvision)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import jtorch
+from jtorch import Tensor
+
+from .. import _augment as _a, _random, transforms as _t
+from ..functional import InterpolationMode as InterpolationMode, _is_pil_image
+from . import functional as functional
+from ._transform import Transform as Transform, wrap_v1
+
+__all__ = ["CenterCrop", "ColorJitter", "Compose", "ConvertImageDtype", "Grayscale", "Identity",
+           "InterpolationMode", "Lambda", "Normalize", "PILToTensor", "Pad", "RandomApply",
+           "RandomCrop", "RandomGrayscale", "RandomHorizontalFlip", "RandomResizedCrop",
+           "RandomRotation", "RandomVerticalFlip", "Resize", "ToDtype", "ToImage",
+           "ToPILImage", "ToPureTensor", "ToTensor", "Transform", "functional"]
+
+CenterCrop = wrap_v1(_t.CenterCrop, "CenterCrop")
+ColorJitter = wrap_v1(_a.ColorJitter, "ColorJitter")
+ConvertImageDtype = wrap_v1(_t.ConvertImageDtype, "ConvertImageDtype")
+Grayscale = wrap_v1(_a.Grayscale, "Grayscale")
+Normalize = wrap_v1(_t.Normalize, "Normalize")
+Pad = wrap_v1(_t.Pad, "Pad")
+PILToTensor = wrap_v1(_t.PILToTensor, "PILToTensor")
+RandomCrop = wrap_v1(_t.RandomCrop, "RandomCrop")
+RandomGrayscale = wrap_v1(_a.RandomGrayscale, "RandomGrayscale")
+RandomHorizontalFlip = wrap_v1(_t.RandomHorizontalFlip, "RandomHorizontalFlip")
+RandomResizedCrop = wrap_v1(_t.RandomResizedCrop, "RandomResizedCrop")
+RandomRotation = wrap_v1(_a.RandomRotation, "RandomRotation")
+RandomVerticalFlip = wrap_v1(_t.RandomVerticalFlip, "RandomVerticalFlip")
+Resize = wrap_v1(_t.Resize, "Resize")
+ToPILImage = wrap_v1(_t.ToPILImage, "ToPILImage")
+
+
+class Compose(Transform):
+    """Chains v2 transforms (each sees the whole sample)."""
+
+    def __init__(self, transforms):
+        super().__init__()
+        if not isinstance(transforms, (list, tuple)):
+            raise TypeError("Argument transforms should be a sequence of callables")
+        if not transforms:
+            raise ValueError("Pass at least one transform")
+        self.transforms = transforms
+
+    def forward(self, *inputs):
+        needs_unpacking = len(inputs) > 1
+        for t in self.transforms:
+            outputs = t(*inputs)
+            inputs = outputs if needs_unpacking else (outputs,)
+        return outputs
+
+    def __repr__(self):
+        body = "".join(f"\n    {t}" for t in self.transforms)
+        return f"{self.__class__.__name__}({body}\n)"
+
+
+class RandomApply(Compose):
+    """Applies ``transforms`` with probability ``p``."""
+
+    def __init__(self, transforms, p=0.5):
+        super().__init__(transforms)
+        if not (0.0 <= p <= 1.0):
+            raise ValueError("`p` should be a floating point value in the interval [0.0, 1.0].")
+        self.p = p
+
+    def forward(self, *inputs):
+        sample = inputs if len(inputs) > 1 else inputs[0]
+        if _random.uniform() >= self.p:
+            return sample
+        return super().forward(*inputs)
+
+
+class Lambda(Transform):
+    """Applies ``lambd`` to every leaf of the sample of one of ``types`` (default all)."""
+
+    _all_leaves = True
+
+    def __init__(self, lambd, *types):
+        super().__init__()
+        self.lambd = lambd
+        self.types = types or (object,)
+
+    def _transform_image(self, x):
+        return self.lambd(x) if isinstance(x, self.types) else x
+
+
+class Identity(Transform):
+    """Returns its input."""
+
+    def forward(self, *inputs):
+        return inputs if len(inputs) > 1 else inputs[0]
+
+
+class ToImage(Transform):
+    """PIL image or NumPy ``H x W (x C)`` -> ``C x H x W`` tensor (dtype kept); tensors pass."""
+
+    def _transform_image(self, img):
+        if isinstance(img, Tensor):
+            return img
+        if isinstance(img, np.ndarray):
+            arr = img[..., None] if img.ndim == 2 else img
+            return jtorch.from_numpy(np.ascontiguousarray(arr.transpose(2, 0, 1)))
+        return functional.pil_to_tensor(img)
+
+
+class ToPureTensor(Identity):
+    """Identity in jtorch (there are no ``tv_tensors`` subclasses to unwrap)."""
+
+
+class ToDtype(Transform):
+    """Converts image tensors to ``dtype``; ``scale=True`` rescales the value range.
+
+    Args:
+        dtype (jtorch.dtype or dict): the target dtype (a dict keyed by type is not
+            supported).
+        scale (bool): rescale (``uint8`` 255 <-> float 1.0). Default False
+    """
+
+    def __init__(self, dtype, scale: bool = False):
+        super().__init__()
+        if isinstance(dtype, dict):
+            raise NotImplementedError("jtorch does not implement torchvision.transforms.v2."
+                                      "ToDtype with a dict of dtypes (it has no tv_tensors)")
+        self.dtype = dtype
+        self.scale = scale
+
+    def _transform_image(self, img):
+        if not isinstance(img, Tensor):
+            return img
+        return functional.to_dtype(img, self.dtype, scale=self.scale)
+
+
+class ToTensor(Transform):
+    """Deprecated in v2 (use ``ToImage()`` then ``ToDtype(float32, scale=True)``)."""
+
+    def __init__(self):
+        warnings.warn("The transform `ToTensor()` is deprecated and will be removed in a future "
+                      "release. Instead, please use `v2.Compose([v2.ToImage(), "
+                      "v2.ToDtype(torch.float32, scale=True)])`.Output is equivalent up to "
+                      "float precision.", stacklevel=2)
+        super().__init__()
+
+    def _transform_image(self, img):
+        return img if isinstance(img, Tensor) else functional.to_tensor(img)

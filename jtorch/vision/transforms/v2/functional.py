@@ -1,0 +1,65 @@
+"""``torchvision.transforms.v2.functional``: the v1 operations under their v2 names
+(``horizontal_flip``, ``vertical_flip``, ``to_image``, ``to_dtype``...)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import jtorch
+
+from .. import _functional_tensor as _F_t
+from ..functional import (
+    InterpolationMode as InterpolationMode,
+    adjust_brightness as adjust_brightness,
+    adjust_contrast as adjust_contrast,
+    adjust_gamma as adjust_gamma,
+    adjust_hue as adjust_hue,
+    adjust_saturation as adjust_saturation,
+    affine as affine,
+    center_crop as center_crop,
+    crop as crop,
+    erase as erase,
+    get_dimensions as get_dimensions,
+    hflip as horizontal_flip,
+    invert as invert,
+    normalize as normalize,
+    pad as pad,
+    pil_to_tensor as pil_to_tensor,
+    resize as resize,
+    resized_crop as resized_crop,
+    rgb_to_grayscale as rgb_to_grayscale,
+    rotate as rotate,
+    to_grayscale as to_grayscale,
+    to_pil_image as to_pil_image,
+    to_tensor as to_tensor,
+    vflip as vertical_flip,
+)
+
+__all__ = ["InterpolationMode", "adjust_brightness", "adjust_contrast", "adjust_gamma",
+           "adjust_hue", "adjust_saturation", "affine", "center_crop", "crop", "erase",
+           "get_dimensions", "get_size", "horizontal_flip", "invert", "normalize", "pad",
+           "pil_to_tensor", "resize", "resized_crop", "rgb_to_grayscale", "rotate",
+           "to_dtype", "to_grayscale", "to_image", "to_pil_image", "to_tensor",
+           "vertical_flip"]
+
+
+def get_size(inpt) -> list[int]:
+    """``[height, width]``."""
+    return get_dimensions(inpt)[1:]
+
+
+def to_image(inpt):
+    """PIL image or NumPy ``H x W (x C)`` -> ``C x H x W`` tensor (dtype kept)."""
+    if isinstance(inpt, jtorch.Tensor):
+        return inpt
+    if isinstance(inpt, np.ndarray):
+        arr = inpt[..., None] if inpt.ndim == 2 else inpt
+        return jtorch.from_numpy(np.ascontiguousarray(arr.transpose(2, 0, 1)))
+    return pil_to_tensor(inpt)
+
+
+def to_dtype(inpt, dtype=jtorch.float, scale: bool = False):
+    """``inpt.to(dtype)``, rescaling the value range when ``scale``."""
+    if not scale:
+        return inpt.to(dtype)
+    return _F_t.convert_image_dtype(inpt, dtype)
