@@ -436,6 +436,13 @@ from ._ops.random_ops import (
     randn_like as randn_like,
     randperm as randperm,
 )
+from ._ops.random_sampling import (
+    _dirichlet_grad as _dirichlet_grad,
+    _sample_dirichlet as _sample_dirichlet,
+    _standard_gamma as _standard_gamma,
+    _standard_gamma_grad as _standard_gamma_grad,
+    binomial as binomial,
+)
 from ._ops.reduction import (
     all as all,
     amax as amax,
@@ -553,6 +560,15 @@ from ._ops.shape_slice import (
     tensor_split as tensor_split,
     unbind as unbind,
     vsplit as vsplit,
+)
+from ._ops.special_math import (
+    digamma as digamma,
+    i0 as i0,
+    igamma as igamma,
+    igammac as igammac,
+    lgamma as lgamma,
+    mvlgamma as mvlgamma,
+    polygamma as polygamma,
 )
 from ._ops.statistics import (
     median as median,

@@ -28,6 +28,7 @@ from ._ops import (
     shape_copy as _shape_copy,
     shape_expand as _shape_expand,
     shape_slice as _shape_slice,
+    special_math as _special_math,
     statistics as _statistics,
 )
 from ._ops._registry import inplace_method, inplace_operator, operator, reflected_operator
@@ -207,6 +208,8 @@ class TensorOps:
     diag = _shape_copy.diag
     diag_embed = _shape_copy.diag_embed
     diagonal = _shape_slice.diagonal
+    digamma = _special_math.digamma
+    digamma_ = inplace_method(_special_math.digamma)
     div = _pointwise.div
     div_ = inplace_method(_pointwise.div)
     divide = _pointwise.div
@@ -269,6 +272,12 @@ class TensorOps:
     hsplit = _shape_slice.hsplit
     hypot = _pointwise_math.hypot
     hypot_ = inplace_method(_pointwise_math.hypot)
+    i0 = _special_math.i0
+    i0_ = inplace_method(_special_math.i0)
+    igamma = _special_math.igamma
+    igamma_ = inplace_method(_special_math.igamma)
+    igammac = _special_math.igammac
+    igammac_ = inplace_method(_special_math.igammac)
     imag = property(_pointwise.imag)
     index_add = _scatter.index_add
     index_add_ = inplace_method(_scatter.index_add)
@@ -302,6 +311,8 @@ class TensorOps:
     less_ = inplace_method(_compare.lt)
     less_equal = _compare.le
     less_equal_ = inplace_method(_compare.le)
+    lgamma = _special_math.lgamma
+    lgamma_ = inplace_method(_special_math.lgamma)
     log = _pointwise_math.log
     log10 = _pointwise_math.log10
     log10_ = inplace_method(_pointwise_math.log10)
@@ -354,6 +365,8 @@ class TensorOps:
     multiply = _pointwise.mul
     multiply_ = inplace_method(_pointwise.mul)
     mv = _linalg.mv
+    mvlgamma = _special_math.mvlgamma
+    mvlgamma_ = inplace_method(_special_math.mvlgamma)
     nan_to_num = _compare.nan_to_num
     nan_to_num_ = inplace_method(_compare.nan_to_num)
     nanmean = _reduction.nanmean
@@ -382,6 +395,8 @@ class TensorOps:
     outer = _linalg.outer
     permute = _shape.permute
     pinverse = _linalg_decomp.pinverse
+    polygamma = _special_math._polygamma_method
+    polygamma_ = _special_math._polygamma_inplace
     positive = _pointwise.positive
     pow = _pointwise.pow
     pow_ = inplace_method(_pointwise.pow)

@@ -29,6 +29,7 @@ from . import (  # noqa: F401
     pointwise,
     pointwise_math,
     random_ops,
+    random_sampling,
     reduction,
     scatter,
     selection,
@@ -36,6 +37,7 @@ from . import (  # noqa: F401
     shape_copy,
     shape_expand,
     shape_slice,
+    special_math,
     statistics,
     typeinfo,
 )

@@ -73,7 +73,8 @@ def _names(names):
     return (names,) if isinstance(names, str) else tuple(names)
 
 
-def op(names, *, method=True, inplace=False, dunder=(), out=True, namespace="", **flags):
+def op(names, *, method=True, inplace=False, dunder=(), out=True, namespace="", public=None,
+       **flags):
     """Register the decorated body as op ``names`` (a name or a tuple of aliases; the first is
     the op's name) and publish its forms (none for a private op, whose name starts with _).
 
@@ -86,6 +87,8 @@ def op(names, *, method=True, inplace=False, dunder=(), out=True, namespace="", 
         out: the function accepts ``out=``.
         namespace: where the function is published: ``""`` (torch itself), ``"linalg"``,
             ``"special"``, ``"nn.functional"``, ``"fft"``, several joined by ``,``, or None.
+        public: publish the forms at all (default: unless the name starts with ``_``, a
+            private op that is a piece of a public function).
         flags: the OpDef's flags (``tensors``, ``promote``, ``saves``, ``grad_name``...).
     """
     names = _names(names)
@@ -94,31 +97,31 @@ def op(names, *, method=True, inplace=False, dunder=(), out=True, namespace="", 
         opdef = OpDef(names[0], fn, **flags)
         OPS[names[0]] = opdef
         if out:
-            def public(*args, out=None, **kwargs):
+            def public_fn(*args, out=None, **kwargs):
                 if out is not None:
                     return dispatch_out(opdef, args, kwargs, out)
                 return dispatch(opdef, args, kwargs)
         else:
-            def public(*args, **kwargs):
+            def public_fn(*args, **kwargs):
                 return dispatch(opdef, args, kwargs)
-        functools.update_wrapper(public, fn)
-        public.__name__ = public.__qualname__ = names[0].rsplit(".", 1)[-1]
-        public._opdef = opdef
-        if names[0].startswith("_"):   # a private op (a piece of a public function)
-            return public
+        functools.update_wrapper(public_fn, fn)
+        public_fn.__name__ = public_fn.__qualname__ = names[0].rsplit(".", 1)[-1]
+        public_fn._opdef = opdef
+        if not (public if public is not None else not names[0].startswith("_")):
+            return public_fn
         for ns in _namespaces(namespace):
             for n in names:
                 if ns != "torch" or "." not in n:   # "linalg.det" is not torch.det
-                    _publish(ns, n.rsplit(".", 1)[-1], public)
+                    _publish(ns, n.rsplit(".", 1)[-1], public_fn)
         method_names = names if method is True else _names(method) if method else ()
         for n in method_names:
-            _publish("Tensor", n.rsplit(".", 1)[-1], public)
+            _publish("Tensor", n.rsplit(".", 1)[-1], public_fn)
         if inplace:
             for n in names:
-                _publish("Tensor", n.rsplit(".", 1)[-1] + "_", public, "inplace")
+                _publish("Tensor", n.rsplit(".", 1)[-1] + "_", public_fn, "inplace")
         for d in dunder:
-            _publish("Tensor", d, public, _operator_form(d))
-        return public
+            _publish("Tensor", d, public_fn, _operator_form(d))
+        return public_fn
 
     return deco
 
