@@ -5,16 +5,18 @@ from __future__ import annotations
 import jax.numpy as jnp
 import optax
 
+from .._core.errors import missing_class
 from .._ops import creation as _creation
 from .._tensor import Tensor
 from . import _transforms as transforms
 from .optimizer import (
-    _check_betas,
-    _check_lr,
-    _check_nonneg,
+    Optimizer,
     _JaxOptimizer,
     _scalar,
     _scalar_dtype,
+    check_betas,
+    check_lr,
+    check_nonneg,
 )
 
 __all__ = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam", "SparseAdam"]
@@ -90,10 +92,10 @@ class Adam(_AdamBase):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
-        _check_lr(lr)
-        _check_nonneg(eps, "epsilon")
-        _check_betas(betas)
-        _check_nonneg(weight_decay, "weight_decay")
+        check_lr(lr)
+        check_nonneg(eps, "epsilon")
+        check_betas(betas)
+        check_nonneg(weight_decay, "weight_decay")
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")
@@ -140,12 +142,9 @@ class AdamW(Adam):
             group["decoupled_weight_decay"] = True
 
 
-class SparseAdam:
-    """``torch.optim.SparseAdam``: jtorch has no sparse gradients."""
-
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("jtorch does not implement torch.optim.SparseAdam yet "
-                                  "(jtorch has no sparse tensors)")
+SparseAdam = missing_class("torch.optim.SparseAdam", bases=(Optimizer,))
+SparseAdam.__doc__ = ("Not implemented: ``torch.optim.SparseAdam`` (jtorch has no sparse "
+                      "gradients).")
 
 
 # -------------------------------------------------------------------------------- Adamax
@@ -168,10 +167,10 @@ class _Simple(_AdamBase):
     """Shared constructor checks of Adamax / NAdam / RAdam."""
 
     def _check(self, lr, betas, eps, weight_decay):
-        _check_lr(lr)
-        _check_nonneg(eps, "epsilon")
-        _check_betas(betas)
-        _check_nonneg(weight_decay, "weight_decay")
+        check_lr(lr)
+        check_nonneg(eps, "epsilon")
+        check_betas(betas)
+        check_nonneg(weight_decay, "weight_decay")
 
     def _flags(self, group, states):
         return (bool(group["maximize"]),
@@ -232,7 +231,7 @@ class NAdam(_Simple):
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
         self._check(lr, betas, eps, weight_decay)
-        _check_nonneg(momentum_decay, "momentum_decay")
+        check_nonneg(momentum_decay, "momentum_decay")
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
                                   "weight_decay": weight_decay,
                                   "momentum_decay": momentum_decay,

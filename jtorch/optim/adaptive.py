@@ -6,7 +6,7 @@ import jax.numpy as jnp
 
 from .._ops import creation as _creation
 from . import _transforms as transforms
-from .optimizer import _check_lr, _check_nonneg, _JaxOptimizer, _scalar, _scalar_dtype
+from .optimizer import _JaxOptimizer, _scalar, _scalar_dtype, check_lr, check_nonneg
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta", "Rprop"]
 
@@ -72,11 +72,11 @@ class RMSprop(_Base):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
-        _check_lr(lr)
-        _check_nonneg(eps, "epsilon")
-        _check_nonneg(momentum, "momentum")
-        _check_nonneg(weight_decay, "weight_decay")
-        _check_nonneg(alpha, "alpha")
+        check_lr(lr)
+        check_nonneg(eps, "epsilon")
+        check_nonneg(momentum, "momentum")
+        check_nonneg(weight_decay, "weight_decay")
+        check_nonneg(alpha, "alpha")
         super().__init__(params, {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
                                   "centered": centered, "weight_decay": weight_decay,
                                   "capturable": capturable, "foreach": foreach,
@@ -117,11 +117,11 @@ class Adagrad(_Base):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
                  differentiable=False, fused=None):
-        _check_lr(lr)
-        _check_nonneg(lr_decay, "lr_decay")
-        _check_nonneg(weight_decay, "weight_decay")
-        _check_nonneg(initial_accumulator_value, "initial_accumulator_value")
-        _check_nonneg(eps, "epsilon")
+        check_lr(lr)
+        check_nonneg(lr_decay, "lr_decay")
+        check_nonneg(weight_decay, "weight_decay")
+        check_nonneg(initial_accumulator_value, "initial_accumulator_value")
+        check_nonneg(eps, "epsilon")
         super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "eps": eps,
                                   "weight_decay": weight_decay,
                                   "initial_accumulator_value": initial_accumulator_value,
@@ -163,11 +163,11 @@ class Adadelta(_Base):
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        _check_nonneg(eps, "epsilon")
-        _check_nonneg(weight_decay, "weight_decay")
+        check_nonneg(eps, "epsilon")
+        check_nonneg(weight_decay, "weight_decay")
         super().__init__(params, {"lr": lr, "rho": rho, "eps": eps,
                                   "weight_decay": weight_decay, "maximize": maximize,
                                   "capturable": capturable, "foreach": foreach,
@@ -201,7 +201,7 @@ class Rprop(_Base):
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        _check_lr(lr)
+        check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         super().__init__(params, {"lr": lr, "etas": etas, "step_sizes": step_sizes,

@@ -8,10 +8,10 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from .._core.state import STATE, grad_mode
+from .._core.state import grad_mode
 from .._tensor import Tensor
 from . import _transforms as transforms
-from .optimizer import Optimizer, _check_lr, _scalar
+from .optimizer import Optimizer, check_lr, closure_with_grad
 
 __all__ = ["LBFGS"]
 
@@ -136,7 +136,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
-        _check_lr(lr)
+        check_lr(lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         super().__init__(params, {"lr": lr, "max_iter": max_iter, "max_eval": max_eval,
@@ -156,13 +156,9 @@ class LBFGS(Optimizer):
         for p, v in zip(self._params, _add_flat([p._value for p in self._params], step, flat)):
             transforms.write(p, v)
 
-    def _closure(self, closure):
-        with grad_mode(True):
-            return closure()
-
     def _evaluate(self, closure, x, t, d):
         self._add_grad(t, d)
-        loss = float(self._closure(closure))
+        loss = float(closure_with_grad(closure))
         g = self._flat_grad()
         for p, v in zip(self._params, x):
             transforms.write(p, v)
@@ -170,23 +166,21 @@ class LBFGS(Optimizer):
 
     def step(self, closure):
         """One LBFGS step (up to ``max_iter`` iterations); returns the first loss."""
-        prev_mode = STATE.grad_enabled
-        STATE.grad_enabled = False
-        try:
+        with grad_mode(False):
             return self._step(closure)
-        finally:
-            STATE.grad_enabled = prev_mode
 
     def _step(self, closure):
         group = self.param_groups[0]
-        lr = _scalar(group["lr"])
+        lr = group["lr"]
+        if isinstance(lr, Tensor):   # (a 1-element tensor lr: its value)
+            lr = float(lr)
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tol_grad, tol_change = group["tolerance_grad"], group["tolerance_change"]
         history_size = group["history_size"]
         state = self.state[self._params[0]]
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)
-        orig_loss = self._closure(closure)
+        orig_loss = closure_with_grad(closure)
         loss = float(orig_loss)
         current_evals = 1
         state["func_evals"] += 1
@@ -254,7 +248,7 @@ class LBFGS(Optimizer):
             else:
                 self._add_grad(t, d)
                 if n_iter != max_iter:
-                    loss = float(self._closure(closure))
+                    loss = float(closure_with_grad(closure))
                     flat_grad = self._flat_grad()
                     opt_cond = jnp.max(jnp.abs(flat_grad)) <= tol_grad
                     ls_evals = 1

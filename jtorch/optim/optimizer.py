@@ -17,8 +17,10 @@ from copy import deepcopy
 from itertools import chain
 
 from .._core import dtypes
-from .._core.hooks import RemovableHandle
+from .._core.errors import not_implemented
+from .._core.hooks import _add_hook
 from .._core.state import STATE, grad_mode, structure_changed
+from .._ops.typeinfo import typename
 from .._tensor import Tensor
 from . import _transforms
 
@@ -37,28 +39,36 @@ class _RequiredParameter:
 
 required = _RequiredParameter()
 
+# an optimizer's own hooks, each an OrderedDict {handle id: hook}
+_HOOK_DICTS = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+               "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+               "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks")
+
+
+def _register_hook(hooks, hook, prepend=False):
+    """Add ``hook`` to the ordered dict ``hooks`` (first where ``prepend``); returns its
+    handle (the core's hook registration, plus PyTorch's ``prepend`` option)."""
+    handle = _add_hook(hooks, hook)
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
 
 def register_optimizer_step_pre_hook(hook):
     """A pre hook common to all optimizers: ``hook(optimizer, args, kwargs)``."""
-    h = RemovableHandle(_global_optimizer_pre_hooks)
-    _global_optimizer_pre_hooks[h.id] = hook
-    return h
+    return _register_hook(_global_optimizer_pre_hooks, hook)
 
 
 def register_optimizer_step_post_hook(hook):
     """A post hook common to all optimizers: ``hook(optimizer, args, kwargs)``."""
-    h = RemovableHandle(_global_optimizer_post_hooks)
-    _global_optimizer_post_hooks[h.id] = hook
-    return h
+    return _register_hook(_global_optimizer_post_hooks, hook)
 
 
-def _typename(obj):
-    """torch.typename."""
-    if isinstance(obj, Tensor):
-        return f"torch.{obj.dtype.scalar_name}Tensor"
-    mod = type(obj).__module__
-    name = type(obj).__qualname__
-    return name if mod in ("builtins", "__builtin__", None) else f"{mod}.{name}"
+def closure_with_grad(closure):
+    """Run an optimizer step's ``closure`` with grad enabled (a step may run under no_grad);
+    returns its loss."""
+    with grad_mode(True):
+        return closure()
 
 
 def _hooked_step(func):
@@ -84,29 +94,17 @@ def _hooked_step(func):
     return wrapper
 
 
-def _add_hook(d, hook, prepend=False):
-    h = RemovableHandle(d)
-    d[h.id] = hook
-    if prepend:
-        d.move_to_end(h.id, last=False)
-    return h
-
-
 class Optimizer:
     """Base class for all optimizers (``torch.optim.Optimizer(params, defaults)``)."""
 
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self._optimizer_step_pre_hooks = OrderedDict()
-        self._optimizer_step_post_hooks = OrderedDict()
-        self._optimizer_state_dict_pre_hooks = OrderedDict()
-        self._optimizer_state_dict_post_hooks = OrderedDict()
-        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
-        self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        for name in _HOOK_DICTS:
+            setattr(self, name, OrderedDict())
         self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
-                            "Tensors or dicts, but got " + _typename(params))
+                            "Tensors or dicts, but got " + typename(params))
         self.state = defaultdict(dict)
         self.param_groups = []
         param_groups = list(params)
@@ -128,10 +126,7 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
-                     "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
-                     "_optimizer_load_state_dict_pre_hooks",
-                     "_optimizer_load_state_dict_post_hooks"):
+        for name in _HOOK_DICTS:
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
         self._patch_step_function()
@@ -148,22 +143,22 @@ class Optimizer:
 
     # ------------------------------------------------------------------ hooks
     def register_step_pre_hook(self, hook):
-        return _add_hook(self._optimizer_step_pre_hooks, hook)
+        return _register_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook):
-        return _add_hook(self._optimizer_step_post_hooks, hook)
+        return _register_hook(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook, prepend=False):
-        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+        return _register_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
     def register_state_dict_post_hook(self, hook, prepend=False):
-        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+        return _register_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
 
     def register_load_state_dict_pre_hook(self, hook, prepend=False):
-        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+        return _register_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
     def register_load_state_dict_post_hook(self, hook, prepend=False):
-        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+        return _register_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     # ------------------------------------------------------------------ state dict
     def state_dict(self):
@@ -299,7 +294,7 @@ class Optimizer:
         for param in tensors:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
-                                + _typename(param))
+                                + typename(param))
             if not self.defaults.get("differentiable", None) and not (
                     param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
@@ -331,24 +326,6 @@ def _scalar(x):
     return float(x) if isinstance(x, Tensor) else x
 
 
-def _check_lr(lr):
-    if isinstance(lr, Tensor) and lr.numel() != 1:
-        raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-
-
-def _check_nonneg(value, what):
-    if not 0.0 <= value:
-        raise ValueError(f"Invalid {what} value: {value}")
-
-
-def _check_betas(betas):
-    for i in (0, 1):
-        if not 0.0 <= betas[i] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
-
-
 class _JaxOptimizer(Optimizer):
     """An optimizer whose step for a parameter group is one jitted optax program.
 
@@ -363,8 +340,7 @@ class _JaxOptimizer(Optimizer):
 
     def __init__(self, params, defaults):
         if defaults.get("differentiable"):
-            raise NotImplementedError(f"jtorch does not implement torch.optim."
-                                      f"{type(self).__name__}(differentiable=True) yet")
+            raise not_implemented(f"torch.optim.{type(self).__name__}(differentiable=True)")
         super().__init__(params, defaults)
 
     def _keys(self, group):
@@ -414,10 +390,7 @@ class _JaxOptimizer(Optimizer):
 
     def step(self, closure=None):
         """Perform a single optimization step; returns ``closure()``'s loss."""
-        loss = None
-        if closure is not None:
-            with grad_mode(True):
-                loss = closure()
+        loss = None if closure is None else closure_with_grad(closure)
         for group in self.param_groups:
             self._group_step(group)
         return loss
@@ -425,3 +398,22 @@ class _JaxOptimizer(Optimizer):
 
 def _scalar_dtype():
     return dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32
+
+
+# ------------------------------------------------------------------ argument checks
+def check_lr(lr):
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def check_nonneg(value, what):
+    if not 0.0 <= value:
+        raise ValueError(f"Invalid {what} value: {value}")
+
+
+def check_betas(betas):
+    for i in (0, 1):
+        if not 0.0 <= betas[i] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")

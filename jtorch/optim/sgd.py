@@ -7,7 +7,7 @@ import optax
 
 from .._ops import creation as _creation
 from . import _transforms as transforms
-from .optimizer import _check_lr, _check_nonneg, _JaxOptimizer, _scalar, _scalar_dtype
+from .optimizer import _JaxOptimizer, _scalar, _scalar_dtype, check_lr, check_nonneg
 
 __all__ = ["SGD", "ASGD"]
 
@@ -41,7 +41,7 @@ class SGD(_JaxOptimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
-        _check_lr(lr)
+        check_lr(lr)
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
@@ -101,8 +101,8 @@ class ASGD(_JaxOptimizer):
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):
-        _check_lr(lr)
-        _check_nonneg(weight_decay, "weight_decay")
+        check_lr(lr)
+        check_nonneg(weight_decay, "weight_decay")
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
