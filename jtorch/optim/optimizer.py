@@ -1,11 +1,7 @@
 """torch.optim.Optimizer: parameter groups, per-parameter state, state_dict, hooks.
 
-``_JaxOptimizer`` is the base of every jtorch optimizer except LBFGS: a step gathers the
-group's parameters that have a gradient, their state arrays and the group's hyperparameters,
-and runs ONE jitted optax program per group (``_transforms.run_step``). Hyperparameters are
-dynamic arguments (a scheduler changing ``group['lr']`` does not recompile); only flags that
-change the program (amsgrad, nesterov, maximize, ...) are static. New values are written back
-into the same Parameter and state Tensor objects, bumping their version counters.
+The optimizers themselves build on ``_optax_optimizer.OptaxOptimizer`` (one jitted optax
+program per parameter group and step) or, for LBFGS, on this class directly.
 """
 
 from __future__ import annotations
@@ -17,9 +13,8 @@ from copy import deepcopy
 from itertools import chain
 
 from .._core import dtypes
-from .._core.errors import not_implemented
 from .._core.hooks import _add_hook
-from .._core.state import STATE, grad_mode, structure_changed
+from .._core.state import grad_mode, structure_changed
 from .._ops.typeinfo import typename
 from .._tensor import Tensor
 from . import _transforms
@@ -319,85 +314,6 @@ class Optimizer:
         if not seen.isdisjoint(ids):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
-
-
-def _scalar(x):
-    """A hyperparameter as a Python float (a 1-element tensor lr reads its value)."""
-    return float(x) if isinstance(x, Tensor) else x
-
-
-class _JaxOptimizer(Optimizer):
-    """An optimizer whose step for a parameter group is one jitted optax program.
-
-    Subclasses set ``_build`` (hyperparameters, flags -> list of ``_transforms.Link``),
-    and implement ``_init_state(p, group, state)`` (PyTorch's lazy state), ``_hyper(group)``
-    (a tuple of floats: dynamic) and ``_flags(group, states)`` (a hashable tuple: static);
-    ``_keys(group)`` names the state tensors the program reads and writes.
-    """
-
-    _build = None
-    _sparse_name = None
-
-    def __init__(self, params, defaults):
-        if defaults.get("differentiable"):
-            raise not_implemented(f"torch.optim.{type(self).__name__}(differentiable=True)")
-        super().__init__(params, defaults)
-
-    def _keys(self, group):
-        return ()
-
-    def _flags(self, group, states):
-        return ()
-
-    def _init_state(self, p, group, state):
-        pass
-
-    def _group_step(self, group):
-        params, grads = [], []
-        for p in group["params"]:
-            g = p._grad
-            if g is not None:
-                params.append(p)
-                grads.append(g)
-        if not params:
-            return
-        keys = self._keys(group)
-        all_state = self.state
-        states = []
-        if keys:   # (SGD without momentum keeps no state, as PyTorch)
-            for p in params:
-                st = all_state[p]
-                if not st:
-                    self._init_state(p, group, st)
-                states.append(st)
-        svals = {k: [None if st.get(k) is None else st[k]._value for st in states]
-                 for k in keys}
-        hyper = self._hyper(group)
-        if STATE.trace is not None:  # jtorch.compile: hyperparameters are program inputs
-            hyper = STATE.trace.hyperparameters(self, group, hyper)
-        new_p, new_s = _transforms.run_step(
-            type(self)._build, self._flags(group, states), [p._value for p in params],
-            [g._value for g in grads], svals, hyper)
-        for p, v in zip(params, new_p):
-            _transforms.write(p, v)
-        for k in keys:
-            for st, v in zip(states, new_s[k]):
-                t = st.get(k)
-                if t is None:
-                    st[k] = Tensor._make(v)
-                else:
-                    _transforms.write(t, v)
-
-    def step(self, closure=None):
-        """Perform a single optimization step; returns ``closure()``'s loss."""
-        loss = None if closure is None else closure_with_grad(closure)
-        for group in self.param_groups:
-            self._group_step(group)
-        return loss
-
-
-def _scalar_dtype():
-    return dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32
 
 
 # ------------------------------------------------------------------ argument checks

@@ -1,0 +1,116 @@
+"""The base of every jtorch optimizer except LBFGS: a step for a parameter group is one jitted
+optax program (``_transforms.run_step``).
+
+A step gathers the group's parameters that have a gradient, their state (PyTorch's
+``optimizer.state[p]``, one ``{name: array}`` dict per parameter) and the group's
+hyperparameters, and runs the group's chain. Hyperparameters are dynamic arguments (a scheduler
+changing ``group['lr']`` does not recompile); only flags that change the program (amsgrad,
+nesterov, maximize, the weight-decay mode...) are static. The entries the program writes go
+back into the same Parameter and state Tensor objects, bumping their version counters.
+"""
+
+from __future__ import annotations
+
+from .._core import dtypes
+from .._core.errors import not_implemented
+from .._core.state import STATE
+from .._ops import creation
+from .._tensor import Tensor
+from . import _transforms
+from .optimizer import Optimizer, closure_with_grad
+
+__all__ = ["OptaxOptimizer", "step_counter"]
+
+
+def _scalar_dtype():
+    """PyTorch's ``_get_scalar_dtype``: the dtype of 0-d state such as ``step``."""
+    return dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32
+
+
+def step_counter(value=0.0):
+    """A 0-d state tensor (``step``, ``mu_product``, ``eta``...) of PyTorch's scalar dtype."""
+    return creation.tensor(value, dtype=_scalar_dtype())
+
+
+class OptaxOptimizer(Optimizer):
+    """An optimizer whose step for a parameter group is one jitted optax program.
+
+    Subclasses define:
+
+    - ``_chain(hyper, flags)`` (a staticmethod): the group's ``optax.chain`` links;
+    - ``_Hyper``: a namedtuple of the dynamic hyperparameters; the default ``_hyper(group)``
+      reads each field from the group key of the same name as a float (jtorch.compile also
+      calls ``_hyper``: the values become inputs of its program);
+    - ``_flags(group)``: a hashable NamedTuple of static flags (by default
+      ``_transforms.Flags``: maximize and coupled weight decay);
+    - ``_init_state(p, group)``: PyTorch's lazy state of ``p``, ``{name: Tensor}``: the one
+      place an optimizer names its state entries (its update reads and writes them by name);
+    - ``_keeps_state(group)``: False where the group keeps no state (SGD without momentum).
+    """
+
+    _chain = None
+    _Hyper = None
+
+    def __init__(self, params, defaults):
+        if defaults.get("differentiable"):
+            raise not_implemented(f"torch.optim.{type(self).__name__}(differentiable=True)")
+        super().__init__(params, defaults)
+
+    def _hyper(self, group):
+        return self._Hyper._make(float(group[name]) for name in self._Hyper._fields)
+
+    def _flags(self, group):
+        return _transforms.flags_of(group)
+
+    def _init_state(self, p, group):
+        return {}
+
+    def _keeps_state(self, group):
+        return True
+
+    def _param_state(self, p, group):
+        state = self.state[p]
+        if not state:
+            state.update(self._init_state(p, group))
+        return state
+
+    def _group_step(self, group):
+        params, grads = [], []
+        for p in group["params"]:
+            g = p._grad
+            if g is not None:
+                params.append(p)
+                grads.append(g._value)
+        if not params:
+            return
+        if self._keeps_state(group):
+            states = [self._param_state(p, group) for p in params]
+            state_arrays = [{name: t._value for name, t in st.items() if t is not None}
+                            for st in states]
+        else:   # (PyTorch keeps no entry for such a parameter)
+            states = None
+            state_arrays = [{} for _ in params]
+        hyper = self._hyper(group)
+        if STATE.trace is not None:  # jtorch.compile: hyperparameters are program inputs
+            hyper = hyper._make(STATE.trace.hyperparameters(self, group, hyper))
+        new_params, written = _transforms.run_step(
+            type(self)._chain, self._flags(group), [p._value for p in params], grads,
+            state_arrays, hyper)
+        for p, v in zip(params, new_params):
+            _transforms.write(p, v)
+        if states is None:
+            return
+        for state, entries in zip(states, written):
+            for name, v in entries.items():
+                t = state.get(name)
+                if t is None:
+                    state[name] = Tensor._make(v)
+                else:
+                    _transforms.write(t, v)
+
+    def step(self, closure=None):
+        """Perform a single optimization step; returns ``closure()``'s loss."""
+        loss = None if closure is None else closure_with_grad(closure)
+        for group in self.param_groups:
+            self._group_step(group)
+        return loss
