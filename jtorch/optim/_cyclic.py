@@ -7,6 +7,7 @@ import math
 import types
 from functools import partial
 
+from .._core.state import host_side
 from ._scheduler_base import (
     LRScheduler,
     check_optimizer,
@@ -135,6 +136,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         return [lo + (b - lo) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for b in self.base_lrs]
 
+    @host_side
     def step(self, epoch=None):
         if epoch is None and self.last_epoch < 0:
             epoch = 0
