@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from . import _transforms
 from .optimizer import Optimizer, closure_with_grad
 
-__all__ = ["OptaxOptimizer", "step_counter"]
+__all__ = ["OptaxOptimizer", "initial_state", "step_counter"]
 
 
 def _scalar_dtype():
@@ -30,6 +30,17 @@ def _scalar_dtype():
 def step_counter(value=0.0):
     """A 0-d state tensor (``step``, ``mu_product``, ``eta``...) of PyTorch's scalar dtype."""
     return creation.tensor(value, dtype=_scalar_dtype())
+
+
+def initial_state(p, *zeros, **scalars):
+    """A parameter's first state in PyTorch's order: ``step`` (0), the 0-d entries
+    ``scalars`` (name=value), then a tensor of zeros like ``p`` for each name in ``zeros``."""
+    state = {"step": step_counter()}
+    for name, value in scalars.items():
+        state[name] = step_counter(value)
+    for name in zeros:
+        state[name] = creation.zeros_like(p)
+    return state
 
 
 class OptaxOptimizer(Optimizer):

@@ -12,10 +12,9 @@ from typing import NamedTuple
 import jax.numpy as jnp
 
 from .._core.errors import missing_class
-from .._ops import creation
 from .._tensor import Tensor
 from . import _transforms as transforms
-from ._optax_optimizer import OptaxOptimizer, step_counter
+from ._optax_optimizer import OptaxOptimizer, initial_state
 from ._transforms import WeightDecay
 from .optimizer import Optimizer, check_betas, check_lr, check_nonneg
 
@@ -44,7 +43,8 @@ def _moments(g, m, v, beta1, beta2):
 
 
 class _AdamFamily(OptaxOptimizer):
-    """The family's hyperparameters (``betas`` split in two), flags and first state."""
+    """The family's hyperparameters (``betas`` split in two), flags and first state (Adam's
+    and RAdam's; ``max_exp_avg_sq`` with amsgrad)."""
 
     def _hyper(self, group):
         beta1, beta2 = group["betas"]
@@ -56,8 +56,8 @@ class _AdamFamily(OptaxOptimizer):
             group, group.get("decoupled_weight_decay", False)))
 
     def _init_state(self, p, group):
-        return {"step": step_counter(), "exp_avg": creation.zeros_like(p),
-                "exp_avg_sq": creation.zeros_like(p)}
+        return initial_state(p, "exp_avg", "exp_avg_sq",
+                             *(("max_exp_avg_sq",) if group.get("amsgrad") else ()))
 
 
 # ---------------------------------------------------------------------------------- Adam
@@ -104,12 +104,6 @@ class Adam(_AdamFamily):
                          ("capturable", False), ("differentiable", False),
                          ("decoupled_weight_decay", False), ("fused", None)):
                 group.setdefault(k, v)
-
-    def _init_state(self, p, group):
-        state = super()._init_state(p, group)
-        if group["amsgrad"]:
-            state["max_exp_avg_sq"] = creation.zeros_like(p)
-        return state
 
     def _flags(self, group):
         return super()._flags(group)._replace(amsgrad=bool(group["amsgrad"]))
@@ -161,8 +155,7 @@ class Adamax(_AdamFamily):
                                   "capturable": capturable})
 
     def _init_state(self, p, group):
-        return {"step": step_counter(), "exp_avg": creation.zeros_like(p),
-                "exp_inf": creation.zeros_like(p)}
+        return initial_state(p, "exp_avg", "exp_inf")
 
     def _flags(self, group):   # (no decoupled weight decay in PyTorch's Adamax)
         return transforms.flags_of(group)
@@ -208,8 +201,7 @@ class NAdam(_AdamFamily):
         return NAdamHyper(*super()._hyper(group), float(group["momentum_decay"]))
 
     def _init_state(self, p, group):
-        return {"step": step_counter(), "mu_product": step_counter(1.0),
-                "exp_avg": creation.zeros_like(p), "exp_avg_sq": creation.zeros_like(p)}
+        return initial_state(p, "exp_avg", "exp_avg_sq", mu_product=1.0)
 
 
 # --------------------------------------------------------------------------------- RAdam

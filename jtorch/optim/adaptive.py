@@ -13,7 +13,7 @@ import jax.numpy as jnp
 
 from .._ops import creation
 from . import _transforms as transforms
-from ._optax_optimizer import OptaxOptimizer, step_counter
+from ._optax_optimizer import OptaxOptimizer, initial_state
 from ._transforms import WeightDecay
 from .optimizer import check_lr, check_nonneg
 
@@ -76,12 +76,9 @@ class RMSprop(OptaxOptimizer):
                                   "maximize": maximize, "differentiable": differentiable})
 
     def _init_state(self, p, group):
-        state = {"step": step_counter(), "square_avg": creation.zeros_like(p)}
-        if group["momentum"] > 0:
-            state["momentum_buffer"] = creation.zeros_like(p)
-        if group["centered"]:
-            state["grad_avg"] = creation.zeros_like(p)
-        return state
+        return initial_state(p, "square_avg",
+                             *(("momentum_buffer",) if group["momentum"] > 0 else ()),
+                             *(("grad_avg",) if group["centered"] else ()))
 
     def _flags(self, group):
         return RMSpropFlags(bool(group["maximize"]), transforms.weight_decay_mode(group),
@@ -125,9 +122,8 @@ class Adagrad(OptaxOptimizer):
                 self._param_state(p, group)
 
     def _init_state(self, p, group):
-        return {"step": step_counter(),
+        return {**initial_state(p),
                 "sum": _full_like(p, self.defaults["initial_accumulator_value"])}
-
 
 
 # ------------------------------------------------------------------------------ Adadelta
@@ -163,9 +159,7 @@ class Adadelta(OptaxOptimizer):
                                   "differentiable": differentiable})
 
     def _init_state(self, p, group):
-        return {"step": step_counter(), "square_avg": creation.zeros_like(p),
-                "acc_delta": creation.zeros_like(p)}
-
+        return initial_state(p, "square_avg", "acc_delta")
 
 
 # --------------------------------------------------------------------------------- Rprop
@@ -205,8 +199,7 @@ class Rprop(OptaxOptimizer):
                           float(step_size_max))
 
     def _init_state(self, p, group):
-        return {"step": step_counter(), "prev": creation.zeros_like(p),
-                "step_size": _full_like(p, float(group["lr"]))}
+        return {**initial_state(p, "prev"), "step_size": _full_like(p, float(group["lr"]))}
 
     def _flags(self, group):   # (Rprop has no weight decay)
         return transforms.Flags(bool(group["maximize"]), WeightDecay.NONE)

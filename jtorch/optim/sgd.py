@@ -8,9 +8,8 @@ from typing import NamedTuple
 import jax.numpy as jnp
 import optax
 
-from .._ops import creation
 from . import _transforms as transforms
-from ._optax_optimizer import OptaxOptimizer, step_counter
+from ._optax_optimizer import OptaxOptimizer, initial_state
 from ._transforms import WeightDecay
 from .optimizer import check_lr, check_nonneg
 
@@ -122,6 +121,5 @@ class ASGD(OptaxOptimizer):
         super().__init__(params, defaults)
 
     def _init_state(self, p, group):
-        return {"step": step_counter(), "eta": step_counter(float(group["lr"])),
-                "mu": step_counter(1.0), "ax": creation.zeros_like(p)}
+        return initial_state(p, "ax", eta=float(group["lr"]), mu=1.0)
 
