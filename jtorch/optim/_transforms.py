@@ -135,27 +135,26 @@ def compiled_count():
 
 
 # ------------------------------------------------------------------ links
+def _no_init(params):
+    raise NotImplementedError("jtorch: optimizer state is initialised on the PyTorch side "
+                              "(the optimizer's _init_state)")
+
+
 def per_parameter(update, hyper, flags):
     """The stateful link: ``update(g, p, state, hyper, flags)`` returns ``(update, written)``
     for one parameter, ``state`` and ``written`` dicts keyed by PyTorch's state names."""
-
-    def init(params):
-        raise NotImplementedError("jtorch: optimizer state is initialised on the PyTorch side")
 
     def update_fn(updates, states, params=None):
         outs = [update(g, p, st, hyper, flags) for g, p, st in zip(updates, params, states)]
         return [u for u, _ in outs], [written for _, written in outs]
 
-    return Link(optax.GradientTransformation(init, update_fn), stateful=True)
+    return Link(optax.GradientTransformation(_no_init, update_fn), stateful=True)
 
 
 def optax_state_entry(tx, name, field):
     """The stateful link of an optax transform whose state is a NamedTuple with one pytree
     ``field``: PyTorch's state entry ``name`` holds that field (zeros where it does not
     exist yet)."""
-
-    def init(params):
-        raise NotImplementedError("jtorch: optimizer state is initialised on the PyTorch side")
 
     def update_fn(updates, states, params=None):
         current = [jnp.zeros_like(g) if st.get(name) is None else st[name]
@@ -164,7 +163,7 @@ def optax_state_entry(tx, name, field):
                                            params)
         return new_updates, [{name: v} for v in getattr(new_state, field)]
 
-    return Link(optax.GradientTransformation(init, update_fn), stateful=True)
+    return Link(optax.GradientTransformation(_no_init, update_fn), stateful=True)
 
 
 def stateless(tx):
