@@ -2,7 +2,7 @@
 optax program (``_transforms.run_step``).
 
 A step gathers the group's parameters that have a gradient, their state (PyTorch's
-``optimizer.state[p]``, one ``{name: array}`` dict per parameter) and the group's
+``optimizer.state[p]``, passed by name: ``{name: [array per parameter]}``) and the group's
 hyperparameters, and runs the group's chain. Hyperparameters are dynamic arguments (a scheduler
 changing ``group['lr']`` does not recompile); only flags that change the program (amsgrad,
 nesterov, maximize, the weight-decay mode...) are static. The entries the program writes go
@@ -68,7 +68,7 @@ class OptaxOptimizer(Optimizer):
         super().__init__(params, defaults)
 
     def _hyper(self, group):
-        return self._Hyper._make(float(group[name]) for name in self._Hyper._fields)
+        return self._Hyper._make([float(group[name]) for name in self._Hyper._fields])
 
     def _flags(self, group):
         return _transforms.flags_of(group)
@@ -79,45 +79,49 @@ class OptaxOptimizer(Optimizer):
     def _keeps_state(self, group):
         return True
 
-    def _param_state(self, p, group):
-        state = self.state[p]
-        if not state:
-            state.update(self._init_state(p, group))
-        return state
-
     def _group_step(self, group):
-        params, grads = [], []
+        params, param_arrays, grads = [], [], []
         for p in group["params"]:
             g = p._grad
             if g is not None:
                 params.append(p)
+                param_arrays.append(p._value)
                 grads.append(g._value)
         if not params:
             return
         if self._keeps_state(group):
-            states = [self._param_state(p, group) for p in params]
-            state_arrays = [{name: t._value for name, t in st.items() if t is not None}
-                            for st in states]
+            all_states, states, names = self.state, [], {}
+            for p in params:
+                state = all_states[p]
+                if not state:
+                    state.update(self._init_state(p, group))
+                states.append(state)
+                names.update(state)
+            # {name: [array, or None where a parameter has no such entry yet]}
+            columns = {name: [None if (t := state.get(name)) is None else t._value
+                              for state in states] for name in names}
         else:   # (PyTorch keeps no entry for such a parameter)
-            states = None
-            state_arrays = [{} for _ in params]
+            states, columns = None, {}
         hyper = self._hyper(group)
         if STATE.trace is not None:  # jtorch.compile: hyperparameters are program inputs
             hyper = hyper._make(STATE.trace.hyperparameters(self, group, hyper))
         new_params, written = _transforms.run_step(
-            type(self)._chain, self._flags(group), [p._value for p in params], grads,
-            state_arrays, hyper)
-        for p, v in zip(params, new_params):
-            _transforms.write(p, v)
+            type(self)._chain, self._flags(group), param_arrays, grads, columns, hyper)
+        _transforms.write_all(params, new_params)
         if states is None:
             return
-        for state, entries in zip(states, written):
-            for name, v in entries.items():
+        targets, arrays = [], []
+        for name, column in written.items():
+            for state, v in zip(states, column):
+                if v is None:   # (a parameter this step's update did not write)
+                    continue
                 t = state.get(name)
-                if t is None:
+                if t is None:   # an entry the step made (SGD's momentum_buffer)
                     state[name] = Tensor._make(v)
                 else:
-                    _transforms.write(t, v)
+                    targets.append(t)
+                    arrays.append(v)
+        _transforms.write_all(targets, arrays)
 
     def step(self, closure=None):
         """Perform a single optimization step; returns ``closure()``'s loss."""

@@ -32,9 +32,9 @@ from .._core.views import assign
 from .._tensor import Tensor
 
 
-class WeightDecay(enum.Enum):
+class WeightDecay(str, enum.Enum):
     """How an optimizer applies ``weight_decay`` (a static flag: each mode is its own
-    program)."""
+    program; a str enum, so that hashing it in jit's cache key is C code)."""
 
     NONE = "none"            # weight_decay == 0
     COUPLED = "coupled"      # added to the gradient: g + wd * p
@@ -84,6 +84,16 @@ def write(t, arr):
         assign(t, Tensor._make(arr, t._device))
 
 
+def write_all(tensors, arrays):
+    """:func:`write` for each pair (the loop in one call: a step writes many tensors)."""
+    for t, arr in zip(tensors, arrays):
+        if t._base is None:   # (write's common case, without a call per tensor)
+            t._array = arr
+            t._version_counter += 1
+        else:
+            write(t, arr)
+
+
 # ------------------------------------------------------------------ the jitted step program
 def _to_real(x):
     return jnp.stack([x.real, x.imag], axis=-1)
@@ -94,7 +104,11 @@ def _to_complex(x, dtype):
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1))
-def _jit_step(chain, flags, params, grads, states, hyper):
+def _jit_step(chain, flags, params, grads, columns, hyper):
+    # the per-parameter state dicts of the chain's stateful link (columns: fewer pytree nodes
+    # to pass in and out of the jitted call than one dict per parameter)
+    states = [{name: column[i] for name, column in columns.items() if column[i] is not None}
+              for i in range(len(params))]
     # complex parameters are updated through their real view, as PyTorch's view_as_real
     is_complex = [jnp.iscomplexobj(p) for p in params]
     if any(is_complex):
@@ -110,23 +124,27 @@ def _jit_step(chain, flags, params, grads, states, hyper):
     chain_state = tuple(states if lk.stateful else lk.tx.init(params) for lk in links)
     updates, new_chain_state = tx.update(grads, chain_state, params)
     new_params = optax.apply_updates(params, updates)
-    new_states = next((s for lk, s in zip(links, new_chain_state) if lk.stateful),
-                      [{} for _ in params])
+    written = next((s for lk, s in zip(links, new_chain_state) if lk.stateful),
+                   [{} for _ in params])
     if any(is_complex):
         new_params = [_to_complex(p, d) if c else p
                       for c, p, d in zip(is_complex, new_params, dtypes)]
         # state made from a complex parameter's real view (also entries created this step)
-        new_states = [{k: _to_complex(s, d) if c and s.shape == sh else s
-                       for k, s in st.items()}
-                      for c, st, d, sh in zip(is_complex, new_states, dtypes, real_shapes)]
-    return new_params, new_states
+        written = [{k: _to_complex(s, d) if c and s.shape == sh else s for k, s in st.items()}
+                   for c, st, d, sh in zip(is_complex, written, dtypes, real_shapes)]
+    names = {}
+    for entries in written:
+        names.update(entries)
+    return new_params, {name: [entries.get(name) for entries in written] for name in names}
 
 
-def run_step(chain, flags, params, grads, states, hyper):
+def run_step(chain, flags, params, grads, columns, hyper):
     """Run the group's chain ``chain(hyper, flags) -> [Link]`` on parameter and gradient
-    arrays and the per-parameter state dicts; returns (new parameter arrays, the state entries
-    written, one dict per parameter)."""
-    return _jit_step(chain, flags, params, grads, states, hyper)
+    arrays and the group's state by name, ``{name: [array per parameter, None where a
+    parameter has no such entry]}``; the chain's update functions see one ``{name: array}``
+    dict per parameter. Returns (new parameter arrays, the entries written, in the same
+    by-name layout)."""
+    return _jit_step(chain, flags, params, grads, columns, hyper)
 
 
 def compiled_count():

@@ -28,7 +28,7 @@ NAdamHyper = namedtuple("NAdamHyper", "lr beta1 beta2 eps weight_decay momentum_
 class AdamFlags(NamedTuple):
     maximize: bool
     weight_decay: WeightDecay
-    amsgrad: bool = False
+    amsgrad: bool
 
 
 def _check_adam_args(lr, betas, eps, weight_decay):
@@ -53,7 +53,7 @@ class _AdamFamily(OptaxOptimizer):
 
     def _flags(self, group):
         return AdamFlags(bool(group["maximize"]), transforms.weight_decay_mode(
-            group, group.get("decoupled_weight_decay", False)))
+            group, group.get("decoupled_weight_decay", False)), bool(group.get("amsgrad")))
 
     def _init_state(self, p, group):
         return initial_state(p, "exp_avg", "exp_avg_sq",
@@ -104,9 +104,6 @@ class Adam(_AdamFamily):
                          ("capturable", False), ("differentiable", False),
                          ("decoupled_weight_decay", False), ("fused", None)):
                 group.setdefault(k, v)
-
-    def _flags(self, group):
-        return super()._flags(group)._replace(amsgrad=bool(group["amsgrad"]))
 
 
 class AdamW(Adam):

@@ -119,7 +119,7 @@ class Adagrad(OptaxOptimizer):
                                   "differentiable": differentiable, "fused": fused})
         for group in self.param_groups:
             for p in group["params"]:
-                self._param_state(p, group)
+                self.state[p].update(self._init_state(p, group))
 
     def _init_state(self, p, group):
         return {**initial_state(p),

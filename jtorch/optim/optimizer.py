@@ -70,6 +70,9 @@ def _hooked_step(func):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         self = args[0]
+        if not (_global_optimizer_pre_hooks or self._optimizer_step_pre_hooks
+                or self._optimizer_step_post_hooks or _global_optimizer_post_hooks):
+            return func(*args, **kwargs)   # (the common case, without the hook loops)
         for pre_hook in chain(_global_optimizer_pre_hooks.values(),
                               self._optimizer_step_pre_hooks.values()):
             result = pre_hook(self, args, kwargs)
