@@ -1,14 +1,19 @@
 """Activation modules (``torch.nn.modules.activation``, except MultiheadAttention, which lives
-in attention.py). Each forward is one functional call; ``extra_repr`` matches PyTorch's."""
+in attention.py).
+
+Most are one call of their functional: :func:`activation_module` generates their ``__init__``
+(PyTorch's signature, each argument kept under its name), ``forward`` (the functional on the
+input and those arguments, in order) and ``extra_repr``. The others are written out.
+"""
 
 from __future__ import annotations
 
 import warnings
 
-import jtorch
-
+from ..._ops.creation import empty
 from .. import functional as F, init
 from ..parameter import Parameter
+from ._generated import define_method, parameter_names
 from .module import Module
 
 __all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh",
@@ -17,101 +22,66 @@ __all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsi
            "Tanhshrink", "Softmin", "Softmax", "Softmax2d", "LogSoftmax"]
 
 
-def _inplace_str(inplace, first=False):
-    if not inplace:
-        return ""
-    return "inplace=True" if first else ", inplace=True"
+def describe(module, names):
+    """PyTorch's extra_repr of an activation: ``name=value`` for each argument, then
+    ``inplace=True`` only when set."""
+    shown = [f"{n}={getattr(module, n)}" for n in names if n != "inplace"]
+    if "inplace" in names and module.inplace:
+        shown.append("inplace=True")
+    return ", ".join(shown)
 
 
-class _Inplace(Module):
-    """An activation whose only argument is ``inplace``."""
+def activation_module(functional, signature=""):
+    """Class decorator: ``cls(<signature>)`` keeps each argument as an attribute of that name;
+    ``forward(input)`` is ``functional(input, <the arguments in order>)``. Methods the class
+    body defines are kept."""
 
-    __constants__ = ["inplace"]
-    _fn = None
+    def decorate(cls):
+        names = parameter_names(signature)
+        if names:
+            define_method(cls, "__init__", signature,
+                          ["super(cls, self).__init__()", *(f"self.{n} = {n}" for n in names)],
+                          {"cls": cls})
+        arguments = "".join(f", self.{n}" for n in names)
+        define_method(cls, "forward", "input", [f"return functional(input{arguments})"],
+                      {"functional": functional})
+        if names:
+            define_method(cls, "extra_repr", "", ["return describe(self, names)"],
+                          {"describe": describe, "names": tuple(names)})
+        return cls
 
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def forward(self, input):
-        return getattr(F, self._fn)(input, inplace=self.inplace)
-
-    def extra_repr(self):
-        return _inplace_str(self.inplace, first=True)
-
-
-class _Plain(Module):
-    """An activation without arguments."""
-
-    _fn = None
-
-    def forward(self, input):
-        return getattr(F, self._fn)(input)
+    return decorate
 
 
+@activation_module(F.threshold, "threshold, value, inplace=False")
 class Threshold(Module):
+    """``value`` where ``input <= threshold``, else ``input``."""
+
     __constants__ = ["threshold", "value", "inplace"]
 
-    def __init__(self, threshold, value, inplace=False):
-        super().__init__()
-        self.threshold = threshold
-        self.value = value
-        self.inplace = inplace
 
-    def forward(self, input):
-        return F.threshold(input, self.threshold, self.value, self.inplace)
+@activation_module(F.relu, "inplace=False")
+class ReLU(Module):
+    """``max(0, x)``."""
 
-    def extra_repr(self):
-        return f"threshold={self.threshold}, value={self.value}{_inplace_str(self.inplace)}"
+    __constants__ = ["inplace"]
 
 
-class ReLU(_Inplace):
-    _fn = "relu"
-
-
-class SiLU(_Inplace):
-    _fn = "silu"
-
-
-class Mish(_Inplace):
-    _fn = "mish"
-
-
-class SELU(_Inplace):
-    _fn = "selu"
-
-
-class Hardsigmoid(_Inplace):
-    _fn = "hardsigmoid"
-
-    def extra_repr(self):
-        return ""
-
-
-class Hardswish(_Inplace):
-    _fn = "hardswish"
-
-    def extra_repr(self):
-        return ""
-
-
+@activation_module(F.rrelu, "lower=1.0 / 8, upper=1.0 / 3, inplace=False")
 class RReLU(Module):
-    __constants__ = ["lower", "upper", "inplace"]
+    """Leaky ReLU with a random slope in ``[lower, upper]`` while training, their mean in
+    evaluation."""
 
-    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
-        super().__init__()
-        self.lower = lower
-        self.upper = upper
-        self.inplace = inplace
+    __constants__ = ["lower", "upper", "inplace"]
 
     def forward(self, input):
         return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
-    def extra_repr(self):
-        return f"lower={self.lower}, upper={self.upper}{_inplace_str(self.inplace)}"
-
 
 class Hardtanh(Module):
+    """``x`` clamped to ``[min_val, max_val]`` (``min_value``/``max_value``: their deprecated
+    names)."""
+
     __constants__ = ["min_val", "max_val", "inplace"]
 
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None,
@@ -136,140 +106,138 @@ class Hardtanh(Module):
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self):
-        return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_str(self.inplace)}"
+        return describe(self, ("min_val", "max_val", "inplace"))
 
 
 class ReLU6(Hardtanh):
+    """``min(max(0, x), 6)``."""
+
     def __init__(self, inplace=False):
         super().__init__(0.0, 6.0, inplace)
 
     def extra_repr(self):
-        return _inplace_str(self.inplace, first=True)
+        return describe(self, ("inplace",))
 
 
-class Sigmoid(_Plain):
-    _fn = "sigmoid"
+@activation_module(F.sigmoid)
+class Sigmoid(Module):
+    """``1 / (1 + exp(-x))``."""
 
 
-class Tanh(_Plain):
-    _fn = "tanh"
+@activation_module(F.hardsigmoid, "inplace=False")
+class Hardsigmoid(Module):
+    """``relu6(x + 3) / 6``."""
+
+    __constants__ = ["inplace"]
+
+    def extra_repr(self):   # PyTorch shows no arguments
+        return ""
 
 
-class LogSigmoid(_Plain):
-    _fn = "logsigmoid"
+@activation_module(F.tanh)
+class Tanh(Module):
+    """``tanh(x)``."""
 
 
-class Softsign(_Plain):
-    _fn = "softsign"
+@activation_module(F.silu, "inplace=False")
+class SiLU(Module):
+    """``x * sigmoid(x)``."""
+
+    __constants__ = ["inplace"]
 
 
-class Tanhshrink(_Plain):
-    _fn = "tanhshrink"
+@activation_module(F.mish, "inplace=False")
+class Mish(Module):
+    """``x * tanh(softplus(x))``."""
+
+    __constants__ = ["inplace"]
 
 
-class _Alpha(Module):
+@activation_module(F.hardswish, "inplace=False")
+class Hardswish(Module):
+    """``x * relu6(x + 3) / 6``."""
+
+    __constants__ = ["inplace"]
+
+    def extra_repr(self):   # PyTorch shows no arguments
+        return ""
+
+
+@activation_module(F.elu, "alpha=1.0, inplace=False")
+class ELU(Module):
+    """``x`` if ``x > 0`` else ``alpha * (exp(x) - 1)``."""
+
     __constants__ = ["alpha", "inplace"]
-    _fn = None
-
-    def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
-
-    def forward(self, input):
-        return getattr(F, self._fn)(input, self.alpha, self.inplace)
-
-    def extra_repr(self):
-        return f"alpha={self.alpha}{_inplace_str(self.inplace)}"
 
 
-class ELU(_Alpha):
-    _fn = "elu"
+@activation_module(F.celu, "alpha=1.0, inplace=False")
+class CELU(Module):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+
+    __constants__ = ["alpha", "inplace"]
 
 
-class CELU(_Alpha):
-    _fn = "celu"
+@activation_module(F.selu, "inplace=False")
+class SELU(Module):
+    """``scale * elu(x, alpha)`` with the self-normalizing constants."""
+
+    __constants__ = ["inplace"]
 
 
+@activation_module(F.glu, "dim=-1")
 class GLU(Module):
+    """``a * sigmoid(b)`` of the two halves ``a, b`` of ``input`` along ``dim``."""
+
     __constants__ = ["dim"]
 
-    def __init__(self, dim=-1):
-        super().__init__()
-        self.dim = dim
 
-    def forward(self, input):
-        return F.glu(input, self.dim)
-
-    def extra_repr(self):
-        return f"dim={self.dim}"
-
-
+@activation_module(F.gelu, "approximate='none'")
 class GELU(Module):
+    """``x * Phi(x)`` (``approximate='tanh'``: its tanh approximation)."""
+
     __constants__ = ["approximate"]
-
-    def __init__(self, approximate="none"):
-        super().__init__()
-        self.approximate = approximate
-
-    def forward(self, input):
-        return F.gelu(input, approximate=self.approximate)
 
     def extra_repr(self):
         return f"approximate={self.approximate!r}"
 
 
-class _Shrink(Module):
+@activation_module(F.hardshrink, "lambd=0.5")
+class Hardshrink(Module):
+    """``x`` where ``|x| > lambd``, else 0."""
+
     __constants__ = ["lambd"]
-    _fn = None
-
-    def __init__(self, lambd=0.5):
-        super().__init__()
-        self.lambd = lambd
-
-    def forward(self, input):
-        return getattr(F, self._fn)(input, self.lambd)
 
     def extra_repr(self):
         return f"{self.lambd}"
 
 
-class Hardshrink(_Shrink):
-    _fn = "hardshrink"
-
-
-class Softshrink(_Shrink):
-    _fn = "softshrink"
-
-
+@activation_module(F.leaky_relu, "negative_slope=1e-2, inplace=False")
 class LeakyReLU(Module):
+    """``max(0, x) + negative_slope * min(0, x)``."""
+
     __constants__ = ["inplace", "negative_slope"]
 
-    def __init__(self, negative_slope=1e-2, inplace=False):
-        super().__init__()
-        self.negative_slope = negative_slope
-        self.inplace = inplace
 
-    def forward(self, input):
-        return F.leaky_relu(input, self.negative_slope, self.inplace)
-
-    def extra_repr(self):
-        return f"negative_slope={self.negative_slope}{_inplace_str(self.inplace)}"
+@activation_module(F.logsigmoid)
+class LogSigmoid(Module):
+    """``log(sigmoid(x))``."""
 
 
+@activation_module(F.softplus, "beta=1.0, threshold=20.0")
 class Softplus(Module):
+    """``log(1 + exp(beta * x)) / beta`` (linear above ``threshold``)."""
+
     __constants__ = ["beta", "threshold"]
 
-    def __init__(self, beta=1.0, threshold=20.0):
-        super().__init__()
-        self.beta = beta
-        self.threshold = threshold
 
-    def forward(self, input):
-        return F.softplus(input, self.beta, self.threshold)
+@activation_module(F.softshrink, "lambd=0.5")
+class Softshrink(Module):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+
+    __constants__ = ["lambd"]
 
     def extra_repr(self):
-        return f"beta={self.beta}, threshold={self.threshold}"
+        return f"{self.lambd}"
 
 
 class PReLU(Module):
@@ -282,7 +250,7 @@ class PReLU(Module):
         self.num_parameters = num_parameters
         super().__init__()
         self.init = init
-        self.weight = Parameter(jtorch.empty(num_parameters, device=device, dtype=dtype))
+        self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -295,9 +263,22 @@ class PReLU(Module):
         return f"num_parameters={self.num_parameters}"
 
 
-class _DimSoftmax(Module):
+@activation_module(F.softsign)
+class Softsign(Module):
+    """``x / (1 + |x|)``."""
+
+
+@activation_module(F.tanhshrink)
+class Tanhshrink(Module):
+    """``x - tanh(x)``."""
+
+
+class _SoftmaxBase(Module):
+    """A softmax-like function along ``dim`` (``None``: PyTorch's legacy choice, with a
+    warning)."""
+
     __constants__ = ["dim"]
-    _fn = None
+    functional = None   # set by each subclass (a staticmethod)
 
     def __init__(self, dim=None):
         super().__init__()
@@ -311,25 +292,32 @@ class _DimSoftmax(Module):
     def forward(self, input):
         dim = self.dim
         if dim is None:  # PyTorch's legacy rule, warning on every call (not only at trace)
-            warnings.warn(f"Implicit dimension choice for {self._fn} has been deprecated. "
-                          "Change the call to include dim=X as an argument.", stacklevel=2)
+            warnings.warn(f"Implicit dimension choice for {self.functional.__name__} has been "
+                          "deprecated. Change the call to include dim=X as an argument.",
+                          stacklevel=2)
             dim = 0 if input.dim() in (0, 1, 3) else 1
-        return getattr(F, self._fn)(input, dim, _stacklevel=5)
+        return self.functional(input, dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"
 
 
-class Softmin(_DimSoftmax):
-    _fn = "softmin"
+class Softmin(_SoftmaxBase):
+    """``softmax(-x)`` along ``dim``."""
+
+    functional = staticmethod(F.softmin)
 
 
-class Softmax(_DimSoftmax):
-    _fn = "softmax"
+class Softmax(_SoftmaxBase):
+    """``exp(x) / sum(exp(x))`` along ``dim``."""
+
+    functional = staticmethod(F.softmax)
 
 
-class LogSoftmax(_DimSoftmax):
-    _fn = "log_softmax"
+class LogSoftmax(_SoftmaxBase):
+    """``log(softmax(x))`` along ``dim``."""
+
+    functional = staticmethod(F.log_softmax)
 
 
 class Softmax2d(Module):
