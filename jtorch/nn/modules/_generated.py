@@ -1,5 +1,5 @@
 """Methods generated from a constructor signature, for modules whose forward is one call of a
-functional (the activations and the losses).
+functional (the activations, the losses, Fold, PixelShuffle...).
 
 A module class states PyTorch's constructor signature once, as text (``"alpha=1.0,
 inplace=False"``), and the functional it calls, as the function object. Its ``__init__`` and
@@ -32,3 +32,42 @@ def define_method(cls, name: str, parameters: str, body: list[str], namespace: d
     method.__qualname__ = f"{cls.__qualname__}.{name}"
     method.__module__ = cls.__module__
     setattr(cls, name, method)
+
+
+def describe(module, names):
+    """PyTorch's usual extra_repr: ``name=value`` for each argument, then ``inplace=True`` only
+    when set."""
+    shown = [f"{n}={getattr(module, n)}" for n in names if n != "inplace"]
+    if "inplace" in names and module.inplace:
+        shown.append("inplace=True")
+    return ", ".join(shown)
+
+
+def functional_module(functional, signature="", *, inputs="input", extra_repr=None):
+    """Class decorator for a module that stores its arguments and calls ``functional``:
+    ``cls(<signature>)`` keeps each argument as an attribute of that name (and lists the names
+    in ``__constants__``); ``forward(<inputs>)`` is ``functional(<inputs>, <the arguments in
+    order>)``; ``extra_repr`` is :func:`describe`, or this format string of the attributes.
+    What the class body defines is kept."""
+
+    def decorate(cls):
+        names = parameter_names(signature)
+        arguments = "".join(f", self.{n}" for n in names)
+        define_method(cls, "forward", inputs, [f"return functional({inputs}{arguments})"],
+                      {"functional": functional})
+        if not names:
+            return cls
+        define_method(cls, "__init__", signature,
+                      ["super(cls, self).__init__()", *(f"self.{n} = {n}" for n in names)],
+                      {"cls": cls})
+        if extra_repr is None:
+            define_method(cls, "extra_repr", "", ["return describe(self, names)"],
+                          {"describe": describe, "names": tuple(names)})
+        else:
+            define_method(cls, "extra_repr", "", ["return text.format(**self.__dict__)"],
+                          {"text": extra_repr})
+        if "__constants__" not in cls.__dict__:
+            cls.__constants__ = names
+        return cls
+
+    return decorate

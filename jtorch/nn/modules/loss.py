@@ -2,8 +2,9 @@
 
 Each is one call of its functional: :func:`loss_module` generates its ``__init__`` (PyTorch's
 signature; the arguments its base class takes go to it, ``pos_weight`` becomes a buffer, the
-others attributes) and ``forward`` (the functional on the inputs, with those attributes as
-keyword arguments). A class that checks its arguments writes its ``__init__`` out.
+others attributes), ``__constants__`` (the names of the non-tensor arguments) and ``forward``
+(the functional on the inputs, with those attributes as keyword arguments). A class that
+checks its arguments writes its ``__init__`` out.
 """
 
 from __future__ import annotations
@@ -45,10 +46,11 @@ class _WeightedLoss(_Loss):
         self.register_buffer("weight", weight)
 
 
-def loss_module(functional, signature=None, inputs="input, target"):
+def loss_module(functional, signature=None, inputs="input, target", constants=()):
     """Class decorator: ``cls(<signature>)`` (``None``: the class writes its ``__init__``) and
     ``forward(<inputs>)`` = ``functional(<inputs>, name=self.name, ...)`` for each argument
-    (``reduction`` standing for the legacy ``size_average``/``reduce``)."""
+    (``reduction`` standing for the legacy ``size_average``/``reduce``). ``constants``: PyTorch's
+    ``__constants__`` where they are not the non-tensor arguments (``None``: it has none)."""
 
     def decorate(cls):
         if signature is None:
@@ -66,6 +68,9 @@ def loss_module(functional, signature=None, inputs="input, target"):
         keywords = "".join(f", {n}=self.{n}" for n in names if n not in _LEGACY)
         define_method(cls, "forward", inputs, [f"return functional({inputs}{keywords})"],
                       {"functional": functional})
+        if constants is not None:
+            cls.__constants__ = list(constants) or [n for n in names
+                                                    if n not in _LEGACY + _BUFFERS]
         return cls
 
     return decorate
@@ -78,15 +83,11 @@ _REDUCTION = "size_average=None, reduce=None, reduction='mean'"
 class L1Loss(_Loss):
     """Mean (or sum) absolute error."""
 
-    __constants__ = ["reduction"]
-
 
 @loss_module(F.nll_loss, "weight=None, size_average=None, ignore_index=-100, reduce=None, "
                          "reduction='mean'")
 class NLLLoss(_WeightedLoss):
     """Negative log likelihood of the target classes, given log-probabilities."""
-
-    __constants__ = ["ignore_index", "reduction"]
 
 
 class NLLLoss2d(NLLLoss):
@@ -105,8 +106,6 @@ class NLLLoss2d(NLLLoss):
 class CrossEntropyLoss(_WeightedLoss):
     """Cross entropy between logits and target classes (or class probabilities)."""
 
-    __constants__ = ["ignore_index", "reduction", "label_smoothing"]
-
 
 LinearCrossEntropyLoss = missing_class("torch.nn.LinearCrossEntropyLoss", bases=(_WeightedLoss,))
 
@@ -116,40 +115,31 @@ LinearCrossEntropyLoss = missing_class("torch.nn.LinearCrossEntropyLoss", bases=
 class PoissonNLLLoss(_Loss):
     """Negative log likelihood of a Poisson-distributed target."""
 
-    __constants__ = ["log_input", "full", "eps", "reduction"]
-
 
 @loss_module(F.gaussian_nll_loss, "*, full=False, eps=1e-6, reduction='mean'",
              inputs="input, target, var")
 class GaussianNLLLoss(_Loss):
     """Negative log likelihood of a Gaussian-distributed target with predicted variance."""
 
-    __constants__ = ["full", "eps", "reduction"]
 
-
-@loss_module(F.kl_div, "size_average=None, reduce=None, reduction='mean', log_target=False")
+@loss_module(F.kl_div, "size_average=None, reduce=None, reduction='mean', log_target=False",
+             constants=["reduction"])
 class KLDivLoss(_Loss):
     """Kullback-Leibler divergence of the target from the input (log-probabilities)."""
-
-    __constants__ = ["reduction"]
 
 
 @loss_module(F.mse_loss, _REDUCTION)
 class MSELoss(_Loss):
     """Mean (or sum) squared error."""
 
-    __constants__ = ["reduction"]
-
 
 @loss_module(F.binary_cross_entropy, "weight=None, " + _REDUCTION)
 class BCELoss(_WeightedLoss):
     """Binary cross entropy between probabilities and targets."""
 
-    __constants__ = ["reduction"]
-
 
 @loss_module(F.binary_cross_entropy_with_logits,
-             "weight=None, " + _REDUCTION + ", pos_weight=None")
+             "weight=None, " + _REDUCTION + ", pos_weight=None", constants=None)
 class BCEWithLogitsLoss(_Loss):
     """Binary cross entropy on logits (a sigmoid folded in, numerically stable)."""
 
@@ -158,28 +148,20 @@ class BCEWithLogitsLoss(_Loss):
 class HingeEmbeddingLoss(_Loss):
     """``x`` for target 1, ``max(0, margin - x)`` for target -1."""
 
-    __constants__ = ["margin", "reduction"]
-
 
 @loss_module(F.multilabel_margin_loss, _REDUCTION)
 class MultiLabelMarginLoss(_Loss):
     """Multi-class multi-label hinge loss."""
 
-    __constants__ = ["reduction"]
 
-
-@loss_module(F.smooth_l1_loss, _REDUCTION + ", beta=1.0")
+@loss_module(F.smooth_l1_loss, _REDUCTION + ", beta=1.0", constants=["reduction"])
 class SmoothL1Loss(_Loss):
     """Squared error below ``beta``, absolute error above."""
-
-    __constants__ = ["reduction"]
 
 
 @loss_module(F.huber_loss)
 class HuberLoss(_Loss):
     """Squared error below ``delta``, ``delta``-scaled absolute error above."""
-
-    __constants__ = ["reduction", "delta"]
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
         if not isinstance(delta, (float, int)):
@@ -192,35 +174,25 @@ class HuberLoss(_Loss):
 class SoftMarginLoss(_Loss):
     """Two-class logistic loss ``log(1 + exp(-y * x))``."""
 
-    __constants__ = ["reduction"]
-
 
 @loss_module(F.multilabel_soft_margin_loss, "weight=None, " + _REDUCTION)
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     """Multi-label one-versus-all logistic loss."""
-
-    __constants__ = ["reduction"]
 
 
 @loss_module(F.cosine_embedding_loss, "margin=0.0, " + _REDUCTION, inputs="input1, input2, target")
 class CosineEmbeddingLoss(_Loss):
     """``1 - cos(x1, x2)`` for target 1, ``max(0, cos(x1, x2) - margin)`` for target -1."""
 
-    __constants__ = ["margin", "reduction"]
-
 
 @loss_module(F.margin_ranking_loss, "margin=0.0, " + _REDUCTION, inputs="input1, input2, target")
 class MarginRankingLoss(_Loss):
     """``max(0, -y * (x1 - x2) + margin)``."""
 
-    __constants__ = ["margin", "reduction"]
-
 
 @loss_module(F.multi_margin_loss)
 class MultiMarginLoss(_WeightedLoss):
     """Multi-class hinge loss (``p`` 1 or 2)."""
-
-    __constants__ = ["p", "margin", "reduction"]
 
     def __init__(self, p: int = 1, margin: float = 1.0, weight=None, size_average=None,
                  reduce=None, reduction: str = "mean") -> None:
@@ -244,8 +216,6 @@ def _check_margin(cls, margin):
 class TripletMarginLoss(_Loss):
     """``max(d(a, p) - d(a, n) + margin, 0)`` with the ``p``-norm distance ``d``."""
 
-    __constants__ = ["margin", "p", "eps", "swap", "reduction"]
-
     def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
                  swap: bool = False, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
@@ -257,12 +227,11 @@ class TripletMarginLoss(_Loss):
         self.swap = swap
 
 
-@loss_module(F.triplet_margin_with_distance_loss, inputs="anchor, positive, negative")
+@loss_module(F.triplet_margin_with_distance_loss, inputs="anchor, positive, negative",
+             constants=["margin", "swap", "reduction"])
 class TripletMarginWithDistanceLoss(_Loss):
     """:class:`TripletMarginLoss` with any ``distance_function`` (default
     :class:`PairwiseDistance`)."""
-
-    __constants__ = ["margin", "swap", "reduction"]
 
     def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False,
                  reduction: str = "mean") -> None:
@@ -275,8 +244,7 @@ class TripletMarginWithDistanceLoss(_Loss):
 
 
 @loss_module(F.ctc_loss, "blank=0, reduction='mean', zero_infinity=False",
-             inputs="log_probs, targets, input_lengths, target_lengths")
+             inputs="log_probs, targets, input_lengths, target_lengths",
+             constants=["blank", "reduction"])
 class CTCLoss(_Loss):
     """Connectionist temporal classification loss."""
-
-    __constants__ = ["blank", "reduction"]
