@@ -12,7 +12,7 @@ __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
 
 class _DropoutNd(Module):
     __constants__ = ["p", "inplace"]
-    _fn = None
+    _functional = None   # per subclass (a staticmethod)
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
@@ -22,26 +22,35 @@ class _DropoutNd(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return getattr(F, self._fn)(input, self.p, self.training, self.inplace)
+        return self._functional(input, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
 
 
 class Dropout(_DropoutNd):
-    _fn = "dropout"
+    """Zeroes each element with probability ``p`` while training, scaling the rest by
+    ``1 / (1 - p)``."""
+
+    _functional = staticmethod(F.dropout)
 
 
 class Dropout1d(_DropoutNd):
-    _fn = "dropout1d"
+    """Zeroes whole channels of (N, C, L) or (C, L) inputs."""
+
+    _functional = staticmethod(F.dropout1d)
 
 
 class Dropout2d(_DropoutNd):
-    _fn = "dropout2d"
+    """Zeroes whole channels of (N, C, H, W) or (C, H, W) inputs."""
+
+    _functional = staticmethod(F.dropout2d)
 
 
 class Dropout3d(_DropoutNd):
-    _fn = "dropout3d"
+    """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) inputs."""
+
+    _functional = staticmethod(F.dropout3d)
 
 
 class AlphaDropout(_DropoutNd):

@@ -4,48 +4,32 @@ from __future__ import annotations
 
 import numbers
 
-import jtorch
-
+from ..._core.errors import missing_class
+from ..._ops.creation import empty
+from .. import functional as F, init
 from ..parameter import Parameter
+from ._generated import functional_module
+from .linear import register_weight_and_bias
 from .module import Module
 
 __all__ = ["LocalResponseNorm", "CrossMapLRN2d", "LayerNorm", "GroupNorm", "RMSNorm"]
 
 
+@functional_module(F.local_response_norm, "size, alpha=1e-4, beta=0.75, k=1.0",
+                   extra_repr="{size}, alpha={alpha}, beta={beta}, k={k}")
 class LocalResponseNorm(Module):
-    __constants__ = ["size", "alpha", "beta", "k"]
-
-    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
-        super().__init__()
-        self.size = size
-        self.alpha = alpha
-        self.beta = beta
-        self.k = k
-
-    def forward(self, input):
-        from .. import functional as F
-
-        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
-
-    def extra_repr(self):
-        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+    """Normalizes each element over ``size`` neighbouring channels."""
 
 
-class CrossMapLRN2d(Module):
-    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
-        raise NotImplementedError("jtorch does not implement torch.nn.CrossMapLRN2d yet")
+CrossMapLRN2d = missing_class("torch.nn.CrossMapLRN2d", bases=(Module,))
 
 
-def _ones(p):
-    from .. import init
-
-    init.ones_(p)
-
-
-def _zeros(p):
-    from .. import init
-
-    init.zeros_(p)
+def reset_affine(module):
+    """Weight to ones, bias to zeros (those that exist)."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
 
 
 class LayerNorm(Module):
@@ -60,26 +44,14 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(jtorch.empty(self.normalized_shape, **fk))
-            if bias:
-                self.bias = Parameter(jtorch.empty(self.normalized_shape, **fk))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        shape = self.normalized_shape if elementwise_affine else None
+        register_weight_and_bias(self, shape, shape if bias else None, fk)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            _ones(self.weight)
-            if self.bias is not None:
-                _zeros(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
-        from .. import functional as F
-
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
@@ -101,26 +73,14 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(jtorch.empty(num_channels, **fk))
-            if bias:
-                self.bias = Parameter(jtorch.empty(num_channels, **fk))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        shape = num_channels if affine else None
+        register_weight_and_bias(self, shape, shape if bias else None, fk)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            _ones(self.weight)
-            if self.bias is not None:
-                _zeros(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
-        from .. import functional as F
-
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
@@ -140,19 +100,15 @@ class RMSNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(jtorch.empty(self.normalized_shape, **fk))
-        else:
-            self.register_parameter("weight", None)
+        self.register_parameter("weight", Parameter(empty(self.normalized_shape, **fk))
+                                if elementwise_affine else None)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            _ones(self.weight)
+        if self.weight is not None:
+            init.ones_(self.weight)
 
     def forward(self, x):
-        from .. import functional as F
-
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self):

@@ -1,0 +1,27 @@
+"""Helpers of the layers that come in 1d, 2d and 3d variants (convolutions, pooling, padding)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def as_tuple(value, n):
+    """``value`` as an ``n``-tuple: an iterable (not a string) as it is, anything else repeated
+    ``n`` times (PyTorch's ``torch.nn.modules.utils._ntuple``)."""
+    if isinstance(value, Iterable) and not isinstance(value, str):
+        return tuple(value)
+    return (value,) * n
+
+
+def ndim_variants(base, name, functionals=None, dims=(1, 2, 3)):
+    """The classes ``name.format(n)`` for n in ``dims``: subclasses of ``base`` with ``_n = n``
+    and, given ``functionals`` (one per n), ``_functional`` (a staticmethod) their forward
+    calls."""
+    classes = []
+    for i, n in enumerate(dims):
+        namespace = {"_n": n, "__module__": base.__module__,
+                     "__doc__": f"``torch.nn.{name.format(n)}``."}
+        if functionals is not None:
+            namespace["_functional"] = staticmethod(functionals[i])
+        classes.append(type(name.format(n), (base,), namespace))
+    return classes
