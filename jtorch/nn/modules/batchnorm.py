@@ -27,7 +27,7 @@ class _NormBase(Module):
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None, *, bias=True):
-        fk = {"device": device, "dtype": dtype}
+        factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -35,10 +35,10 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         shape = num_features if affine else None
-        register_weight_and_bias(self, shape, shape if bias else None, fk)
+        register_weight_and_bias(self, shape, shape if bias else None, factory_kwargs)
         if track_running_stats:
-            self.register_buffer("running_mean", zeros(num_features, **fk))
-            self.register_buffer("running_var", ones(num_features, **fk))
+            self.register_buffer("running_mean", zeros(num_features, **factory_kwargs))
+            self.register_buffer("running_var", ones(num_features, **factory_kwargs))
             self.register_buffer("num_batches_tracked", tensor(0, dtype=int64, device=device))
         else:
             self.register_buffer("running_mean", None)

@@ -89,12 +89,12 @@ class _ConvNd(Module):
 
 
 class _Conv(_ConvNd):
-    _n = 0                # spatial dims, and the functional (a staticmethod), per subclass
+    _spatial_dims = 0     # both set per variant by ndim_variants
     _functional = None
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
-        n = self._n
+        n = self._spatial_dims
         super().__init__(in_channels, out_channels, as_tuple(kernel_size, n),
                          as_tuple(stride, n),
                          padding if isinstance(padding, str) else as_tuple(padding, n),
@@ -104,8 +104,8 @@ class _Conv(_ConvNd):
     def _conv_forward(self, input, weight, bias):
         if self.padding_mode != "zeros":
             padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return self._functional(padded, weight, bias, self.stride, as_tuple(0, self._n),
-                                    self.dilation, self.groups)
+            return self._functional(padded, weight, bias, self.stride,
+                                    as_tuple(0, self._spatial_dims), self.dilation, self.groups)
         return self._functional(input, weight, bias, self.stride, self.padding, self.dilation,
                                 self.groups)
 
@@ -117,7 +117,7 @@ Conv1d, Conv2d, Conv3d = ndim_variants(_Conv, "Conv{}d", (F.conv1d, F.conv2d, F.
 
 
 class _ConvTransposeNd(_ConvNd):
-    _n = 0                # spatial dims, and the functional (a staticmethod), per subclass
+    _spatial_dims = 0     # both set per variant by ndim_variants
     _functional = None
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
@@ -126,7 +126,7 @@ class _ConvTransposeNd(_ConvNd):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for '
                              f"{type(self).__name__}")
-        n = self._n
+        n = self._spatial_dims
         super().__init__(in_channels, out_channels, as_tuple(kernel_size, n),
                          as_tuple(stride, n), as_tuple(padding, n), as_tuple(dilation, n), True,
                          as_tuple(output_padding, n), groups, bias, padding_mode,
@@ -162,7 +162,7 @@ class _ConvTransposeNd(_ConvNd):
         if self.padding_mode != "zeros":
             raise ValueError(f"Only `zeros` padding mode is supported for {type(self).__name__}")
         output_padding = self._output_padding(input, output_size, self.stride, self.padding,
-                                              self.kernel_size, self._n, self.dilation)
+                                              self.kernel_size, self._spatial_dims, self.dilation)
         return self._functional(input, self.weight, self.bias, self.stride, self.padding,
                                 output_padding, self.groups, self.dilation)
 

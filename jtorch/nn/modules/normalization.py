@@ -37,7 +37,7 @@ class LayerNorm(Module):
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
                  device=None, dtype=None):
-        fk = {"device": device, "dtype": dtype}
+        factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral):
             normalized_shape = (normalized_shape,)
@@ -45,7 +45,7 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         shape = self.normalized_shape if elementwise_affine else None
-        register_weight_and_bias(self, shape, shape if bias else None, fk)
+        register_weight_and_bias(self, shape, shape if bias else None, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -64,7 +64,7 @@ class GroupNorm(Module):
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
                  dtype=None, *, bias=True):
-        fk = {"device": device, "dtype": dtype}
+        factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
@@ -74,7 +74,7 @@ class GroupNorm(Module):
         self.eps = eps
         self.affine = affine
         shape = num_channels if affine else None
-        register_weight_and_bias(self, shape, shape if bias else None, fk)
+        register_weight_and_bias(self, shape, shape if bias else None, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -93,14 +93,14 @@ class RMSNorm(Module):
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
                  dtype=None):
-        fk = {"device": device, "dtype": dtype}
+        factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        self.register_parameter("weight", Parameter(empty(self.normalized_shape, **fk))
+        self.register_parameter("weight", Parameter(empty(self.normalized_shape, **factory_kwargs))
                                 if elementwise_affine else None)
         self.reset_parameters()
 

@@ -14,12 +14,12 @@ __all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "
 
 class _PadNd(Module):
     __constants__ = ["padding"]
-    _n = 1
+    _spatial_dims = 1
     _mode = "constant"
 
     def __init__(self, padding):
         super().__init__()
-        self.padding = as_tuple(padding, 2 * self._n)
+        self.padding = as_tuple(padding, 2 * self._spatial_dims)
 
     def forward(self, input):
         return F.pad(input, self.padding, self._mode)
@@ -32,9 +32,10 @@ class _CircularPadNd(_PadNd):
     _mode = "circular"
 
     def forward(self, input):
-        if input.dim() not in (self._n + 1, self._n + 2):
-            raise ValueError(f"expected {self._n + 1}D or {self._n + 2}D input (got "
-                             f"{input.dim()}D input)")
+        dims = self._spatial_dims
+        if input.dim() not in (dims + 1, dims + 2):
+            raise ValueError(f"expected {dims + 1}D or {dims + 2}D input (got {input.dim()}D "
+                             "input)")
         return F.pad(input, self.padding, "circular")
 
 

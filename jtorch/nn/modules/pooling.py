@@ -16,7 +16,7 @@ __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", 
 class _MaxPoolNd(Module):
     __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices",
                      "ceil_mode"]
-    _n = 0                # spatial dims and the functional (a staticmethod): per variant
+    _spatial_dims = 0     # both set per variant by ndim_variants
     _functional = None
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
@@ -44,12 +44,12 @@ MaxPool1d, MaxPool2d, MaxPool3d = ndim_variants(
 
 
 class _MaxUnpoolNd(Module):
-    _n = 0                # spatial dims and the functional (a staticmethod): per variant
+    _spatial_dims = 0     # both set per variant by ndim_variants
     _functional = None
 
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
-        n = self._n
+        n = self._spatial_dims
         self.kernel_size = as_tuple(kernel_size, n)
         self.stride = as_tuple(stride if (stride is not None) else kernel_size, n)
         self.padding = as_tuple(padding, n)
@@ -93,7 +93,7 @@ class AvgPool1d(_AvgPoolNd):
 class _AvgPool23(_AvgPoolNd):
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
                      "divisor_override"]
-    _n = 0                # spatial dims and the functional (a staticmethod): per variant
+    _spatial_dims = 0     # both set per variant by ndim_variants
     _functional = None
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -121,7 +121,7 @@ FractionalMaxPool3d = missing_class("torch.nn.FractionalMaxPool3d", bases=(Modul
 
 class _LPPoolNd(Module):
     __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
-    _n = 0                # spatial dims and the functional (a staticmethod): per variant
+    _spatial_dims = 0     # both set per variant by ndim_variants
     _functional = None
 
     def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
@@ -146,7 +146,7 @@ LPPool1d, LPPool2d, LPPool3d = ndim_variants(
 
 class _AdaptiveMaxPoolNd(Module):
     __constants__ = ["output_size", "return_indices"]
-    _n = 0                # spatial dims and the functional (a staticmethod): per variant
+    _spatial_dims = 0     # both set per variant by ndim_variants
     _functional = None
 
     def __init__(self, output_size, return_indices=False):
@@ -168,7 +168,7 @@ AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = ndim_variants(
 
 class _AdaptiveAvgPoolNd(Module):
     __constants__ = ["output_size"]
-    _n = 0                # spatial dims and the functional (a staticmethod): per variant
+    _spatial_dims = 0     # both set per variant by ndim_variants
     _functional = None
 
     def __init__(self, output_size):
