@@ -71,3 +71,16 @@ def functional_module(functional, signature="", *, inputs="input", extra_repr=No
         return cls
 
     return decorate
+
+
+class CallsFunctional:
+    """Base of a family of modules that differ only in the functional they call: a member
+    names it in its class statement (``class Softmax(_SoftmaxBase, functional=F.softmax)``)
+    and its methods call ``self._functional``."""
+
+    _functional = None
+
+    def __init_subclass__(cls, functional=None, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if functional is not None:
+            cls._functional = staticmethod(functional)

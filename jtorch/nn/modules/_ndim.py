@@ -15,13 +15,12 @@ def as_tuple(value, n):
 
 def ndim_variants(base, name, functionals=None, dims=(1, 2, 3)):
     """The classes ``name.format(n)`` for n in ``dims``: subclasses of ``base`` with
-    ``_spatial_dims = n`` and, given ``functionals`` (one per n), ``_functional`` (a
-    staticmethod) their forward calls."""
+    ``_spatial_dims = n`` and, given ``functionals`` (one per n), the functional their
+    forward calls (``base`` is then a :class:`CallsFunctional`)."""
     classes = []
     for i, n in enumerate(dims):
         namespace = {"_spatial_dims": n, "__module__": base.__module__,
                      "__doc__": f"``torch.nn.{name.format(n)}``."}
-        if functionals is not None:
-            namespace["_functional"] = staticmethod(functionals[i])
-        classes.append(type(name.format(n), (base,), namespace))
+        family = {} if functionals is None else {"functional": functionals[i]}
+        classes.append(type(name.format(n), (base,), namespace, **family))
     return classes

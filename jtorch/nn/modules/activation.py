@@ -12,7 +12,7 @@ import warnings
 from ..._ops.creation import empty
 from .. import functional as F, init
 from ..parameter import Parameter
-from ._generated import describe, functional_module
+from ._generated import CallsFunctional, describe, functional_module
 from .module import Module
 
 __all__ = ["Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh",
@@ -198,12 +198,11 @@ class Tanhshrink(Module):
     """``x - tanh(x)``."""
 
 
-class _SoftmaxBase(Module):
+class _SoftmaxBase(CallsFunctional, Module):
     """A softmax-like function along ``dim`` (``None``: PyTorch's legacy choice, with a
     warning)."""
 
     __constants__ = ["dim"]
-    functional = None   # set by each subclass (a staticmethod)
 
     def __init__(self, dim=None):
         super().__init__()
@@ -217,32 +216,26 @@ class _SoftmaxBase(Module):
     def forward(self, input):
         dim = self.dim
         if dim is None:  # PyTorch's legacy rule, warning on every call (not only at trace)
-            warnings.warn(f"Implicit dimension choice for {self.functional.__name__} has been "
+            warnings.warn(f"Implicit dimension choice for {self._functional.__name__} has been "
                           "deprecated. Change the call to include dim=X as an argument.",
                           stacklevel=2)
             dim = 0 if input.dim() in (0, 1, 3) else 1
-        return self.functional(input, dim, _stacklevel=5)
+        return self._functional(input, dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"
 
 
-class Softmin(_SoftmaxBase):
+class Softmin(_SoftmaxBase, functional=F.softmin):
     """``softmax(-x)`` along ``dim``."""
 
-    functional = staticmethod(F.softmin)
 
-
-class Softmax(_SoftmaxBase):
+class Softmax(_SoftmaxBase, functional=F.softmax):
     """``exp(x) / sum(exp(x))`` along ``dim``."""
 
-    functional = staticmethod(F.softmax)
 
-
-class LogSoftmax(_SoftmaxBase):
+class LogSoftmax(_SoftmaxBase, functional=F.log_softmax):
     """``log(softmax(x))`` along ``dim``."""
-
-    functional = staticmethod(F.log_softmax)
 
 
 class Softmax2d(Module):

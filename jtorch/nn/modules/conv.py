@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..._core.errors import missing_class
 from .. import functional as F
+from ._generated import CallsFunctional
 from ._ndim import as_tuple, ndim_variants
 from .linear import register_weight_and_bias, reset_linear_parameters
 from .module import Module
@@ -88,9 +89,8 @@ class _ConvNd(Module):
         return s.format(**self.__dict__)
 
 
-class _Conv(_ConvNd):
-    _spatial_dims = 0     # both set per variant by ndim_variants
-    _functional = None
+class _Conv(CallsFunctional, _ConvNd):
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
@@ -116,9 +116,8 @@ class _Conv(_ConvNd):
 Conv1d, Conv2d, Conv3d = ndim_variants(_Conv, "Conv{}d", (F.conv1d, F.conv2d, F.conv3d))
 
 
-class _ConvTransposeNd(_ConvNd):
-    _spatial_dims = 0     # both set per variant by ndim_variants
-    _functional = None
+class _ConvTransposeNd(CallsFunctional, _ConvNd):
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",

@@ -4,15 +4,15 @@ per call from the default generator (see ``jtorch/_ops/nn_dropout.py``)."""
 from __future__ import annotations
 
 from .. import functional as F
+from ._generated import CallsFunctional
 from .module import Module
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
            "FeatureAlphaDropout"]
 
 
-class _DropoutNd(Module):
+class _DropoutNd(CallsFunctional, Module):
     __constants__ = ["p", "inplace"]
-    _functional = None   # per subclass (a staticmethod)
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
@@ -28,29 +28,21 @@ class _DropoutNd(Module):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class Dropout(_DropoutNd):
+class Dropout(_DropoutNd, functional=F.dropout):
     """Zeroes each element with probability ``p`` while training, scaling the rest by
     ``1 / (1 - p)``."""
 
-    _functional = staticmethod(F.dropout)
 
-
-class Dropout1d(_DropoutNd):
+class Dropout1d(_DropoutNd, functional=F.dropout1d):
     """Zeroes whole channels of (N, C, L) or (C, L) inputs."""
 
-    _functional = staticmethod(F.dropout1d)
 
-
-class Dropout2d(_DropoutNd):
+class Dropout2d(_DropoutNd, functional=F.dropout2d):
     """Zeroes whole channels of (N, C, H, W) or (C, H, W) inputs."""
 
-    _functional = staticmethod(F.dropout2d)
 
-
-class Dropout3d(_DropoutNd):
+class Dropout3d(_DropoutNd, functional=F.dropout3d):
     """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) inputs."""
-
-    _functional = staticmethod(F.dropout3d)
 
 
 class AlphaDropout(_DropoutNd):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..._core.errors import missing_class
 from .. import functional as F
+from ._generated import CallsFunctional
 from ._ndim import as_tuple, ndim_variants
 from .module import Module
 
@@ -13,11 +14,10 @@ __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", 
            "AdaptiveMaxPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]
 
 
-class _MaxPoolNd(Module):
+class _MaxPoolNd(CallsFunctional, Module):
     __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices",
                      "ceil_mode"]
-    _spatial_dims = 0     # both set per variant by ndim_variants
-    _functional = None
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
@@ -43,9 +43,8 @@ MaxPool1d, MaxPool2d, MaxPool3d = ndim_variants(
     _MaxPoolNd, "MaxPool{}d", (F.max_pool1d, F.max_pool2d, F.max_pool3d))
 
 
-class _MaxUnpoolNd(Module):
-    _spatial_dims = 0     # both set per variant by ndim_variants
-    _functional = None
+class _MaxUnpoolNd(CallsFunctional, Module):
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
@@ -90,11 +89,10 @@ class AvgPool1d(_AvgPoolNd):
                             self.count_include_pad)
 
 
-class _AvgPool23(_AvgPoolNd):
+class _AvgPool23(CallsFunctional, _AvgPoolNd):
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
                      "divisor_override"]
-    _spatial_dims = 0     # both set per variant by ndim_variants
-    _functional = None
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
@@ -119,10 +117,9 @@ FractionalMaxPool2d = missing_class("torch.nn.FractionalMaxPool2d", bases=(Modul
 FractionalMaxPool3d = missing_class("torch.nn.FractionalMaxPool3d", bases=(Module,))
 
 
-class _LPPoolNd(Module):
+class _LPPoolNd(CallsFunctional, Module):
     __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
-    _spatial_dims = 0     # both set per variant by ndim_variants
-    _functional = None
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
         super().__init__()
@@ -144,10 +141,9 @@ LPPool1d, LPPool2d, LPPool3d = ndim_variants(
     _LPPoolNd, "LPPool{}d", (F.lp_pool1d, F.lp_pool2d, F.lp_pool3d))
 
 
-class _AdaptiveMaxPoolNd(Module):
+class _AdaptiveMaxPoolNd(CallsFunctional, Module):
     __constants__ = ["output_size", "return_indices"]
-    _spatial_dims = 0     # both set per variant by ndim_variants
-    _functional = None
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, output_size, return_indices=False):
         super().__init__()
@@ -166,10 +162,9 @@ AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = ndim_variants(
     (F.adaptive_max_pool1d, F.adaptive_max_pool2d, F.adaptive_max_pool3d))
 
 
-class _AdaptiveAvgPoolNd(Module):
+class _AdaptiveAvgPoolNd(CallsFunctional, Module):
     __constants__ = ["output_size"]
-    _spatial_dims = 0     # both set per variant by ndim_variants
-    _functional = None
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, output_size):
         super().__init__()
