@@ -13,15 +13,13 @@ from ..._core.errors import missing_class
 from ..._ops.creation import ones, tensor, zeros
 from ..._ops.nn_norm import batch_norm_update
 from ...autograd import no_grad
-from .linear import register_weight_and_bias
-from .module import Module
-from .normalization import reset_affine
+from .normalization import _AffineNorm
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LazyBatchNorm1d",
            "LazyBatchNorm2d", "LazyBatchNorm3d"]
 
 
-class _NormBase(Module):
+class _NormBase(_AffineNorm):
     _version = 2
     __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
 
@@ -34,8 +32,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        shape = num_features if affine else None
-        register_weight_and_bias(self, shape, shape if bias else None, factory_kwargs)
+        self._register_affine(num_features, affine, bias, factory_kwargs)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, **factory_kwargs))
             self.register_buffer("running_var", ones(num_features, **factory_kwargs))
@@ -55,7 +52,7 @@ class _NormBase(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        reset_affine(self)
+        super().reset_parameters()
 
     def _check_input_dim(self, input):
         raise NotImplementedError

@@ -1,4 +1,5 @@
-"""LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm (each forward is one op)."""
+"""LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm (each forward is one op), and the
+weight-and-bias part the batch and instance norms share."""
 
 from __future__ import annotations
 
@@ -24,32 +25,43 @@ class LocalResponseNorm(Module):
 CrossMapLRN2d = missing_class("torch.nn.CrossMapLRN2d", bases=(Module,))
 
 
-def reset_affine(module):
-    """Weight to ones, bias to zeros (those that exist)."""
-    if module.weight is not None:
-        init.ones_(module.weight)
-    if module.bias is not None:
-        init.zeros_(module.bias)
+def _as_shape(normalized_shape):
+    """``normalized_shape`` as a tuple (an int is one dim)."""
+    if isinstance(normalized_shape, numbers.Integral):
+        return (normalized_shape,)
+    return tuple(normalized_shape)
 
 
-class LayerNorm(Module):
+class _AffineNorm(Module):
+    """A normalization layer with an optional learnt elementwise ``weight`` (initialised to
+    ones) and ``bias`` (zeros): LayerNorm, GroupNorm and the batch/instance norms."""
+
+    def _register_affine(self, shape, affine, bias, factory_kwargs):
+        shape = shape if affine else None
+        register_weight_and_bias(self, shape, shape if bias else None, factory_kwargs)
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+
+class LayerNorm(_AffineNorm):
+    """Normalizes over the trailing ``normalized_shape`` dims (mean and variance of each
+    sample)."""
+
     __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
                  device=None, dtype=None):
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = _as_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        shape = self.normalized_shape if elementwise_affine else None
-        register_weight_and_bias(self, shape, shape if bias else None, factory_kwargs)
+        self._register_affine(self.normalized_shape, elementwise_affine, bias, factory_kwargs)
         self.reset_parameters()
-
-    def reset_parameters(self):
-        reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -59,7 +71,9 @@ class LayerNorm(Module):
                 "bias={use_bias}".format(**self.__dict__, use_bias=self.bias is not None))
 
 
-class GroupNorm(Module):
+class GroupNorm(_AffineNorm):
+    """Normalizes each of ``num_groups`` groups of channels of each sample."""
+
     __constants__ = ["num_groups", "num_channels", "eps", "affine"]
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
@@ -73,12 +87,8 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        shape = num_channels if affine else None
-        register_weight_and_bias(self, shape, shape if bias else None, factory_kwargs)
+        self._register_affine(num_channels, affine, bias, factory_kwargs)
         self.reset_parameters()
-
-    def reset_parameters(self):
-        reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -89,15 +99,15 @@ class GroupNorm(Module):
 
 
 class RMSNorm(Module):
+    """Divides by the root mean square over the trailing ``normalized_shape`` dims."""
+
     __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
                  dtype=None):
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = _as_shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         self.register_parameter("weight", Parameter(empty(self.normalized_shape, **factory_kwargs))

@@ -197,15 +197,21 @@ class TransformerDecoder(Module):
 
 
 class _LayerBase(Module):
-    """What the encoder and decoder layers share: their submodules (in PyTorch's order, so
-    ``state_dict`` keys and ``parameters()`` come in the same order) and blocks."""
+    """What the encoder and decoder layers share: PyTorch's constructor, their submodules (in
+    PyTorch's order, so ``state_dict`` keys and ``parameters()`` come in the same order) and
+    blocks."""
 
-    def _build(self, blocks, d_model, nhead, dim_feedforward, dropout, layer_norm_eps,
-               batch_first, norm_first, bias, factory):
-        """``blocks``: 2 (self-attention, feed-forward) or 3 (and cross-attention)."""
+    __constants__ = ["norm_first"]
+    _blocks = 2   # self-attention and feed-forward; the decoder layer adds cross-attention
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=None,
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, **factory)
-        if blocks == 3:
+        if self._blocks == 3:
             self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
                                                      batch_first=batch_first, bias=bias,
                                                      **factory)
@@ -213,11 +219,19 @@ class _LayerBase(Module):
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
         self.norm_first = norm_first
-        for i in range(1, blocks + 1):
+        for i in range(1, self._blocks + 1):
             setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias,
                                                 **factory))
-        for i in range(1, blocks + 1):
+        for i in range(1, self._blocks + 1):
             setattr(self, f"dropout{i}", Dropout(dropout))
+        self._set_activation(_activation(F.relu if activation is None else activation))
+
+    def _set_activation(self, activation):
+        self.activation = activation
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        return self._attn(self.self_attn, x, x, attn_mask, key_padding_mask, is_causal,
+                          self.dropout1)
 
     def _ff_block(self, x, drop):
         return drop(self.linear2(self.dropout(self.activation(self.linear1(x)))))
@@ -236,22 +250,15 @@ class TransformerEncoderLayer(_LayerBase):
     """Self-attention and feed-forward blocks with residuals and LayerNorms (post-norm, or
     pre-norm with ``norm_first=True``)."""
 
-    __constants__ = ["norm_first"]
-
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=None,
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 device=None, dtype=None):
-        super().__init__()
-        self._build(2, d_model, nhead, dim_feedforward, dropout, layer_norm_eps, batch_first,
-                    norm_first, bias, {"device": device, "dtype": dtype})
-        activation = _activation(F.relu if activation is None else activation)
+    def _set_activation(self, activation):
+        # PyTorch records which fast path the activation allows (1: relu, 2: gelu)
         if activation is F.relu or isinstance(activation, ReLU):
             self.activation_relu_or_gelu = 1
         elif activation is F.gelu or isinstance(activation, GELU):
             self.activation_relu_or_gelu = 2
         else:
             self.activation_relu_or_gelu = 0
-        self.activation = activation
+        super()._set_activation(activation)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         _check_mask(src_key_padding_mask, "src_key_padding_mask")
@@ -265,23 +272,11 @@ class TransformerEncoderLayer(_LayerBase):
             x = self.norm2(x + self._ff_block(x, self.dropout2))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        return self._attn(self.self_attn, x, x, attn_mask, key_padding_mask, is_causal,
-                          self.dropout1)
-
 
 class TransformerDecoderLayer(_LayerBase):
     """Self-attention, cross-attention over ``memory`` and feed-forward blocks."""
 
-    __constants__ = ["norm_first"]
-
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=None,
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 device=None, dtype=None):
-        super().__init__()
-        self._build(3, d_model, nhead, dim_feedforward, dropout, layer_norm_eps, batch_first,
-                    norm_first, bias, {"device": device, "dtype": dtype})
-        self.activation = _activation(F.relu if activation is None else activation)
+    _blocks = 3
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
@@ -299,10 +294,6 @@ class TransformerDecoderLayer(_LayerBase):
                                                memory_key_padding_mask, memory_is_causal))
             x = self.norm3(x + self._ff_block(x, self.dropout3))
         return x
-
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        return self._attn(self.self_attn, x, x, attn_mask, key_padding_mask, is_causal,
-                          self.dropout1)
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
         return self._attn(self.multihead_attn, x, mem, attn_mask, key_padding_mask, is_causal,
