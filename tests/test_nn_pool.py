@@ -1,10 +1,12 @@
 """Max / average / power-average / adaptive pooling and max-unpooling against PyTorch."""
 
+import jax
 import numpy as np
 import pytest
 import torch
 
 import jtorch
+from jtorch._ops._registry import OPS
 from tests.helpers import NonContig, parity, raises_like, rand
 from tests.nn_helpers import module_parity
 
@@ -279,3 +281,82 @@ def test_max_pool_nan_windows():
     x = np.array([[[1.0, np.nan, 3.0, 4.0], [5.0, 6.0, np.nan, np.nan]]], np.float32)
     parity(lambda T, x: F(T).max_pool2d(x, (1, 2), return_indices=True), x)
     parity(lambda T, x: F(T).adaptive_max_pool2d(x, (1, 2), return_indices=True), x)
+
+
+# ---------------------------------------------------------------------------- tiled windows
+# stride == kernel_size, no padding, dilation 1: the reshape path (jtorch/_ops/nn_pool_tiled.py)
+def _nan_tiles(n):
+    """Windows of 2**n elements (kernel 2) holding: one NaN, two NaNs, a NaN among ties,
+    -inf only, ties only, and plain values; a trailing remainder of one element."""
+    shape = (2, 3) + (5,) * n
+    x = np.random.default_rng(n).uniform(-2, 2, shape).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[::7] = np.nan
+    flat[3::11] = np.nan
+    x[0, 1] = 1.0
+    x[0, 1][(1,) * n] = np.nan
+    x[1, 0] = -np.inf
+    x[1, 2] = 0.5
+    return x
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("indices", [False, True])
+def test_tiled_max_pool_nans_ties(n, indices):
+    parity(lambda T, x: getattr(F(T), f"max_pool{n}d")(x, 2, return_indices=indices),
+           _nan_tiles(n))
+
+
+@pytest.mark.parametrize("n,kw", [
+    (1, {"kernel_size": 3, "return_indices": True}),
+    (2, {"kernel_size": (2, 3), "stride": (2, 3), "return_indices": True}),
+    (2, {"kernel_size": 2, "ceil_mode": True}),               # no remainder: same windows
+    (3, {"kernel_size": (1, 2, 3), "return_indices": True}),
+])
+def test_tiled_max_pool_constant(n, kw):
+    # every element of every window ties: gradient and index go to the window's first element
+    parity(lambda T, x: getattr(F(T), f"max_pool{n}d")(x, **kw),
+           np.ones((2, 2) + (6,) * n, np.float64))
+
+
+def test_tiled_max_pool_forms():
+    parity(lambda T, x: F(T).max_pool2d(x, 2, return_indices=True), NonContig(rand(2, 3, 7, 6)))
+    parity(lambda T, x: F(T).max_pool2d(x, 3, return_indices=True), rand(3, 7, 8))  # unbatched
+    parity(lambda T, x: F(T).max_pool3d(x, 2), rand(2, 5, 4, 3, dtype=np.int64, high=3))
+    parity(lambda T, x: F(T).max_pool2d(x, 2, ceil_mode=True), rand(1, 2, 5, 5))  # general
+    parity(lambda T, x: T.nn.MaxPool1d(4)(x), rand(2, 3, 9, dtype=F64))
+    big = rand(1, 2, 19, 18)       # 81-element windows: argmax instead of the unrolled loop
+    big[0, 0, :3, :3] = np.nan
+    big[0, 1, 9:] = 1.0
+    parity(lambda T, x: F(T).max_pool2d(x, 9, return_indices=True), big)
+    parity(lambda T, x: F(T).max_pool2d(x, 9), big)
+
+
+def test_tiled_max_pool_has_no_scatter():
+    # the derivative is elementwise selects: no select_and_scatter, scatter or gather
+    body = OPS["max_pool2d"].fn
+    x = np.ones((2, 3, 7, 6), np.float32)
+    jaxpr = str(jax.make_jaxpr(lambda a: jax.vjp(lambda b: body(b, 2), a)[1](
+        np.ones((2, 3, 3, 3), np.float32)))(x))
+    for prim in ("select_and_scatter", "scatter", "gather", "reduce_window"):
+        assert prim not in jaxpr
+
+
+@pytest.mark.parametrize("n,kw,dt", [
+    (1, {"kernel_size": 2}, np.float32),
+    (2, {"kernel_size": (3, 2), "stride": (3, 2), "count_include_pad": False}, F64),
+    (2, {"kernel_size": 2, "divisor_override": 3}, np.float32),
+    (2, {"kernel_size": 2, "ceil_mode": True}, F64),               # remainder: general path
+    (3, {"kernel_size": 2, "divisor_override": 7}, np.int64),
+    (3, {"kernel_size": (1, 2, 2)}, F64),
+])
+def test_tiled_avg_pool(n, kw, dt):
+    parity(lambda T, x: getattr(F(T), f"avg_pool{n}d")(x, **kw),
+           rand(2, 3, *(5,) * n, dtype=dt, low=-9, high=9))
+
+
+def test_general_max_pool_nans():
+    # overlapping windows keep the general path: PyTorch's last-NaN rule there too
+    parity(lambda T, x: F(T).max_pool2d(x, 2, 1, return_indices=True), _nan_tiles(2))
+    parity(lambda T, x: F(T).max_pool2d(x, 3, 2, 1), _nan_tiles(2))
+    parity(lambda T, x: F(T).max_pool1d(x, 2, 1, 0, 2), _nan_tiles(1))

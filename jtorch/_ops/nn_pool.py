@@ -1,11 +1,11 @@
 """nn.functional ops: max / average / power-average / adaptive pooling and max-unpooling.
 
-Window geometry (output sizes, ceil_mode, divisors, adaptive windows) is static Python; the
-bodies are ``lax.reduce_window`` or stacked window slices. Max pooling sends the gradient of
-each window to its FIRST maximum in row-major window order, as PyTorch does: the plain form's
-``reduce_window`` max has JAX's ``select_and_scatter_add`` (``ge``) derivative, which keeps the
-first maximum; the with-indices form selects the ``argmax`` slice (first maximum) and its
-derivative follows that selection.
+Window geometry (output sizes, ceil_mode, divisors, adaptive windows) is static Python. Max
+pooling stacks each window on a trailing axis (a reshape when the windows tile the input,
+strided slices otherwise) and makes PyTorch's choice in it, the first maximum in row-major
+window order or the last NaN (nn_pool_windows.py); its derivative sends each window's gradient
+to that element. Average pooling sums with ``lax.reduce_window``, or over the tile axes when
+the windows tile the input.
 """
 
 from __future__ import annotations
@@ -21,6 +21,15 @@ from jax import lax
 from ._registry import export, op
 from ._util import wrap_dim
 from .nn_conv import shape_str, windows
+from .nn_pool_windows import (
+    first_max,
+    flat_indices,
+    is_tiled,
+    tiled_sum,
+    tiles,
+    window_axis,
+    window_validity,
+)
 from .reduction import type_name
 
 _WORDS = {1: "one", 2: "two", 3: "three"}
@@ -139,17 +148,6 @@ def _outs(name, x, n, ks, ss, ps, ds, ceil_mode):
     return outs
 
 
-def window_argmax(win):
-    """PyTorch's choice in each window (last axis): the first maximum, or the last NaN
-    (its CPU loop takes ``val > max || isnan(val)``)."""
-    am = jnp.argmax(win, axis=-1)
-    if jnp.issubdtype(win.dtype, jnp.floating):
-        nan = jnp.isnan(win)
-        last_nan = win.shape[-1] - 1 - jnp.argmax(nan[..., ::-1], axis=-1)
-        am = jnp.where(nan.any(axis=-1), last_nan, am)
-    return am
-
-
 def _lowest(dtype):
     if jnp.issubdtype(dtype, jnp.floating):
         return -jnp.inf
@@ -165,33 +163,18 @@ def _max_pool(name, n, input, kernel_size, stride, padding, dilation, ceil_mode,
         kernel = "max_pool1d_impl" if kind == "max1d" else f"max_pool{n}d"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(x)}'")
     outs = _outs(name if kind == "max1d" else "", x, n, ks, ss, ps, ds, ceil_mode)
-    low = _lowest(x.dtype)
-    if not indices and all(d == 1 for d in ds):  # JAX has no reduce_window-max vjp with dilation
-        right = [(o - 1) * s + d * (k - 1) + 1 - L - p
-                 for L, k, s, p, d, o in zip(x.shape[2:], ks, ss, ps, ds, outs)]
-        pad = [(0, 0), (0, 0)] + [(p, max(r, 0)) for p, r in zip(ps, right)]
-        out = lax.reduce_window(x, np.array(low, x.dtype), lax.max, (1, 1) + ks,
-                                (1, 1) + ss, pad, window_dilation=(1, 1) + ds)
-        out = out[(slice(None), slice(None)) + tuple(slice(0, o) for o in outs)]
-        return out if batched else out[0]
-    win = windows(x, ks, ss, ps, ds, outs, low)               # (N, C, *outs, K)
-    am = window_argmax(win)
-    sel = jnp.arange(win.shape[-1]) == am[..., None]
-    val = jnp.sum(jnp.where(sel, win, jnp.zeros((), win.dtype)), axis=-1, dtype=win.dtype)
-    flat = jnp.zeros(am.shape, jnp.int64)
-    rem = am.astype(jnp.int64)
-    for i in range(n):
-        inner = math.prod(ks[i + 1:])
-        off = rem // inner
-        rem = rem % inner
-        shape = [1] * am.ndim
-        shape[2 + i] = outs[i]
-        o = jnp.arange(outs[i], dtype=jnp.int64).reshape(shape)
-        pos = o * ss[i] - ps[i] + off * ds[i]
-        flat = flat + pos * math.prod(x.shape[3 + i:])
-    if not batched:
-        val, flat = val[0], flat[0]
-    return (val, flat) if indices else val
+    valid = None
+    if is_tiled(x.shape[2:], ks, ss, ps, ds, outs):
+        win = tiles(x, ks)                                      # (N, C, *outs, K)
+    else:
+        win = windows(x, ks, ss, ps, ds, outs, _lowest(x.dtype))
+        valid = window_validity(x.shape[2:], ks, ss, ps, ds, outs)
+    val, am = first_max(win, indices, valid)
+    if not indices:
+        return val if batched else val[0]
+    flat = flat_indices(am, x.shape[2:], ks,
+                        lambda i, o, off: o * ss[i] - ps[i] + off * ds[i])
+    return (val, flat) if batched else (val[0], flat[0])
 
 
 _MAX = {"method": False}
@@ -261,10 +244,14 @@ def _divisor(spatial, ks, ss, ps, outs, count_include_pad):
     return div
 
 
+def _sum_dtype(dtype):
+    return dtype if jnp.issubdtype(dtype, jnp.floating) else jnp.int64
+
+
 def _avg_sum(x, ks, ss, ps, outs):
     right = [(o - 1) * s + k - L - p for L, k, s, p, o in zip(x.shape[2:], ks, ss, ps, outs)]
     pad = [(0, 0), (0, 0)] + [(p, max(r, 0)) for p, r in zip(ps, right)]
-    acc = x.dtype if jnp.issubdtype(x.dtype, jnp.floating) else jnp.int64
+    acc = _sum_dtype(x.dtype)
     out = lax.reduce_window(x.astype(acc), np.array(0, acc), lax.add, (1, 1) + ks,
                             (1, 1) + ss, pad)
     return out[(slice(None), slice(None)) + tuple(slice(0, o) for o in outs)]
@@ -279,7 +266,10 @@ def _avg_pool(name, n, input, kernel_size, stride, padding, ceil_mode, count_inc
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     outs = _outs("", x, n, ks, ss, ps, (1,) * n, ceil_mode)
-    total = _avg_sum(x, ks, ss, ps, outs)
+    if is_tiled(x.shape[2:], ks, ss, ps, (1,) * n, outs):
+        total = tiled_sum(x, ks, _sum_dtype(x.dtype))
+    else:
+        total = _avg_sum(x, ks, ss, ps, outs)
     if divisor_override is not None:
         div = np.full(outs, divisor_override)
     else:
@@ -421,27 +411,12 @@ def _adaptive_max(name, n, input, output_size, indices):
         ax = 2 + 2 * i
         win = jnp.take(win, jnp.asarray(tab.reshape(-1)), axis=ax)
         win = win.reshape(win.shape[:ax] + (o, width) + win.shape[ax + 1:])
-    # (N, C, o1, w1, o2, w2, ...) -> (N, C, o1, o2, ..., w1 * w2 * ...)
-    perm = (0, 1) + tuple(2 + 2 * i for i in range(n)) + tuple(3 + 2 * i for i in range(n))
-    win = win.transpose(perm)
+    win = window_axis(win)
     widths = tuple(t.shape[1] for t in tables)
-    win = win.reshape(win.shape[:2 + n] + (math.prod(widths),))
-    am = window_argmax(win)
-    sel = jnp.arange(win.shape[-1]) == am[..., None]
-    val = jnp.sum(jnp.where(sel, win, jnp.zeros((), win.dtype)), axis=-1, dtype=win.dtype)
+    val, am = first_max(win, indices)
     if not indices:
         return val if batched else val[0]
-    flat = jnp.zeros(am.shape, jnp.int64)
-    rem = am.astype(jnp.int64)
-    for i in range(n):
-        inner = math.prod(widths[i + 1:])
-        off = rem // inner
-        rem = rem % inner
-        shape = [1] * am.ndim
-        shape[2 + i] = sizes[i]
-        o = jnp.arange(sizes[i], dtype=jnp.int64).reshape(shape)
-        pos = jnp.asarray(tables[i])[o, off]
-        flat = flat + pos * math.prod(spatial[i + 1:])
+    flat = flat_indices(am, spatial, widths, lambda i, o, off: jnp.asarray(tables[i])[o, off])
     if not batched:
         val, flat = val[0], flat[0]
     return val, flat
