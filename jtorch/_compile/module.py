@@ -11,8 +11,11 @@ function (``step.CompiledFunction``).
 
 from __future__ import annotations
 
+import functools
+
 import jax
 
+from .._core import xla_options
 from .._core.python_node import record_pullback
 from .._core.state import STATE, grad_mode, structure_epoch
 from .._tensor import Tensor
@@ -30,9 +33,13 @@ from .step import (
 )
 
 
-@jax.jit
 def _pullback(vjp_fn, cts):
-    return vjp_fn(cts)
+    return _pullback_jit()(vjp_fn, cts)
+
+
+@functools.cache
+def _pullback_jit():  # built on first use: the options are decided after import
+    return xla_options.jit(lambda vjp_fn, cts: vjp_fn(cts))
 
 
 class _DiffEntry:
@@ -106,7 +113,7 @@ class _DiffCompiled(CompiledFunction):
             return jax.vjp(lambda d, i: pure(d, r_arrs, i, other_arrs), d_arrs, din_arrs,
                            has_aux=True)
 
-        entry = _DiffEntry(st, diff, rest, jax.jit(fwd), None, None)
+        entry = _DiffEntry(st, diff, rest, xla_options.jit(fwd), None, None)
         entry.rec = rec
         return entry, entry.run(leaves)
 

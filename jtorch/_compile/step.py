@@ -21,7 +21,7 @@ import warnings
 
 import jax
 
-from .._core import errors as _compile_errors
+from .._core import errors as _compile_errors, xla_options
 from .._core.state import STATE, structure_epoch
 from .._tensor import Tensor
 from . import stats
@@ -301,7 +301,7 @@ class CompiledFunction:
                         [None if p._grad is None else p._grad._value
                          for p in post.grad_params])
 
-        jitted = jax.jit(pure, donate_argnums=(0, 1))
+        jitted = xla_options.jit(pure, donate_argnums=(0, 1))
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
             outs, new_state, new_grads = jitted(
