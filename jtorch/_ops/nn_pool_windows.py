@@ -2,13 +2,14 @@
 maximum in a window, and the flat indices of that choice.
 
 When stride == kernel_size, with no padding and dilation 1, the windows are the input's tiles
-and a reshape stacks them (``tiles``). Max pooling then makes PyTorch's CPU choice
-(``val > max || isnan(val)``: the first maximum in row-major window order, or the last NaN) as
-that loop unrolled over the window: a chain of elementwise selects whose derivative sends each
-window's gradient to the chosen element, with no gather or scatter. (XLA:CPU lowers the
-derivative of a ``reduce_window`` max, ``select_and_scatter``, into full-size iotas, a
-multi-output reduce_window and a scatter: on a small CNN it cost more than the convolutions.)
-Average pooling on tiles is a sum over the tile axes.
+and a reshape stacks them (``tiles``; other windows are strided slices, nn_conv.windows).
+Max pooling makes PyTorch's CPU choice (``val > max || isnan(val)``: the first maximum in
+row-major window order, or the last NaN) as that loop unrolled over the window: a chain of
+elementwise selects whose derivative sends each window's gradient to the chosen element, with
+no gather or scatter (windows of more than ``MAX_UNROLL`` elements: an argmax and a one-hot).
+XLA:CPU lowers the derivative of a ``reduce_window`` max, ``select_and_scatter``, into
+full-size iotas, a multi-output reduce_window and a scatter: on a small CNN it cost more than
+the convolutions. Average pooling on tiles is a sum over the tile axes.
 """
 
 from __future__ import annotations
