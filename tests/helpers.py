@@ -9,8 +9,12 @@ backward under ``jax.jit``, with every Tensor holding a tracer, and compares wit
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+
 import jax
 import numpy as np
+import pytest
 import torch
 
 import jtorch
@@ -242,12 +246,11 @@ def _np_arr(a):
 
 
 def raises_like(torch_fn, jt_fn, exc_type=None):
-    """Both calls raise the same exception type with the same message."""
-    import pytest
-
-    with pytest.raises(BaseException) as te:
+    """Both calls raise the same exception type with the same message, and jtorch warns nothing
+    that PyTorch does not."""
+    with _recording_warnings() as t_warned, pytest.raises(BaseException) as te:
         torch_fn()
-    with pytest.raises(BaseException) as je:
+    with _recording_warnings() as j_warned, pytest.raises(BaseException) as je:
         jt_fn()
     t_exc, j_exc = te.value, je.value
     expected_type = exc_type or type(t_exc)
@@ -255,3 +258,38 @@ def raises_like(torch_fn, jt_fn, exc_type=None):
                                              f"{type(t_exc).__name__}: {t_exc})"
     t_msg = str(t_exc).split("\n")[0]
     assert str(j_exc).split("\n")[0] == t_msg, f"message {str(j_exc)!r} != torch {t_msg!r}"
+    extra = set(_warning_texts(j_warned)) - set(_warning_texts(t_warned))
+    assert not extra, f"jtorch warns {sorted(extra)}, torch does not"
+
+
+@contextlib.contextmanager
+def _recording_warnings():
+    """Records the warnings that the active filters would raise as errors (so that the
+    exception a caller catches is the real one, not a warning), keeping the other filters."""
+    with warnings.catch_warnings(record=True) as log:
+        active = list(warnings.filters)
+        warnings.resetwarnings()
+        for action, message, category, module, lineno in reversed(active):
+            warnings.filterwarnings("always" if action == "error" else action,
+                                    getattr(message, "pattern", message) or "", category,
+                                    getattr(module, "pattern", module) or "", lineno)
+        yield log
+
+
+def warns_like(torch_fn, jt_fn):
+    """Call both; jtorch warns exactly what PyTorch warns (categories and texts). Returns
+    ``(torch_result, jtorch_result)``."""
+    with warnings.catch_warnings(record=True) as t_warned:
+        warnings.simplefilter("always")
+        t = torch_fn()
+    with warnings.catch_warnings(record=True) as j_warned:
+        warnings.simplefilter("always")
+        j = jt_fn()
+    assert _warning_texts(j_warned) == _warning_texts(t_warned)
+    return t, j
+
+
+def _warning_texts(records):
+    """(category, message) of recorded warnings, without PyTorch's C++ location suffix."""
+    return [(w.category.__name__, str(w.message).split(" (Triggered internally at")[0])
+            for w in records]
