@@ -11,6 +11,7 @@ publishes as ``torch.<name>`` (scripts/gen_api.py writes it; see docs/layout.md)
 # ruff: noqa: I001 - the order of these imports is the order of the layers (docs/layout.md)
 from __future__ import annotations
 
+from ._core.errors import torch_name_fallback
 import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)
@@ -590,3 +591,6 @@ from ._ops.typeinfo import (
     typename as typename,
 )
 # --- end of generated code ---
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch")

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import autograd
 from ._core import dtypes
+from ._core.errors import not_implemented, torch_names
 from ._core.hooks import (
     grad_assign_error,
     register_post_accumulate_hook,
@@ -40,6 +41,13 @@ class Tensor(TensorBase, TensorOps):
         if cls is Tensor or not args or not isinstance(args[0], TensorBase):
             return _legacy_new(cls, *args, **kwargs)
         return super().__new__(cls)
+
+    def __getattr__(self, name):
+        """Only for names the class does not define: a ``torch.Tensor`` attribute jtorch lacks
+        raises NotImplementedError naming it, anything else Python's AttributeError."""
+        if name in torch_names("torch.Tensor") and not hasattr(type(self), name):
+            raise not_implemented(f"torch.Tensor.{name}")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     # ---------------------------------------------------------------- storage and views
     @property

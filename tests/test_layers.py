@@ -36,7 +36,8 @@ LAYERS = [
     ("nn, optim, utils, amp, serialization, vision, func",
      ["jtorch.nn", "jtorch.optim", "jtorch.utils", "jtorch.amp", "jtorch.serialization",
       "jtorch._weights_only", "jtorch.vision", "jtorch.func", "jtorch.distributions",
-      "jtorch.testing", "jtorch.hub", "jtorch.cuda", "jtorch.cpu"]),
+      "jtorch.testing", "jtorch.hub", "jtorch.cuda", "jtorch.cpu", "jtorch.onnx",
+      "jtorch.export", "jtorch.profiler"]),
     ("compile and the top floor", ["jtorch._compile", "jtorch.compiler", "jtorch"]),
 ]
 
@@ -96,7 +97,8 @@ def _imports(tree, module, is_pkg, local):
 def _all_imports(local):
     found = []
     for path, module, is_pkg in _modules():
-        tree = ast.parse(open(path).read())
+        with open(path) as f:
+            tree = ast.parse(f.read())
         for line, target, names in _imports(tree, module, is_pkg, local):
             found.append((module, line, target, names))
     return found

@@ -6,7 +6,7 @@ import types
 import warnings
 
 from .._core import dtypes
-from .._core.errors import MissingModule
+from .._core.errors import MissingModule, torch_name_fallback
 from .._core.graph import Node, run_backward
 from .._core.tensor_base import TensorBase
 from . import functional, graph
@@ -69,3 +69,6 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
            "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "functional", "graph", "Node", "set_detect_anomaly",
            "detect_anomaly", "Variable", "gradcheck", "gradgradcheck", "forward_ad"]
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.autograd")

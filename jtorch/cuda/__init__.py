@@ -14,6 +14,7 @@ import collections
 import jax
 
 from .._core.device import CURRENT_CUDA as _current, _make, device as _Device, jax_devices, to_jax
+from .._core.errors import torch_name_fallback
 from .._core.generator import initial_seed as _is, manual_seed as _ms, seed as _seed
 
 _NO_CUDA = "Torch not compiled with CUDA enabled"
@@ -201,3 +202,6 @@ def initial_seed() -> int:
 
 
 from . import amp  # noqa: E402 - torch.cuda.amp (deprecated aliases of torch.amp)
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.cuda")

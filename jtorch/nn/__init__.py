@@ -1,6 +1,10 @@
 """torch.nn: modules, parameters, functional, init and utils."""
 
+from .._core.errors import torch_name_fallback
 from . import functional, init, modules, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401,E501
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.nn")
