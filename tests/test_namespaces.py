@@ -4,6 +4,7 @@ ModuleNotFoundError). The names come from real torch (installed for the tests) a
 jtorch/_data/torch_names.json, the record jtorch reads at run time."""
 
 import importlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -88,3 +89,14 @@ def test_every_namespace_imports():
     modules = [a.replace("torch", "jtorch", 1) for a in RECORD["namespaces"] if a != "torch.Tensor"]
     subprocess.run([sys.executable, "-c", "; ".join(f"import {m}" for m in modules)], check=True,
                    timeout=300)
+
+
+def test_coverage_page_is_current():
+    """docs/coverage.md is what scripts/gen_coverage.py writes today."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    spec = importlib.util.spec_from_file_location(
+        "gen_coverage", os.path.join(root, "scripts", "gen_coverage.py"))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    with open(os.path.join(root, "docs", "coverage.md")) as f:
+        assert f.read() == gen.build(), "stale: run python scripts/gen_coverage.py"
