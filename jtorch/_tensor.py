@@ -42,6 +42,21 @@ class Tensor(TensorBase, TensorOps):
             return _legacy_new(cls, *args, **kwargs)
         return super().__new__(cls)
 
+    # device kinds and layouts a jtorch tensor never has (PyTorch's properties; always False)
+    is_ipu = is_maia = is_mkldnn = is_mps = is_mtia = is_vulkan = is_xla = is_xpu = \
+        is_nested = is_sparse_csr = property(lambda self: False)
+
+    def is_pinned(self, device=None):
+        """False: a jtorch tensor lives in a jax.Array (no page-locked host memory)."""
+        return False
+
+    def is_shared(self):
+        """False: a jtorch tensor is never in shared memory."""
+        return False
+
+    def is_distributed(self):
+        return False
+
     def __getattr__(self, name):
         """Only for names the class does not define: a ``torch.Tensor`` attribute jtorch lacks
         raises NotImplementedError naming it, anything else Python's AttributeError."""

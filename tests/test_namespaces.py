@@ -100,3 +100,12 @@ def test_coverage_page_is_current():
     spec.loader.exec_module(gen)
     with open(os.path.join(root, "docs", "coverage.md")) as f:
         assert f.read() == gen.build(), "stale: run python scripts/gen_coverage.py"
+
+
+def test_device_kind_properties_match_a_cpu_tensor():
+    t, j = torch.ones(2), jtorch.ones(2)
+    for name in ("is_ipu", "is_maia", "is_mkldnn", "is_mps", "is_mtia", "is_vulkan", "is_xla",
+                 "is_xpu", "is_nested", "is_sparse_csr", "is_cuda", "is_cpu", "is_meta"):
+        assert getattr(j, name) == getattr(t, name), name
+    for name in ("is_pinned", "is_shared", "is_distributed"):
+        assert getattr(j, name)() == getattr(t, name)(), name
