@@ -7,6 +7,7 @@ from . import (  # noqa: F401
     creation,
     creation_math,
     cumulative,
+    fft,
     indexing,
     linalg,
     linalg_decomp,
