@@ -200,6 +200,33 @@ from ._ops.indexing import (
 from ._ops.indexing_put import (
     index_put as index_put,
 )
+from ._ops.legacy_types import (
+    BFloat16Storage as BFloat16Storage,
+    BFloat16Tensor as BFloat16Tensor,
+    BoolStorage as BoolStorage,
+    BoolTensor as BoolTensor,
+    ByteStorage as ByteStorage,
+    ByteTensor as ByteTensor,
+    CharStorage as CharStorage,
+    CharTensor as CharTensor,
+    ComplexDoubleStorage as ComplexDoubleStorage,
+    ComplexDoubleTensor as ComplexDoubleTensor,
+    ComplexFloatStorage as ComplexFloatStorage,
+    ComplexFloatTensor as ComplexFloatTensor,
+    DoubleStorage as DoubleStorage,
+    DoubleTensor as DoubleTensor,
+    FloatStorage as FloatStorage,
+    FloatTensor as FloatTensor,
+    HalfStorage as HalfStorage,
+    HalfTensor as HalfTensor,
+    IntStorage as IntStorage,
+    IntTensor as IntTensor,
+    LongStorage as LongStorage,
+    LongTensor as LongTensor,
+    ShortStorage as ShortStorage,
+    ShortTensor as ShortTensor,
+    set_default_tensor_type as set_default_tensor_type,
+)
 from ._ops.linalg import (
     addbmm as addbmm,
     addmm as addmm,

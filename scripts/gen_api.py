@@ -58,7 +58,9 @@ def _where(obj):
     family that binds it (a stand-in from jtorch._core.errors, say)."""
     homes = [obj.__module__] + sorted(m for m in sys.modules if m.startswith("jtorch._ops."))
     for home in homes:
-        mod = sys.modules[home]
+        mod = sys.modules.get(home)   # None: a class that names PyTorch's module ("torch")
+        if mod is None:
+            continue
         for name in (obj.__name__, *sorted(vars(mod))):
             if getattr(mod, name, None) is obj:
                 return home, name

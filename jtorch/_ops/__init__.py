@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     cumulative,
     fft,
     indexing,
+    legacy_types,
     linalg,
     linalg_decomp,
     linalg_einsum,
