@@ -123,6 +123,9 @@ from ._ops.bitwise import (
     logical_or as logical_or,
     logical_xor as logical_xor,
 )
+from ._ops.cdist import (
+    cdist as cdist,
+)
 from ._ops.compare import (
     allclose as allclose,
     clamp as clamp,

@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401
     bitwise,
+    cdist,
     compare,
     convert,
     creation,
