@@ -5,6 +5,7 @@ from . import (  # noqa: F401
     convert_parameters,
     parametrizations,
     parametrize,
+    prune,
     rnn,
     stateless,
 )
