@@ -231,15 +231,7 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone(memory_format=contiguous_format)
-        if nparams_toprune != 0:
-            prob = rand_like(t)
-            topk = prob.view(-1).topk(k=nparams_toprune)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+        return _zero_top(self.amount, t, default_mask, lambda: rand_like(t), largest=True)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -256,14 +248,7 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone(memory_format=contiguous_format)
-        if nparams_toprune != 0:
-            topk = t.abs().view(-1).topk(k=nparams_toprune, largest=False)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+        return _zero_top(self.amount, t, default_mask, t.abs, largest=False)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
@@ -348,6 +333,19 @@ class CustomFromMask(BasePruningMethod):
     @classmethod
     def apply(cls, module, name, mask):
         return super().apply(module, name, mask=mask)
+
+
+def _zero_top(amount, t, default_mask, scores, largest):
+    """``default_mask`` with the ``amount`` entries of largest (or smallest) ``scores()``
+    zeroed (scores are computed only when something is pruned)."""
+    tensor_size = t.nelement()
+    nparams_toprune = _compute_nparams_toprune(amount, tensor_size)
+    _validate_pruning_amount(nparams_toprune, tensor_size)
+    mask = default_mask.clone(memory_format=contiguous_format)
+    if nparams_toprune != 0:
+        topk = scores().view(-1).topk(k=nparams_toprune, largest=largest)
+        mask.view(-1)[topk.indices] = 0
+    return mask
 
 
 def _channel_mask(t, dim, channels):
