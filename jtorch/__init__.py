@@ -83,7 +83,7 @@ from .autograd import (  # noqa: E402
 )
 
 # the components built on them
-from . import amp, cpu, cuda, func, hub, nn, optim, serialization, utils, vision  # noqa: E402
+from . import amp, cpu, cuda, func, hub, nn, optim, serialization, testing, utils, vision  # noqa: E402,E501
 from . import compiler  # noqa: E402
 from .amp.autocast_mode import (  # noqa: E402
     autocast,
