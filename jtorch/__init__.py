@@ -76,9 +76,12 @@ from ._tensor_str import set_printoptions  # noqa: E402
 from .autograd import (  # noqa: E402
     enable_grad,
     inference_mode,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
     is_grad_enabled,
     is_inference_mode_enabled,
     no_grad,
+    set_anomaly_enabled,
     set_grad_enabled,
 )
 

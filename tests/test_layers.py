@@ -25,7 +25,7 @@ LAYERS = [
                                     "jtorch._core.layout"]),
     ("the Tensor data type", ["jtorch._core.tensor_base", "jtorch._core.generator"]),
     ("the kernel", ["jtorch._core.autocast", "jtorch._core.kernel"]),
-    ("the autograd graph", ["jtorch._core.hooks", "jtorch._core.graph",
+    ("the autograd graph", ["jtorch._core.hooks", "jtorch._core.anomaly", "jtorch._core.graph",
                             "jtorch._core.python_node", "jtorch._core.strides"]),
     ("dispatch and views", ["jtorch._core.dispatch", "jtorch._core.views", "jtorch._core"]),
     ("op families", ["jtorch._ops"]),

@@ -10,6 +10,9 @@ Per thread (as in PyTorch, a grad mode or a trace in one thread does not affect 
 
 Per process:
 
+- ``ANOMALY``: autograd's anomaly mode (``torch.autograd.set_detect_anomaly``), process-wide
+  as PyTorch's; the engine reads it once per backward and node creation once per node.
+
 - the structure epoch: bumped (:func:`structure_changed`) when state is registered or replaced
   (a Module attribute, a parameter or buffer, a conversion, an optimizer's param groups or state
   loads). A compiled function whose epoch is older walks its state again.
@@ -88,6 +91,20 @@ def host_side(method):
         return method(self, *args, **kwargs)
 
     return wrapper
+
+
+class _AnomalyMode:
+    """PyTorch's AnomalyMode flags: ``enabled`` (record each node's forward stack, warn with it
+    when its backward fails) and ``check_nan`` (a backward output with NaN raises)."""
+
+    __slots__ = ("enabled", "check_nan")
+
+    def __init__(self):
+        self.enabled = False
+        self.check_nan = True
+
+
+ANOMALY = _AnomalyMode()
 
 
 # ------------------------------------------------------------------ the structure epoch
