@@ -1,7 +1,7 @@
 """torch.nn: modules, parameters, functional, init and utils."""
 
 from .._core.errors import torch_name_fallback
-from . import functional, init, modules, utils  # noqa: F401
+from . import attention, functional, init, modules, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401,E501

@@ -6,6 +6,7 @@ from . import (  # noqa: F401
     convert_parameters,
     parametrizations,
     parametrize,
+    prune,
     rnn,
     stateless,
 )
