@@ -108,6 +108,7 @@ from .backends._threads import (  # noqa: E402
     set_num_threads,
 )
 from . import compiler  # noqa: E402
+from . import jit  # noqa: E402
 from .amp.autocast_mode import (  # noqa: E402
     autocast,
     autocast_decrement_nesting,
