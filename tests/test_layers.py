@@ -36,7 +36,8 @@ LAYERS = [
     ("nn, optim, utils, amp, serialization, vision, func",
      ["jtorch.nn", "jtorch.optim", "jtorch.utils", "jtorch.amp", "jtorch.serialization",
       "jtorch._weights_only", "jtorch.vision", "jtorch.func", "jtorch.distributions",
-      "jtorch.testing", "jtorch.hub", "jtorch.cuda", "jtorch.cpu"]),
+      "jtorch.testing", "jtorch.hub", "jtorch.cuda", "jtorch.cpu", "jtorch.distributed",
+      "jtorch.multiprocessing"]),
     ("compile and the top floor", ["jtorch._compile", "jtorch.compiler", "jtorch"]),
 ]
 
@@ -135,7 +136,8 @@ PUBLIC_MODULES = ["jtorch", "jtorch.linalg", "jtorch.special", "jtorch.fft", "jt
                   "jtorch.optim.lr_scheduler", "jtorch.autograd", "jtorch.autograd.graph",
                   "jtorch.utils.data", "jtorch.utils.checkpoint", "jtorch.amp", "jtorch.func",
                   "jtorch.cuda", "jtorch.random", "jtorch.serialization", "jtorch.vision",
-                  "jtorch.compiler"]
+                  "jtorch.compiler", "jtorch.distributed", "jtorch.distributed.fsdp",
+                  "jtorch.distributed.run", "jtorch.multiprocessing", "jtorch.nn.parallel"]
 
 
 @pytest.mark.parametrize("module", PUBLIC_MODULES)
