@@ -462,7 +462,8 @@ def test_warnings_and_errors():
                                                "deprecated"):
             assert T.cpu.amp.autocast().fast_dtype == T.bfloat16
         with pytest.warns(FutureWarning, match=r"torch.cuda.amp.autocast\(args...\)` is "
-                                               "deprecated"):
+                                               "deprecated"), \
+                pytest.warns(UserWarning, match="CUDA is not available"):
             assert T.cuda.amp.autocast().fast_dtype == T.float16
         with pytest.warns(DeprecationWarning, match="is_autocast_cpu_enabled"):
             T.is_autocast_cpu_enabled()

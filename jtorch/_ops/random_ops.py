@@ -102,6 +102,7 @@ def sample(kind, key, shape, dt, a, b):
     each so a complex normal has variance std**2."""
     dt = np.dtype(dt)
     if dt.kind == "c":
+        a, b = jnp.real(a), jnp.real(b)  # each part's parameters are real (no complex -> real cast)
         if kind == "normal":
             b = b / math.sqrt(2)
         x = _SAMPLERS[kind](key, (*shape, 2), np.dtype(f"f{dt.itemsize // 2}"), a, b)
