@@ -97,7 +97,8 @@ def _imports(tree, module, is_pkg, local):
 def _all_imports(local):
     found = []
     for path, module, is_pkg in _modules():
-        tree = ast.parse(open(path).read())
+        with open(path) as f:
+            tree = ast.parse(f.read())
         for line, target, names in _imports(tree, module, is_pkg, local):
             found.append((module, line, target, names))
     return found
