@@ -2,7 +2,8 @@
 
 ``cuda[:i]`` is the process's i-th GPU (``jax.local_devices()``: under ``jax.distributed``
 another process's devices are not this process's ``cuda:i``). Two jtorch extensions:
-``tpu[:i]`` is the i-th TPU, and ``cpu:i`` is JAX's i-th host device (PyTorch accepts and ignores a CPU index; with
+``tpu[:i]`` is the i-th TPU, and ``cpu:i`` is JAX's i-th host device (PyTorch accepts and
+ignores a CPU index; with
 ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` JAX has N host devices, and jtorch
 places tensors on them). Plain ``cpu`` is host device 0.
 """
