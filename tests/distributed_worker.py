@@ -21,14 +21,20 @@ from datetime import timedelta
 import numpy as np
 import torch
 import torch.distributed as tdist
+import torch.distributed.checkpoint.state_dict as tstate
+import torch.distributed.fsdp as tfsdp
 import torch.nn.functional as tF
 
 import jtorch
 import jtorch.distributed as jdist
+import jtorch.distributed.checkpoint.state_dict as jstate
+import jtorch.distributed.fsdp as jfsdp
 import jtorch.nn.functional as jF
 
 LIBS = {"torch": (torch, tdist, tF), "jtorch": (jtorch, jdist, jF)}
+FSDP = {torch: (tfsdp, tstate), jtorch: (jfsdp, jstate)}
 WORLD = 2
+OUT_DIR = [None]  # where the checkpoint check saves (set by main)
 
 
 def _plain(x):
@@ -257,8 +263,62 @@ def ddp_unused_parameter(T, D, F, rank):
     return "no error"
 
 
+def ddp_compiled_step(T, D, F, rank):
+    """jtorch: the whole step (forward, backward, all-reduce, SGD) under jtorch.compile; torch:
+    the same step eagerly."""
+    model = T.nn.parallel.DistributedDataParallel(_mlp(T, rank))
+    opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    if T is jtorch:
+        step = jtorch.compile(step, fullgraph=True)  # a failed trace raises
+    losses = [step(*_batch(T, rank, i)).item() for i in range(4)]
+    return [losses, [p.detach() for p in model.parameters()]]
+
+
+def ddp_checkpoint(T, D, F, rank):
+    """Rank 0 saves the DDP model's module state dict; after a barrier both ranks load it
+    into a model that started from other weights."""
+    model = T.nn.parallel.DistributedDataParallel(_mlp(T, rank))
+    path = os.path.join(OUT_DIR[0], f"checkpoint_{T.__name__}.pt")
+    if rank == 0:
+        T.save(model.module.state_dict(), path)
+    D.barrier()
+    fresh = _mlp(T, 5)
+    fresh.load_state_dict(T.load(path))
+    return list(fresh.state_dict().values())
+
+
+def fsdp_fully_shard(T, D, F, rank):
+    """FSDP2 over the two ranks (each layer, then the root), SGD with momentum, then the full
+    state dict gathered on every rank."""
+    fsdp, state = FSDP[T]
+    model = _mlp(T, 0)  # FSDP does not broadcast: every rank starts from the same weights
+    for m in (model[0], model[2], model):
+        fsdp.fully_shard(m)
+    opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    losses = []
+    for step in range(4):
+        x, y = _batch(T, rank, step)
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    sd = state.get_model_state_dict(model, options=state.StateDictOptions(full_state_dict=True))
+    return [losses, list(sd), list(sd.values())]
+
+
 DDP_CHECKS = {fn.__name__: fn for fn in (ddp_sgd_momentum, ddp_adam, ddp_no_sync,
-                                         ddp_state_dict, ddp_unused_parameter)}
+                                         ddp_state_dict, ddp_unused_parameter,
+                                         ddp_compiled_step, ddp_checkpoint,
+                                         fsdp_fully_shard)}
 
 
 # ------------------------------------------------------------------ driver
@@ -273,6 +333,7 @@ def _run(fn, lib, rank):
 def main():
     rank, torch_port, jtorch_port, out_dir = (int(sys.argv[1]), int(sys.argv[2]),
                                               int(sys.argv[3]), sys.argv[4])
+    OUT_DIR[0] = out_dir
     results = {"before_init": {
         lib: _run(lambda T, D, F, r: D.get_rank(), lib, rank) for lib in LIBS}}
     timeout = timedelta(seconds=60)

@@ -12,6 +12,7 @@ import json
 
 import numpy as np
 import pytest
+import torch
 from distributed_launch import free_ports, run_workers, worker_env
 from distributed_worker import DDP_CHECKS, collective_checks
 
@@ -36,7 +37,7 @@ def pair(tmp_path_factory):
         assert path.exists(), f"rank {r} wrote no results:\n{logs}"
         results[r] = json.loads(path.read_text())
     dead = out / "dead_peer.json"
-    return {"results": results, "codes": codes, "logs": logs,
+    return {"results": results, "codes": codes, "logs": logs, "out": out,
             "dead_peer": json.loads(dead.read_text()) if dead.exists() else None}
 
 
@@ -92,6 +93,16 @@ def test_ddp_unused_parameter_raises_torchs_error(pair):
     for ref, got in _both(pair, "ddp_unused_parameter"):
         assert ref["ok"][0] == "RuntimeError"
         assert got == ref
+
+
+def test_checkpoint_saved_by_jtorch_loads_in_torch(pair):
+    """ddp_checkpoint: rank 0 saved the DDP module's state dict with each library; jtorch's
+    file is PyTorch's format and holds what torch's holds."""
+    ref = torch.load(pair["out"] / "checkpoint_torch.pt")
+    got = torch.load(pair["out"] / "checkpoint_jtorch.pt")
+    assert list(got) == list(ref)
+    for k in ref:
+        torch.testing.assert_close(got[k], ref[k], rtol=0, atol=1e-6)
 
 
 def test_dead_peer_makes_survivor_raise(pair):
