@@ -263,6 +263,24 @@ def ddp_unused_parameter(T, D, F, rank):
     return "no error"
 
 
+def ddp_batchnorm_buffers(T, D, F, rank):
+    """BatchNorm1d's running statistics: rank 0's are broadcast before every forward
+    (broadcast_buffers=True); each rank's batch statistics differ."""
+    net = T.nn.Sequential(T.nn.Linear(6, 4), T.nn.BatchNorm1d(4), T.nn.Linear(4, 3))
+    rng = np.random.default_rng(11 + rank)
+    with T.no_grad():
+        for p in net.parameters():
+            p.copy_(T.tensor(rng.standard_normal(tuple(p.shape)), dtype=T.float32))
+    model = T.nn.parallel.DistributedDataParallel(net)
+    opt = T.optim.SGD(model.parameters(), lr=0.05)
+    for step in range(3):
+        x, y = _batch(T, rank, step)
+        opt.zero_grad()
+        F.mse_loss(model(x), y).backward()
+        opt.step()
+    return [list(model.state_dict().values())]
+
+
 def ddp_compiled_step(T, D, F, rank):
     """jtorch: the whole step (forward, backward, all-reduce, SGD) under jtorch.compile; torch:
     the same step eagerly."""
@@ -317,7 +335,8 @@ def fsdp_fully_shard(T, D, F, rank):
 
 DDP_CHECKS = {fn.__name__: fn for fn in (ddp_sgd_momentum, ddp_adam, ddp_no_sync,
                                          ddp_state_dict, ddp_unused_parameter,
-                                         ddp_compiled_step, ddp_checkpoint,
+                                         ddp_batchnorm_buffers, ddp_compiled_step,
+                                         ddp_checkpoint,
                                          fsdp_fully_shard)}
 
 
@@ -346,6 +365,10 @@ def main():
         if only and name not in only.split(","):
             continue
         results[name] = {lib: _run(fn, lib, rank) for lib in LIBS}
+    # jtorch only (gloo aborts the process on mismatched sizes): every rank raises
+    results["mismatched_shapes"] = _run(lambda T, D, F, r: D.all_reduce(T.ones(2 + r)),
+                                        "jtorch", rank)
+    results["after_mismatch"] = _run(all_reduce_check("SUM", "float32"), "jtorch", rank)
     tdist.barrier()
     jdist.barrier()
     with open(os.path.join(out_dir, f"rank{rank}.json"), "w") as f:

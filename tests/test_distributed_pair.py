@@ -95,6 +95,18 @@ def test_ddp_unused_parameter_raises_torchs_error(pair):
         assert got == ref
 
 
+def test_mismatched_shapes_raise_on_every_rank(pair):
+    """Rank 0 all-reduces 2 elements, rank 1 3: both raise (gloo would abort the process, so
+    torch is not run); the group still works afterwards."""
+    for r in RANKS:
+        got = pair["results"][r]["mismatched_shapes"]
+        assert got["err"][0] == "RuntimeError"
+        assert got["err"][1].startswith("Detected mismatch between collectives on ranks.")
+        assert "TensorShape=[2]" in got["err"][1] and "TensorShape=[3]" in got["err"][1]
+        after = pair["results"][r]["after_mismatch"]
+        assert after == pair["results"][r]["all_reduce_SUM_float32"]["torch"]
+
+
 def test_checkpoint_saved_by_jtorch_loads_in_torch(pair):
     """ddp_checkpoint: rank 0 saved the DDP module's state dict with each library; jtorch's
     file is PyTorch's format and holds what torch's holds."""
