@@ -170,6 +170,39 @@ def async_work(T, D, F, rank):
     return [t, waited, work.is_completed(), fut]
 
 
+def send_recv(T, D, F, rank):
+    """Rank 0 sends to rank 1, then rank 1 sends back (blocking send/recv), then a
+    batch_isend_irecv exchange."""
+    t = _tensor(T, rank, (3,), "float32")
+    if rank == 0:
+        D.send(t, dst=1)
+        D.recv(t, src=1)
+    else:
+        D.recv(t, src=0)
+        t.mul_(2)
+        D.send(t, dst=0)
+    got = T.zeros(2)
+    ops = [D.P2POp(D.isend, T.full((2,), float(rank + 1)), 1 - rank),
+           D.P2POp(D.irecv, got, 1 - rank)]
+    for work in D.batch_isend_irecv(ops):
+        work.wait()
+    return [t, got]
+
+
+def all_to_all_list(T, D, F, rank):
+    """Equal sizes (gloo's alltoall takes no others; NCCL's does, and so does jtorch's)."""
+    ins = [_tensor(T, rank, (2, 2), "float32", seed=j) for j in range(WORLD)]
+    outs = [T.zeros(2, 2) for _ in range(WORLD)]
+    D.all_to_all(outs, ins)
+    return outs
+
+
+def reduce_scatter_list(T, D, F, rank):
+    out = T.zeros(2, 2)
+    D.reduce_scatter(out, [_tensor(T, rank, (2, 2), "float32", seed=j) for j in range(WORLD)])
+    return out
+
+
 def collective_checks():
     checks = {}
     for dtype in ("float32", "float64", "int64", "bool"):
@@ -178,7 +211,8 @@ def collective_checks():
     checks["all_reduce_SUM_bfloat16"] = all_reduce_check("SUM", "bfloat16")
     for fn in (broadcast, all_gather, all_gather_into_tensor, reduce_scatter_tensor,
                all_to_all_single, scatter, gather, reduce, object_collectives,
-               barrier_and_queries, new_group, async_work):
+               barrier_and_queries, new_group, async_work, send_recv, all_to_all_list,
+               reduce_scatter_list):
         checks[fn.__name__] = fn
     return checks
 
@@ -202,12 +236,8 @@ def _batch(T, rank, step):
     return x, y
 
 
-def _train(T, D, F, rank, opt_name, steps):
-    model = T.nn.parallel.DistributedDataParallel(_mlp(T, rank))
-    if opt_name == "sgd":
-        opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    else:
-        opt = T.optim.Adam(model.parameters(), lr=0.01)
+def _steps(T, F, model, opt, rank, steps):
+    """``steps`` training steps on this rank's batches; the losses."""
     losses = []
     for step in range(steps):
         x, y = _batch(T, rank, step)
@@ -216,6 +246,16 @@ def _train(T, D, F, rank, opt_name, steps):
         loss.backward()
         opt.step()
         losses.append(loss.item())
+    return losses
+
+
+def _train(T, D, F, rank, opt_name, steps):
+    model = T.nn.parallel.DistributedDataParallel(_mlp(T, rank))
+    if opt_name == "sgd":
+        opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    else:
+        opt = T.optim.Adam(model.parameters(), lr=0.01)
+    losses = _steps(T, F, model, opt, rank, steps)
     return [losses, [p.detach() for p in model.parameters()]]
 
 
@@ -272,13 +312,8 @@ def ddp_batchnorm_buffers(T, D, F, rank):
         for p in net.parameters():
             p.copy_(T.tensor(rng.standard_normal(tuple(p.shape)), dtype=T.float32))
     model = T.nn.parallel.DistributedDataParallel(net)
-    opt = T.optim.SGD(model.parameters(), lr=0.05)
-    for step in range(3):
-        x, y = _batch(T, rank, step)
-        opt.zero_grad()
-        F.mse_loss(model(x), y).backward()
-        opt.step()
-    return [list(model.state_dict().values())]
+    losses = _steps(T, F, model, T.optim.SGD(model.parameters(), lr=0.05), rank, 3)
+    return [losses, list(model.state_dict().values())]
 
 
 def ddp_compiled_step(T, D, F, rank):
@@ -321,14 +356,7 @@ def fsdp_fully_shard(T, D, F, rank):
     for m in (model[0], model[2], model):
         fsdp.fully_shard(m)
     opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    losses = []
-    for step in range(4):
-        x, y = _batch(T, rank, step)
-        opt.zero_grad()
-        loss = F.mse_loss(model(x), y)
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
+    losses = _steps(T, F, model, opt, rank, 4)
     sd = state.get_model_state_dict(model, options=state.StateDictOptions(full_state_dict=True))
     return [losses, list(sd), list(sd.values())]
 
