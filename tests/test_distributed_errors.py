@@ -4,6 +4,8 @@ JAX backend started; a world of one against torch's gloo world of one."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 import torch
 import torch.distributed as tdist
@@ -42,8 +44,10 @@ def test_before_init_process_group(call):
 
 @pytest.fixture
 def world_of_one():
-    """Both libraries' default groups over one process (tcp:// on a free port each)."""
+    """Both libraries' default groups over one process (tcp:// on a free port each); the
+    excepthook init_process_group installs (``[rank0]:`` prefixes) is put back after."""
     ports = free_ports(2)
+    excepthook = sys.excepthook
     tdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{ports[0]}", rank=0,
                              world_size=1)
     try:
@@ -55,6 +59,7 @@ def world_of_one():
             jdist.destroy_process_group()
     finally:
         tdist.destroy_process_group()
+        sys.excepthook = excepthook
 
 
 def test_world_of_one(world_of_one):

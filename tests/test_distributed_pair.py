@@ -118,10 +118,12 @@ def test_checkpoint_saved_by_jtorch_loads_in_torch(pair):
 
 
 def test_dead_peer_makes_survivor_raise(pair):
-    """Rank 1 exits without a word after the checks; rank 0's next all_reduce raises within
-    the test's timeout instead of hanging, and rank 0 exits cleanly after it."""
+    """Rank 1 exits without a word after the checks; rank 0's next all_reduce raises instead
+    of hanging, and rank 0 then leaves normally at once: status 1 (a failed collective skips
+    JAX's shutdown barrier, which would wait for the dead peer), not a hang or an abort."""
     dead = pair["dead_peer"]
     assert dead is not None, pair["logs"]
     assert "err" in dead, dead
     assert dead["err"][0] == "DistBackendError"
-    assert pair["codes"] == [0, 0], pair["logs"]
+    assert dead["seconds"] < 30, dead
+    assert pair["codes"] == [1, 0], pair["logs"]
