@@ -85,6 +85,35 @@ def test_second_init_raises_torchs_error(world_of_one):
     assert _error(again(jdist, world_of_one[1])) == _error(again(tdist, world_of_one[0]))
 
 
+ENV = "env://"
+TCP = "tcp://127.0.0.1:1"  # never contacted: each case fails before
+BAD_INITS = {
+    "env_without_rank": ({}, {"init_method": ENV}),
+    "env_without_world_size": ({"RANK": "0"}, {"init_method": ENV}),
+    "env_without_master_addr": ({"RANK": "0", "WORLD_SIZE": "2"}, {"init_method": ENV}),
+    "env_without_master_port": ({"RANK": "0", "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1"},
+                                {"init_method": ENV}),
+    "tcp_without_rank": ({}, {"init_method": TCP, "world_size": 2}),
+    "timeout_not_timedelta": ({}, {"init_method": TCP, "rank": 0, "world_size": 1,
+                                   "timeout": 30}),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_INITS))
+def test_bad_init_process_group_raises_torchs_error(case, monkeypatch):
+    """Missing environment variables, a missing rank, a timeout that is not a timedelta:
+    torch's errors, raised before any process is contacted."""
+    env, kwargs = BAD_INITS[case]
+    for var in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
+        monkeypatch.delenv(var, raising=False)
+    for var, value in env.items():
+        monkeypatch.setenv(var, value)
+    kwargs = {"backend": "gloo", **kwargs}
+    expected = _error(lambda: tdist.init_process_group(**kwargs))
+    assert _error(lambda: jdist.init_process_group(**kwargs)) == expected
+    assert not jdist.is_initialized() and not tdist.is_initialized()
+
+
 def test_rank_outside_the_world():
     (port,) = free_ports(1)
     with pytest.raises(RuntimeError, match=r"rank < size\. 3 vs 2"):  # gloo's enforce text
