@@ -260,11 +260,11 @@ def _train(T, D, F, rank, opt_name, steps):
 
 
 def ddp_sgd_momentum(T, D, F, rank):
-    return _train(T, D, F, rank, "sgd", 6)
+    return _train(T, D, F, rank, "sgd", 20)
 
 
 def ddp_adam(T, D, F, rank):
-    return _train(T, D, F, rank, "adam", 6)
+    return _train(T, D, F, rank, "adam", 20)
 
 
 def ddp_no_sync(T, D, F, rank):
