@@ -23,16 +23,19 @@ import torch
 import torch.distributed as tdist
 import torch.distributed.checkpoint.state_dict as tstate
 import torch.distributed.fsdp as tfsdp
+import torch.distributed.tensor as tdtensor
 import torch.nn.functional as tF
 
 import jtorch
 import jtorch.distributed as jdist
 import jtorch.distributed.checkpoint.state_dict as jstate
 import jtorch.distributed.fsdp as jfsdp
+import jtorch.distributed.tensor as jdtensor
 import jtorch.nn.functional as jF
 
 LIBS = {"torch": (torch, tdist, tF), "jtorch": (jtorch, jdist, jF)}
 FSDP = {torch: (tfsdp, tstate), jtorch: (jfsdp, jstate)}
+DTENSOR = {torch: tdtensor, jtorch: jdtensor}
 WORLD = 2
 OUT_DIR = [None]  # where the checkpoint check saves (set by main)
 
@@ -203,6 +206,18 @@ def reduce_scatter_list(T, D, F, rank):
     return out
 
 
+def dtensor(T, D, F, rank):
+    """init_device_mesh over the ranks; distribute_tensor of rank 0's values, sharded on
+    dim 0 (rows divisible by 2: jtorch pads uneven chunks) and replicated."""
+    dt = DTENSOR[T]
+    mesh = dt.init_device_mesh("cpu", (WORLD,))
+    t = _tensor(T, rank, (4, 3), "float32")
+    sharded = dt.distribute_tensor(t, mesh, [dt.Shard(0)])
+    replicated = dt.distribute_tensor(t, mesh, [dt.Replicate()])
+    return [sharded.to_local(), sharded.full_tensor(), replicated.to_local(),
+            mesh.get_local_rank(), mesh.size()]
+
+
 def collective_checks():
     checks = {}
     for dtype in ("float32", "float64", "int64", "bool"):
@@ -212,7 +227,7 @@ def collective_checks():
     for fn in (broadcast, all_gather, all_gather_into_tensor, reduce_scatter_tensor,
                all_to_all_single, scatter, gather, reduce, object_collectives,
                barrier_and_queries, new_group, async_work, send_recv, all_to_all_list,
-               reduce_scatter_list):
+               reduce_scatter_list, dtensor):
         checks[fn.__name__] = fn
     return checks
 
