@@ -299,7 +299,7 @@ def ddp_state_dict(T, D, F, rank):
     return [list(sd.keys()), list(sd.values()), type(model.module).__name__]
 
 
-def ddp_unused_parameter(T, D, F, rank):
+def _with_unused(T, rank):
     class WithUnused(T.nn.Module):
         def __init__(self):
             super().__init__()
@@ -308,7 +308,11 @@ def ddp_unused_parameter(T, D, F, rank):
         def forward(self, x):
             return self.net(x)
 
-    model = T.nn.parallel.DistributedDataParallel(WithUnused())
+    return WithUnused()
+
+
+def ddp_unused_parameter(T, D, F, rank):
+    model = T.nn.parallel.DistributedDataParallel(_with_unused(T, rank))
     x, y = _batch(T, rank, 0)
     F.mse_loss(model(x), y).backward()
     try:
@@ -316,6 +320,16 @@ def ddp_unused_parameter(T, D, F, rank):
     except RuntimeError as e:
         return ["RuntimeError", str(e)]
     return "no error"
+
+
+def ddp_find_unused_parameters(T, D, F, rank):
+    """find_unused_parameters=True: two steps run; the unused parameter keeps no gradient."""
+    model = T.nn.parallel.DistributedDataParallel(_with_unused(T, rank),
+                                                  find_unused_parameters=True)
+    opt = T.optim.SGD(model.parameters(), lr=0.1)
+    losses = _steps(T, F, model, opt, rank, 2)
+    return [losses, [p.grad is None for p in model.parameters()],
+            [p.detach() for p in model.parameters()]]
 
 
 def ddp_batchnorm_buffers(T, D, F, rank):
@@ -378,6 +392,7 @@ def fsdp_fully_shard(T, D, F, rank):
 
 DDP_CHECKS = {fn.__name__: fn for fn in (ddp_sgd_momentum, ddp_adam, ddp_no_sync,
                                          ddp_state_dict, ddp_unused_parameter,
+                                         ddp_find_unused_parameters,
                                          ddp_batchnorm_buffers, ddp_compiled_step,
                                          ddp_checkpoint,
                                          fsdp_fully_shard)}
