@@ -308,7 +308,11 @@ def _with_unused(T, rank):
         def forward(self, x):
             return self.net(x)
 
-    return WithUnused()
+    model = WithUnused()
+    with T.no_grad():  # the same values in both libraries
+        for p in model.unused.parameters():
+            p.copy_(T.full(tuple(p.shape), 0.25))
+    return model
 
 
 def ddp_unused_parameter(T, D, F, rank):
