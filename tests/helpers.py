@@ -107,7 +107,7 @@ def _outputs(out):
 
 def _np(x):
     if isinstance(x, torch.Tensor):
-        x = x.detach()
+        x = x.detach().resolve_conj().resolve_neg()  # torch.fft's ihfft returns a conj view
         if x.dtype == torch.bfloat16:
             x = x.float()
         return x.numpy()

@@ -25,7 +25,7 @@ LAYERS = [
                                     "jtorch._core.layout"]),
     ("the Tensor data type", ["jtorch._core.tensor_base", "jtorch._core.generator"]),
     ("the kernel", ["jtorch._core.autocast", "jtorch._core.kernel"]),
-    ("the autograd graph", ["jtorch._core.hooks", "jtorch._core.graph",
+    ("the autograd graph", ["jtorch._core.hooks", "jtorch._core.anomaly", "jtorch._core.graph",
                             "jtorch._core.python_node", "jtorch._core.strides"]),
     ("dispatch and views", ["jtorch._core.dispatch", "jtorch._core.views", "jtorch._core"]),
     ("op families", ["jtorch._ops"]),
@@ -37,7 +37,7 @@ LAYERS = [
      ["jtorch.nn", "jtorch.optim", "jtorch.utils", "jtorch.amp", "jtorch.serialization",
       "jtorch._weights_only", "jtorch.vision", "jtorch.func", "jtorch.distributions",
       "jtorch.testing", "jtorch.hub", "jtorch.cuda", "jtorch.cpu", "jtorch.distributed",
-      "jtorch.multiprocessing"]),
+      "jtorch.multiprocessing", "jtorch.onnx", "jtorch.export", "jtorch.profiler"]),
     ("compile and the top floor", ["jtorch._compile", "jtorch.compiler", "jtorch"]),
 ]
 
@@ -137,8 +137,9 @@ PUBLIC_MODULES = ["jtorch", "jtorch.linalg", "jtorch.special", "jtorch.fft", "jt
                   "jtorch.optim.lr_scheduler", "jtorch.autograd", "jtorch.autograd.graph",
                   "jtorch.utils.data", "jtorch.utils.checkpoint", "jtorch.amp", "jtorch.func",
                   "jtorch.cuda", "jtorch.random", "jtorch.serialization", "jtorch.vision",
-                  "jtorch.compiler", "jtorch.distributed", "jtorch.distributed.fsdp",
-                  "jtorch.distributed.run", "jtorch.multiprocessing", "jtorch.nn.parallel"]
+                  "jtorch.compiler", "jtorch.backends", "jtorch.accelerator",
+                  "jtorch.distributed", "jtorch.distributed.fsdp", "jtorch.distributed.run",
+                  "jtorch.multiprocessing", "jtorch.nn.parallel"]
 
 
 @pytest.mark.parametrize("module", PUBLIC_MODULES)

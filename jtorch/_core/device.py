@@ -14,6 +14,8 @@ import functools
 
 import jax
 
+from .state import STATE
+
 _PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
 
 # c10's DeviceType numbering (it shows in hash(device)); "tpu" is jtorch's own
@@ -61,6 +63,15 @@ class device:
 
     def __reduce__(self):
         return (device, (self.type,) if self.index is None else (self.type, self.index))
+
+    def __enter__(self):
+        """``with torch.device(d):`` factories without a ``device=`` put tensors on ``d``."""
+        STATE.device_blocks = STATE.device_blocks + (self,)
+        return self
+
+    def __exit__(self, *exc):
+        STATE.device_blocks = STATE.device_blocks[:-1]
+        return False
 
 
 def _invalid_args(args):
@@ -208,8 +219,36 @@ def canonical(dev: device) -> device:
     return from_jax(to_jax(dev))
 
 
-def default_device() -> device:
+def host_cpu() -> device:
+    """Plain ``cpu``: the device of a tensor made without one (not the factories' default)."""
     return _make("cpu")
+
+
+def default_device() -> device:
+    """Where factories put a tensor without ``device=``: the innermost ``with torch.device``
+    block, else ``torch.set_default_device``'s device, else the CPU."""
+    blocks = STATE.device_blocks
+    if blocks:
+        return blocks[-1]
+    dev = STATE.default_device
+    return _make("cpu") if dev is None else dev
+
+
+def set_default_device(dev):
+    """``torch.set_default_device``: the device factories use when none is given, for this
+    thread (as PyTorch's); None restores the CPU.
+
+    Args:
+        dev (device or str or int): the new default device, or None.
+    """
+    STATE.default_device = None if dev is None else device(dev)
+
+
+def get_default_device() -> device:
+    """``torch.get_default_device``: the factories' device, with its index (the current one
+    where none was given, as PyTorch's)."""
+    dev = default_device()
+    return dev if dev.index is not None else canonical(dev)
 
 
 def device_of(arr) -> device:
@@ -217,4 +256,4 @@ def device_of(arr) -> device:
     try:
         return from_jax(next(iter(arr.devices())))
     except (AttributeError, jax.errors.ConcretizationTypeError):
-        return default_device()
+        return _make("cpu")

@@ -18,7 +18,7 @@ import jax
 import numpy as np
 
 from . import dtypes
-from .device import default_device
+from .device import host_cpu
 from .errors import concretization_error
 from .state import STATE
 
@@ -243,7 +243,7 @@ _CPU = []
 
 def _cpu():
     if not _CPU:
-        _CPU.append(default_device())
+        _CPU.append(host_cpu())
     return _CPU[0]
 
 

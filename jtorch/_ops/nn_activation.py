@@ -79,7 +79,8 @@ def functional_forms(name, public, *, grad1=None, torch=False, sig_from=None, pu
     functional.__doc__ = public.__doc__
     functional._opdef = public._opdef
     functional_.__name__ = functional_.__qualname__ = name + "_"
-    if publish:
+    if publish:   # the module-level name it is bound to, so pickle finds it (torch.save(model))
+        functional.__qualname__ = f"{name}_functional"
         export(name, namespace="nn.functional")(functional)
         export(name + "_", namespace="nn.functional," if torch else "nn.functional")(functional_)
     return functional, functional_

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 
+from .._core.errors import torch_name_fallback
+
 __all__ = ["is_available", "synchronize", "current_device", "current_stream", "stream",
            "set_device", "device_count", "Stream", "StreamContext", "Event", "is_initialized"]
 
@@ -97,3 +99,6 @@ def stream(stream) -> AbstractContextManager:
 
 
 from . import amp  # noqa: E402 - torch.cpu.amp (deprecated aliases of torch.amp)
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.cpu")

@@ -5,6 +5,7 @@ is JAX process r, and each collective is one XLA program over a mesh with one de
 (gloo between CPUs, NCCL between GPUs). See docs/distributed.md.
 """
 
+from .._core.errors import torch_name_fallback
 from . import (
     constants as constants,
     rendezvous as rendezvous_module,  # noqa: F401 - registers the URL handlers
@@ -111,3 +112,6 @@ __all__ = [
     "rendezvous", "scatter", "scatter_object_list", "send", "send_object_list",
     "supports_complex",
 ]
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.distributed")

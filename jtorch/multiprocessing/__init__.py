@@ -12,6 +12,7 @@ import multiprocessing
 import sys
 from multiprocessing import *  # noqa: F403
 
+from .._core.errors import torch_name_fallback
 from .spawn import (
     ProcessContext as ProcessContext,
     ProcessException as ProcessException,
@@ -47,3 +48,6 @@ def get_sharing_strategy():
 
 def get_all_sharing_strategies():
     return _all_sharing_strategies
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.multiprocessing")
