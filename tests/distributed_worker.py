@@ -6,7 +6,8 @@ multi-process runtime), runs every check of CHECKS with both libraries from iden
 and writes ``{check: {"torch": result, "jtorch": result}}`` to ``OUT_DIR/rank<RANK>.json``
 (a result is ``{"ok": value}`` or ``{"err": [exception type, first line]}``). Finally rank 1
 dies without a word and rank 0 records how its next jtorch collective failed
-(``OUT_DIR/dead_peer.json``).
+(``OUT_DIR/dead_peer.json``). ``DIST_CHECKS=name,name`` in the environment runs only those
+checks (for debugging one check by hand).
 """
 
 from __future__ import annotations
