@@ -38,7 +38,7 @@ LAYERS = [
       "jtorch._weights_only", "jtorch.vision", "jtorch.func", "jtorch.distributions",
       "jtorch.testing", "jtorch.hub", "jtorch.cuda", "jtorch.cpu", "jtorch.onnx",
       "jtorch.export", "jtorch.profiler", "jtorch.backends", "jtorch.accelerator",
-      "jtorch.version"]),
+      "jtorch.version", "jtorch.distributed", "jtorch.multiprocessing"]),
     ("compile and the top floor", ["jtorch._compile", "jtorch.compiler", "jtorch.jit", "jtorch"]),
 ]
 
@@ -138,7 +138,9 @@ PUBLIC_MODULES = ["jtorch", "jtorch.linalg", "jtorch.special", "jtorch.fft", "jt
                   "jtorch.optim.lr_scheduler", "jtorch.autograd", "jtorch.autograd.graph",
                   "jtorch.utils.data", "jtorch.utils.checkpoint", "jtorch.amp", "jtorch.func",
                   "jtorch.cuda", "jtorch.random", "jtorch.serialization", "jtorch.vision",
-                  "jtorch.compiler", "jtorch.backends", "jtorch.accelerator"]
+                  "jtorch.compiler", "jtorch.backends", "jtorch.accelerator",
+                  "jtorch.distributed", "jtorch.distributed.fsdp", "jtorch.distributed.run",
+                  "jtorch.multiprocessing", "jtorch.nn.parallel"]
 
 
 @pytest.mark.parametrize("module", PUBLIC_MODULES)

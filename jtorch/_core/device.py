@@ -1,7 +1,9 @@
 """jtorch.device: PyTorch's device names mapped onto JAX devices.
 
-``cuda[:i]`` is JAX's i-th GPU. Two jtorch extensions: ``tpu[:i]`` is the i-th TPU, and
-``cpu:i`` is JAX's i-th host device (PyTorch accepts and ignores a CPU index; with
+``cuda[:i]`` is the process's i-th GPU (``jax.local_devices()``: under ``jax.distributed``
+another process's devices are not this process's ``cuda:i``). Two jtorch extensions:
+``tpu[:i]`` is the i-th TPU, and ``cpu:i`` is JAX's i-th host device (PyTorch accepts and
+ignores a CPU index; with
 ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` JAX has N host devices, and jtorch
 places tensors on them). Plain ``cpu`` is host device 0.
 """
@@ -146,11 +148,13 @@ def accelerator(index):
 
 
 def jax_devices(kind: str):
+    """This process's JAX devices of ``kind`` (its local devices: in a multi-process run
+    ``jax.devices()`` also lists the other processes' devices)."""
     platform = _PLATFORM.get(kind)
     if platform is None:
         return []
     try:
-        return jax.devices(platform)
+        return jax.local_devices(backend=platform)
     except RuntimeError:
         return []
 
@@ -195,9 +199,18 @@ _KIND = {"cpu": "cpu", "gpu": "cuda", "tpu": "tpu"}
 def from_jax(jdev) -> device:
     """The jtorch device of a jax.Device. Host device 0 is plain ``cpu`` as in PyTorch."""
     kind = _KIND.get(jdev.platform, jdev.platform)
+    index = _local_index(jdev)
     if kind == "cpu":
-        return _make("cpu") if jdev.id == 0 else _make("cpu", jdev.id)
-    return _make(kind, jdev.id)
+        return _make("cpu") if index == 0 else _make("cpu", index)
+    return _make(kind, index)
+
+
+@functools.cache
+def _local_index(jdev):
+    """``jdev``'s index among this process's devices of its platform (its id in a single
+    process; another process's device keeps its global id)."""
+    local = jax_devices(_KIND.get(jdev.platform, jdev.platform))
+    return local.index(jdev) if jdev in local else jdev.id
 
 
 def canonical(dev: device) -> device:
