@@ -15,7 +15,11 @@ import collections
 import contextlib
 import pickle
 
-from ._core import dtypes
+from ._core import dtypes, layout
+from ._core.device import device
+from ._core.tensor_base import Size
+from ._tensor import Tensor
+from .nn.parameter import Parameter
 
 # torch storage class name <-> dtype
 STORAGE_NAMES = {
@@ -39,30 +43,27 @@ class StorageType:
         return f"StorageType(dtype={self.dtype})"
 
 
-def _rebuild_builders():
-    from . import serialization
+# PyTorch's tensor-rebuilding functions -> jtorch.serialization's (it imports this module, so it
+# registers them here when it is imported)
+_REBUILDERS: dict = {}
 
-    return {
-        "torch._utils._rebuild_tensor_v2": serialization._rebuild_tensor_v2,
-        "torch._utils._rebuild_tensor": serialization._rebuild_tensor,
-        "torch._utils._rebuild_parameter": serialization._rebuild_parameter,
-        "torch._utils._rebuild_parameter_with_state": serialization._rebuild_parameter_with_state,
-        "torch._tensor._rebuild_from_type_v2": serialization._rebuild_from_type_v2,
-    }
+
+def register_rebuilders(rebuilders):
+    """``{"torch._utils._rebuild_tensor_v2": function, ...}``: how a checkpoint's tensors and
+    parameters are rebuilt."""
+    _REBUILDERS.update(rebuilders)
 
 
 def allowed_globals():
     """Full dotted name -> object, for every global a weights-only load may use."""
-    import jtorch
-
     rc = {
         "collections.OrderedDict": collections.OrderedDict,
         "collections.Counter": collections.Counter,
-        "torch.nn.parameter.Parameter": jtorch.nn.Parameter,
-        "torch.serialization._get_layout": lambda name: getattr(jtorch, name.split(".")[-1]),
-        "torch.Size": jtorch.Size,
-        "torch.Tensor": jtorch.Tensor,
-        "torch.device": jtorch.device,
+        "torch.nn.parameter.Parameter": Parameter,
+        "torch.serialization._get_layout": lambda name: getattr(layout, name.split(".")[-1]),
+        "torch.Size": Size,
+        "torch.Tensor": Tensor,
+        "torch.device": device,
         "_codecs.encode": _codecs.encode,
         "builtins.bytearray": bytearray,
         "builtins.set": set,
@@ -72,7 +73,7 @@ def allowed_globals():
         rc[f"torch.{d.name}"] = d
     for name in STORAGE_DTYPES:
         rc[f"torch.{name}"] = StorageType(name)
-    rc.update(_rebuild_builders())
+    rc.update(_REBUILDERS)
     return rc
 
 
@@ -113,7 +114,8 @@ def safe_globals(globals_list):
 
 # ------------------------------------------------------------------ unpicklers
 class TorchUnpickler(pickle.Unpickler):
-    """Maps PyTorch's names onto jtorch's and loads everything else normally."""
+    """Maps PyTorch's names onto jtorch's (``torch.x.y`` -> ``jtorch.x.y`` where jtorch has it)
+    and loads everything else normally."""
 
     def __init__(self, file, persistent_load, **kw):
         super().__init__(file, **kw)
@@ -128,13 +130,10 @@ class TorchUnpickler(pickle.Unpickler):
         if full in self._torch:
             return self._torch[full]
         if module == "torch" or module.startswith("torch."):
-            import jtorch
-
-            obj = jtorch
-            for part in full.split(".")[1:]:
-                obj = getattr(obj, part, None)
-            if obj is not None:
-                return obj
+            try:
+                return super().find_class("j" + module, name)
+            except (ImportError, AttributeError):
+                pass
         return super().find_class(module, name)
 
 

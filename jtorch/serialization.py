@@ -17,6 +17,7 @@ PyTorch's legacy (pre-1.6, non-zip) format.
 from __future__ import annotations
 
 import collections
+import contextlib
 import io
 import mmap as _mmap
 import os
@@ -26,9 +27,14 @@ import sys
 import tempfile
 import zipfile
 
+import jax.numpy as jnp
 import numpy as np
 
+from . import cuda
 from ._core import dtypes
+from ._core.device import device
+from ._core.tensor_base import Size
+from ._tensor import Tensor
 from ._weights_only import (
     STORAGE_NAMES,
     StorageType,
@@ -37,9 +43,12 @@ from ._weights_only import (
     add_safe_globals,  # noqa: F401 - re-exported as torch.serialization.add_safe_globals
     clear_safe_globals,  # noqa: F401
     get_safe_globals,  # noqa: F401
+    register_rebuilders,
     safe_globals,  # noqa: F401
     weights_only_error,
 )
+from .autograd import no_grad
+from .nn.parameter import Parameter
 
 DEFAULT_PROTOCOL = 2
 _ALIGN = 64
@@ -107,9 +116,6 @@ class _Pickler(pickle._Pickler):
         return ref
 
     def reducer_override(self, obj):
-        from ._tensor import Size, Tensor
-        from .nn.parameter import Parameter
-
         if isinstance(obj, Tensor):
             if obj.dtype.is_complex and obj._base is not None:
                 obj = obj.detach().clone()  # complex views are copies in jtorch
@@ -123,8 +129,6 @@ class _Pickler(pickle._Pickler):
                      obj.requires_grad, collections.OrderedDict()))
         if isinstance(obj, Size):
             return _Global("torch", "Size"), (tuple(obj),)
-        from ._core.device import device
-
         if isinstance(obj, device):
             args = (obj.type,) if obj.index is None else (obj.type, obj.index)
             return _Global("torch", "device"), args
@@ -186,20 +190,29 @@ def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL,
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
         prefix = os.path.splitext(os.path.basename(path))[0] or "archive"
-        d = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-" + os.path.basename(path), dir=d)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                _write_zip(out, prefix, pkl, storages)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        with atomic_file(path) as out:
+            _write_zip(out, prefix, pkl, storages)
     else:
         _write_zip(_Seekable(f), "archive", pkl, storages)
+
+
+@contextlib.contextmanager
+def atomic_file(path):
+    """A new binary file that takes the place of ``path`` only once it is fully written and
+    synced: written in the same directory under a temporary name, then renamed over ``path``
+    (removed instead if the writing fails)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-" + os.path.basename(path), dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            yield out
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 class _Seekable:
@@ -222,13 +235,9 @@ class _Loaded:
         self.owner = None  # the jtorch tensor holding the whole storage, once one exists
 
 
-def _to_jtorch(arr, device):
-    import jax.numpy as jnp
-
-    from ._tensor import Tensor
-
+def _to_jtorch(arr, target):
     t = Tensor._make(jnp.asarray(arr))
-    return t if device is None or str(device) == "cpu" else t.to(device)
+    return t if target is None or str(target) == "cpu" else t.to(target)
 
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
@@ -242,8 +251,6 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     else:
         if storage.owner is None:
             storage.owner = _to_jtorch(storage.array, storage.device)
-        from .autograd import no_grad
-
         with no_grad():
             t = storage.owner.as_strided(size, stride, storage_offset)
     if requires_grad:
@@ -256,8 +263,6 @@ def _rebuild_tensor(storage, storage_offset, size, stride):
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks=None):
-    from .nn.parameter import Parameter
-
     return Parameter(data, requires_grad)
 
 
@@ -272,12 +277,18 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     return func(*args)
 
 
+register_rebuilders({
+    "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+    "torch._utils._rebuild_tensor": _rebuild_tensor,
+    "torch._utils._rebuild_parameter": _rebuild_parameter,
+    "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
+    "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+})
+
+
 # ============================================================================ load
 def _location_device(location, map_location):
     """Where a storage saved at ``location`` goes (``None``: the CPU)."""
-    from . import cuda
-    from ._core.device import device
-
     if isinstance(map_location, dict):
         location = map_location.get(location, location)
     elif map_location is not None and not callable(map_location):
@@ -464,21 +475,3 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     finally:
         if close is not None:
             close.close()
-
-
-# ============================================================================ plain pickle
-def reduce_tensor(t, proto=2):
-    """``Tensor.__reduce_ex__`` for plain ``pickle`` / ``copy`` / multiprocessing: the values
-    as a NumPy array, with dtype, requires_grad and device. (``jtorch.save`` keeps shared
-    storage and writes PyTorch's format; plain pickling, like PyTorch's across processes,
-    gives each tensor its own copy here.)"""
-    dev = t._device
-    return (_rebuild_pickled, (np.asarray(t.detach()._value), t.requires_grad,
-                               None if dev.type == "cpu" and dev.index is None else str(dev)))
-
-
-def _rebuild_pickled(array, requires_grad, device):
-    t = _to_jtorch(array, device)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t

@@ -221,3 +221,36 @@ def test_onecycle_overrun():
             opt.step()
             s.step()
     raises_like(lambda: run(torch), lambda: run(jtorch))
+
+
+def _compiled_training(lib, make, steps):
+    """SGD on a quadratic with the scheduler stepped inside the training step (compiled for
+    jtorch: the scheduler's step is host-side, so the compiled program repeats it each run)."""
+    opt = _opt(lib)
+    sched = make(lib.optim.lr_scheduler, opt)
+    params = [p for g in opt.param_groups for p in g["params"]]
+
+    def train_step():
+        opt.zero_grad()
+        loss = sum((p * p * (i + 1.0)).sum() for i, p in enumerate(params))
+        loss.backward()
+        opt.step()
+        sched.step()
+        return loss
+
+    step = jtorch.compile(train_step) if lib is jtorch else train_step
+    out = []
+    for _ in range(steps):
+        step()
+        out.append((_record(opt, sched), [p.detach().numpy().tolist() for p in params]))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_step_inside_compiled_training_step(name):
+    expected = _compiled_training(torch, CASES[name], 8)
+    got = _compiled_training(jtorch, CASES[name], 8)
+    assert [lrs for lrs, _ in got] == [lrs for lrs, _ in expected]
+    for (_, jp), (_, tp) in zip(got, expected):
+        for a, b in zip(jp, tp):
+            assert a == pytest.approx(b, rel=1e-6, abs=1e-7)

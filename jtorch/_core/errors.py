@@ -6,6 +6,9 @@ here exist only in jtorch, so they say what happened, why, and what to do instea
 
 from __future__ import annotations
 
+import importlib
+import json
+import os
 import types
 
 
@@ -69,3 +72,50 @@ class MissingModule(types.ModuleType):
         if name.startswith("__"):
             raise AttributeError(name)
         raise not_implemented(f"{self.__name__}.{name}", self._instead)
+
+
+# ------------------------------------------------------------------ names PyTorch has
+_TORCH_NAMES = []   # [namespaces dict], loaded on first use from jtorch/_data/torch_names.json
+
+# where jtorch or JAX has an alternative to a PyTorch API it does not implement
+ALTERNATIVES = {
+    "torch.jit.script": "jtorch.compile",
+    "torch.jit.trace": "jtorch.compile",
+    "torch.cuda.graphs": "jtorch.compile (one XLA program per step)",
+    "torch.cuda.CUDAGraph": "jtorch.compile (one XLA program per step)",
+    "torch.vmap": "jtorch.func.vmap",
+    "torch.nn.DataParallel": "jtorch.nn.parallel.DistributedDataParallel",
+}
+
+
+def torch_names(api: str) -> dict:
+    """PyTorch's public names of namespace ``api`` (``"torch.nn"``), with what each is."""
+    if not _TORCH_NAMES:
+        path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "_data",
+                            "torch_names.json")
+        with open(path) as f:
+            _TORCH_NAMES.append(json.load(f)["namespaces"])
+    return _TORCH_NAMES[0].get(api, {})
+
+
+def torch_name_fallback(api: str):
+    """A module ``__getattr__`` for jtorch's mirror of PyTorch namespace ``api``: a name
+    PyTorch has there and jtorch does not raises NotImplementedError naming it (or gives the
+    same standard-library object PyTorch re-exports, e.g. ``typing.Optional``); any other name
+    is Python's AttributeError."""
+
+    def __getattr__(name):
+        kind = torch_names(api).get(name) if not name.startswith("_") else None
+        if kind is None:
+            raise AttributeError(f"module '{api.replace('torch', 'jtorch', 1)}' has no "
+                                 f"attribute '{name}'")
+        if kind.startswith("python:"):
+            _, module, qual = kind.split(":", 2)
+            obj = importlib.import_module(module)
+            for part in filter(None, qual.split(".")):
+                obj = getattr(obj, part)
+            return obj
+        full = f"{api}.{name}"
+        raise not_implemented(full, ALTERNATIVES.get(full))
+
+    return __getattr__

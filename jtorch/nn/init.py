@@ -20,9 +20,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-import jtorch
-
+from .. import linalg
 from .._core.generator import next_key, wrap
+from .._core.kernel import OpDef
+from .._core.views import inplace_call
+from .._ops import creation, creation_math, random_ops
 from ..autograd import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
@@ -103,28 +105,17 @@ def _trunc_body(input, key, mean, std, a, b):
     return jax.lax.stop_gradient(jnp.clip(mean + std * z, a, b).astype(dt))
 
 
-def _trunc_opdef():
-    from .._core.kernel import OpDef
-
-    global _TRUNC
-    if _TRUNC is None:
-        _TRUNC = OpDef("trunc_normal_", _trunc_body, tensors=("input", "mean", "std", "a", "b"),
-                       saves=False)
-    return _TRUNC
-
-
-_TRUNC = None
+_TRUNC_NORMAL = OpDef("trunc_normal_", _trunc_body, tensors=("input", "mean", "std", "a", "b"),
+                      saves=False)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fills ``tensor`` with samples of N(mean, std**2) truncated to [a, b]."""
-    from .._core.views import inplace_call
-
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
-        return inplace_call(tensor, _trunc_opdef(),
+        return inplace_call(tensor, _TRUNC_NORMAL,
                             (next_key(generator), float(mean), float(std), float(a), float(b)),
                             {})
 
@@ -151,7 +142,8 @@ def eye_(tensor):
     """Fills the 2-D ``tensor`` with the identity matrix."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    return _write(tensor, jtorch.eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
+    return _write(tensor, creation_math.eye(*tensor.shape, dtype=tensor.dtype,
+                                            device=tensor.device))
 
 
 def dirac_(tensor, groups=1):
@@ -168,7 +160,7 @@ def dirac_(tensor, groups=1):
     for g in range(groups):
         for d in range(min(per, sizes[1])):
             w[(g * per + d, d) + centre] = 1
-    return _write(tensor, jtorch.tensor(w, dtype=tensor.dtype, device=tensor.device))
+    return _write(tensor, creation.tensor(w, dtype=tensor.dtype, device=tensor.device))
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
@@ -216,12 +208,12 @@ def orthogonal_(tensor, gain=1, generator=None):
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     with no_grad():
-        flat = jtorch.empty((rows, cols), dtype=tensor.dtype, device=tensor.device)
+        flat = creation.empty((rows, cols), dtype=tensor.dtype, device=tensor.device)
         flat.normal_(0, 1, generator=generator)
         if rows < cols:
             flat = flat.t()
-        q, r = jtorch.linalg.qr(flat)
-        q = q * jtorch.diagonal(r, 0).sign()
+        q, r = linalg.qr(flat)
+        q = q * r.diagonal(0).sign()
         if rows < cols:
             q = q.t()
         return _write(tensor, (q * gain).reshape(tuple(tensor.shape)))
@@ -236,7 +228,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     num_zeros = math.ceil(sparsity * rows)
     with no_grad():
         tensor.normal_(0, std, generator=generator)
-        rank = jtorch.rand(rows, cols, generator=generator, device=tensor.device)
+        rank = random_ops.rand(rows, cols, generator=generator, device=tensor.device)
         rank = rank.argsort(dim=0).argsort(dim=0)
         return tensor.masked_fill_(rank < num_zeros, 0)
 

@@ -9,6 +9,7 @@ writes to the source tensor after ``Parameter(t)`` are not seen by the parameter
 from __future__ import annotations
 
 from .._core import dtypes
+from .._ops.creation import empty
 from .._tensor import Tensor
 
 __all__ = ["Parameter", "UninitializedParameter", "is_lazy", "Buffer", "UninitializedBuffer",
@@ -48,8 +49,6 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     """
 
     def __new__(cls, data=None, requires_grad=True):
-        from .._ops.creation import empty
-
         if data is None:
             data = empty(0)
         return _wrap(cls, data, requires_grad)
@@ -89,8 +88,6 @@ class UninitializedTensorMixin:
     ``materialize(shape)`` turns it into ``cls_to_become``."""
 
     def materialize(self, shape, device=None, dtype=None):
-        from .._ops.creation import empty
-
         if device is None:
             device = self.data.device
         if dtype is None:
@@ -131,8 +128,6 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        from .._ops.creation import empty
-
         return _wrap(cls, empty(0, device=device, dtype=dtype), requires_grad)
 
     def __init__(self, requires_grad=True, device=None, dtype=None):
@@ -160,8 +155,6 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     ``data``) flagged as a buffer, as PyTorch does."""
 
     def __new__(cls, data=None, *, persistent=True):
-        from .._ops.creation import empty
-
         if data is None:
             data = empty(0)
         t = data.detach().requires_grad_(data.requires_grad)
@@ -176,8 +169,6 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
-        from .._ops.creation import empty
-
         t = _wrap(cls, empty(0, device=device, dtype=dtype), requires_grad)
         t.persistent = persistent
         t._is_buffer = True

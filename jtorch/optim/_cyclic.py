@@ -7,14 +7,14 @@ import math
 import types
 from functools import partial
 
-from .lr_scheduler import (
+from .._core.state import host_side
+from ._scheduler_base import (
     LRScheduler,
-    _check_optimizer,
-    _format_param,
-    _group_vals,
-    _init_momentum,
-    _set,
-    _set_momentum,
+    check_optimizer,
+    format_param,
+    init_momentum,
+    set_group_value,
+    set_momentum,
 )
 
 __all__ = ["CyclicLR", "OneCycleLR", "CosineAnnealingWarmRestarts"]
@@ -24,13 +24,13 @@ class CyclicLR(LRScheduler):
     def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
                  mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle",
                  cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, last_epoch=-1):
-        _check_optimizer(optimizer)
+        check_optimizer(optimizer)
         self.optimizer = optimizer
-        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        base_lrs = format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
-                _set(group, "lr", lr)
-        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+                set_group_value(group, "lr", lr)
+        self.max_lrs = format_param("max_lr", optimizer, max_lr)
         up = float(step_size_up)
         down = float(step_size_down) if step_size_down is not None else up
         self.total_size = up + down
@@ -44,7 +44,7 @@ class CyclicLR(LRScheduler):
         self._init_scale_fn()
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            self.base_momentums, self.max_momentums = _init_momentum(
+            self.base_momentums, self.max_momentums = init_momentum(
                 self, optimizer, base_momentum, max_momentum, last_epoch)
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
@@ -93,8 +93,8 @@ class CyclicLR(LRScheduler):
         if self.cycle_momentum:
             for group, b, m in zip(self.optimizer.param_groups, self.base_momentums,
                                    self.max_momentums):
-                _set_momentum(group, self.use_beta1, m - (m - b) * scale_factor
-                              * self.scale_fn(arg))
+                set_momentum(group, self.use_beta1, m - (m - b) * scale_factor
+                             * self.scale_fn(arg))
         return lrs
 
     def state_dict(self):
@@ -136,6 +136,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         return [lo + (b - lo) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for b in self.base_lrs]
 
+    @host_side
     def step(self, epoch=None):
         if epoch is None and self.last_epoch < 0:
             epoch = 0
@@ -159,14 +160,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        self._get_lr_called_within_step = True
-        try:
-            values = self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
-            _set(group, "lr", lr)
-        self._last_lr = _group_vals(self.optimizer, "lr")
+        self._set_lrs(self.get_lr)
 
 
 class OneCycleLR(LRScheduler):
@@ -174,7 +168,7 @@ class OneCycleLR(LRScheduler):
                  pct_start=0.3, anneal_strategy="cos", cycle_momentum=True,
                  base_momentum=0.85, max_momentum=0.95, div_factor=25.0,
                  final_div_factor=1e4, three_phase=False, last_epoch=-1):
-        _check_optimizer(optimizer)
+        check_optimizer(optimizer)
         self.optimizer = optimizer
         if total_steps is not None:
             if total_steps <= 0 or not isinstance(total_steps, int):
@@ -214,7 +208,7 @@ class OneCycleLR(LRScheduler):
             raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got "
                              f"{anneal_strategy}")
         self._anneal_func_type = anneal_strategy
-        max_lrs = _format_param("max_lr", optimizer, max_lr)
+        max_lrs = format_param("max_lr", optimizer, max_lr)
         if last_epoch == -1:
             for m, group in zip(max_lrs, optimizer.param_groups):
                 group["initial_lr"] = m / div_factor
@@ -222,7 +216,7 @@ class OneCycleLR(LRScheduler):
                 group["min_lr"] = group["initial_lr"] / final_div_factor
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            _init_momentum(self, optimizer, base_momentum, max_momentum, last_epoch)
+            init_momentum(self, optimizer, base_momentum, max_momentum, last_epoch)
         super().__init__(optimizer, last_epoch)
 
     def _anneal_func(self, start, end, pct):
@@ -260,5 +254,5 @@ class OneCycleLR(LRScheduler):
                 start = ph["end_step"]
             lrs.append(lr)
             if self.cycle_momentum:
-                _set_momentum(group, self.use_beta1, mom)
+                set_momentum(group, self.use_beta1, mom)
         return lrs

@@ -4,17 +4,22 @@ step program that runs a parameter group's ``optax.chain``.
 Every optimizer's update is an ``optax.chain`` of links. Stateless links are optax's own
 transforms where their arithmetic is PyTorch's (``optax.scale(-1.0)`` for maximize,
 ``optax.add_decayed_weights`` for coupled and decoupled weight decay, ``optax.trace`` for SGD
-momentum without dampening, ``optax.scale_by_learning_rate``); the rest are small custom
-``optax.GradientTransformation``s that follow PyTorch's single-tensor kernels operation by
-operation (lerp/addcmul/addcdiv order, where scalars are formed in float64 and cast to the
-parameter dtype, per-parameter ``step`` counts). Their state is a dict keyed by PyTorch's
-state names holding one array per parameter, so ``optimizer.state[p]`` maps onto it directly.
-Hyperparameters arrive as weakly typed Python floats (dynamic jit arguments: float32
-parameters stay float32, and changing a value never recompiles).
+momentum without dampening, ``optax.scale_by_learning_rate``); the one stateful link of a chain
+is a small custom ``optax.GradientTransformation`` that follows PyTorch's single-tensor kernel
+operation by operation (lerp/addcmul/addcdiv order, scalars formed in float64 and cast to the
+parameter dtype, per-parameter ``step`` counts).
+
+Named state, as MLX's ``apply_single``: the stateful link's state is a list with one dict per
+parameter, keyed by PyTorch's state names (``state["exp_avg"]``), so ``optimizer.state[p]``
+maps onto it directly; a per-parameter update function takes that dict and returns the dict
+of the entries it wrote. Hyperparameters arrive as a namedtuple of weakly typed Python floats
+(dynamic jit arguments: float32 parameters stay float32, and changing a value never
+recompiles); flags that change the program arrive as a hashable NamedTuple (static).
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 from typing import NamedTuple
 
@@ -23,25 +28,50 @@ import jax.numpy as jnp
 import optax
 
 from .._core.state import grad_mode
+from .._core.views import assign
+from .._tensor import Tensor
 
-F64 = jnp.float64
+
+class WeightDecay(str, enum.Enum):
+    """How an optimizer applies ``weight_decay`` (a static flag: each mode is its own
+    program; a str enum, so that hashing it in jit's cache key is C code)."""
+
+    NONE = "none"            # weight_decay == 0
+    COUPLED = "coupled"      # added to the gradient: g + wd * p
+    DECOUPLED = "decoupled"  # the parameter shrinks by (1 - lr * wd) (AdamW)
+
+
+def weight_decay_mode(group, decoupled=False):
+    """The group's :class:`WeightDecay` (``decoupled`` for AdamW and
+    ``decoupled_weight_decay=True``)."""
+    if group["weight_decay"] == 0:
+        return WeightDecay.NONE
+    return WeightDecay.DECOUPLED if decoupled else WeightDecay.COUPLED
+
+
+class Flags(NamedTuple):
+    """The static flags of an optimizer with no others (optimizers with more define their own
+    NamedTuple with these two fields first)."""
+
+    maximize: bool
+    weight_decay: WeightDecay
+
+
+def flags_of(group):
+    """:class:`Flags` of a group (coupled weight decay)."""
+    return Flags(bool(group["maximize"]), weight_decay_mode(group))
 
 
 class Link(NamedTuple):
-    """One link of the chain: an optax transformation and the PyTorch state keys it owns
-    (its state is ``{key: [array per parameter]}``; ``()`` for stateless optax links)."""
+    """One link of the chain: an optax transformation; ``stateful`` for the one link whose state
+    is the optimizer's per-parameter state (a list of ``{name: array}`` dicts)."""
 
     tx: optax.GradientTransformation
-    keys: tuple = ()
+    stateful: bool = False
 
 
-def zeros_like(a):
-    return _zeros(a)
-
-
-@jax.jit
-def _zeros(a):
-    return jnp.zeros_like(a)
+# ------------------------------------------------------------------ writing results back
+zeros_like = jax.jit(jnp.zeros_like)
 
 
 def write(t, arr):
@@ -50,11 +80,18 @@ def write(t, arr):
         t._array = arr
         t._version_counter += 1
         return
-    from .._core.views import assign
-    from .._tensor import Tensor
-
     with grad_mode(False):
         assign(t, Tensor._make(arr, t._device))
+
+
+def write_all(tensors, arrays):
+    """:func:`write` for each pair (the loop in one call: a step writes many tensors)."""
+    for t, arr in zip(tensors, arrays):
+        if t._base is None:   # (write's common case, without a call per tensor)
+            t._array = arr
+            t._version_counter += 1
+        else:
+            write(t, arr)
 
 
 # ------------------------------------------------------------------ the jitted step program
@@ -67,41 +104,47 @@ def _to_complex(x, dtype):
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1))
-def _jit_step(build, flags, params, grads, state, hp):
+def _jit_step(chain, flags, params, grads, columns, hyper):
+    # the per-parameter state dicts of the chain's stateful link (columns: fewer pytree nodes
+    # to pass in and out of the jitted call than one dict per parameter)
+    states = [{name: column[i] for name, column in columns.items() if column[i] is not None}
+              for i in range(len(params))]
     # complex parameters are updated through their real view, as PyTorch's view_as_real
-    cplx = [jnp.iscomplexobj(p) for p in params]
-    if any(cplx):
-        conv = {k: [c and s is not None and s.shape == p.shape and jnp.iscomplexobj(s)
-                    for c, s, p in zip(cplx, col, params)] for k, col in state.items()}
+    is_complex = [jnp.iscomplexobj(p) for p in params]
+    if any(is_complex):
         dtypes = [p.dtype for p in params]
-        shapes = [p.shape + (2,) for p in params]
-        params = [_to_real(p) if c else p for c, p in zip(cplx, params)]
-        grads = [_to_real(g) if c else g for c, g in zip(cplx, grads)]
-        state = {k: [_to_real(s) if c else s for c, s in zip(conv[k], col)]
-                 for k, col in state.items()}
-    links = build(hp, flags)
+        real_shapes = [p.shape + (2,) for p in params]
+        states = [{k: _to_real(s) if c and s.shape == p.shape and jnp.iscomplexobj(s) else s
+                   for k, s in st.items()}
+                  for c, p, st in zip(is_complex, params, states)]
+        params = [_to_real(p) if c else p for c, p in zip(is_complex, params)]
+        grads = [_to_real(g) if c else g for c, g in zip(is_complex, grads)]
+    links = chain(hyper, flags)
     tx = optax.chain(*(lk.tx for lk in links))
-    chain_state = tuple({k: state[k] for k in lk.keys} if lk.keys else lk.tx.init(params)
-                        for lk in links)
-    updates, new_chain = tx.update(grads, chain_state, params)
+    chain_state = tuple(states if lk.stateful else lk.tx.init(params) for lk in links)
+    updates, new_chain_state = tx.update(grads, chain_state, params)
     new_params = optax.apply_updates(params, updates)
-    new_state = {}
-    for lk, s in zip(links, new_chain):
-        if lk.keys:
-            new_state.update(s)
-    if any(cplx):
+    written = next((s for lk, s in zip(links, new_chain_state) if lk.stateful),
+                   [{} for _ in params])
+    if any(is_complex):
         new_params = [_to_complex(p, d) if c else p
-                      for c, p, d in zip(cplx, new_params, dtypes)]
-        # state made from a complex parameter's real view (also buffers created this step)
-        new_state = {k: [_to_complex(s, d) if c and s.shape == sh else s
-                         for c, s, d, sh in zip(cplx, col, dtypes, shapes)]
-                     for k, col in new_state.items()}
-    return new_params, new_state
+                      for c, p, d in zip(is_complex, new_params, dtypes)]
+        # state made from a complex parameter's real view (also entries created this step)
+        written = [{k: _to_complex(s, d) if c and s.shape == sh else s for k, s in st.items()}
+                   for c, st, d, sh in zip(is_complex, written, dtypes, real_shapes)]
+    names = {}
+    for entries in written:
+        names.update(entries)
+    return new_params, {name: [entries.get(name) for entries in written] for name in names}
 
 
-def run_step(build, flags, params, grads, state, hp):
-    """Run the group's chain: returns (new parameter arrays, new state {key: [arrays]})."""
-    return _jit_step(build, flags, params, grads, state, hp)
+def run_step(chain, flags, params, grads, columns, hyper):
+    """Run the group's chain ``chain(hyper, flags) -> [Link]`` on parameter and gradient
+    arrays and the group's state by name, ``{name: [array per parameter, None where a
+    parameter has no such entry]}``; the chain's update functions see one ``{name: array}``
+    dict per parameter. Returns (new parameter arrays, the entries written, in the same
+    by-name layout)."""
+    return _jit_step(chain, flags, params, grads, columns, hyper)
 
 
 def compiled_count():
@@ -109,51 +152,77 @@ def compiled_count():
     return _jit_step._cache_size()
 
 
-# ------------------------------------------------------------------ building blocks
-def per_leaf(keys, fn, *args):
-    """A GradientTransformation with PyTorch-keyed state: ``fn(g, p, *state_leaves, *args)``
-    returns ``(update, *new_state_leaves)`` for one parameter."""
-
-    def init(params):
-        raise NotImplementedError("jtorch: optimizer state is initialised on the PyTorch side")
-
-    def update(updates, state, params=None):
-        cols = [state[k] for k in keys]
-        outs = [fn(g, p, *s, *args) for g, p, *s in zip(updates, params, *cols)]
-        return [o[0] for o in outs], {k: [o[i + 1] for o in outs] for i, k in enumerate(keys)}
-
-    return Link(optax.GradientTransformation(init, update), tuple(keys))
+# ------------------------------------------------------------------ links
+def _no_init(params):
+    raise NotImplementedError("jtorch: optimizer state is initialised on the PyTorch side "
+                              "(the optimizer's _init_state)")
 
 
-def keyed(tx, key, field, fill_none=False):
-    """Expose a stateful optax transform whose state is a NamedTuple with one pytree field as
-    PyTorch-keyed state ``{key: [...]}``; ``fill_none`` starts missing buffers at zero."""
+def per_parameter(update, hyper, flags):
+    """The stateful link: ``update(g, p, state, hyper, flags)`` returns ``(update, written)``
+    for one parameter, ``state`` and ``written`` dicts keyed by PyTorch's state names."""
 
-    def init(params):
-        return {key: getattr(tx.init(params), field)}
+    def update_fn(updates, states, params=None):
+        outs = [update(g, p, st, hyper, flags) for g, p, st in zip(updates, params, states)]
+        return [u for u, _ in outs], [written for _, written in outs]
 
-    def update(updates, state, params=None):
-        col = state[key]
-        if fill_none:
-            col = [jnp.zeros_like(g) if s is None else s for g, s in zip(updates, col)]
-        st = tx.init(updates)._replace(**{field: col})
-        u, ns = tx.update(updates, st, params)
-        return u, {key: getattr(ns, field)}
+    return Link(optax.GradientTransformation(_no_init, update_fn), stateful=True)
 
-    return Link(optax.GradientTransformation(init, update), (key,))
+
+def optax_state_entry(tx, name, field):
+    """The stateful link of an optax transform whose state is a NamedTuple with one pytree
+    ``field``: PyTorch's state entry ``name`` holds that field (zeros where it does not
+    exist yet)."""
+
+    def update_fn(updates, states, params=None):
+        current = [jnp.zeros_like(g) if st.get(name) is None else st[name]
+                   for g, st in zip(updates, states)]
+        new_updates, new_state = tx.update(updates, tx.init(updates)._replace(**{field: current}),
+                                           params)
+        return new_updates, [{name: v} for v in getattr(new_state, field)]
+
+    return Link(optax.GradientTransformation(_no_init, update_fn), stateful=True)
 
 
 def stateless(tx):
     return Link(tx)
 
 
-def c(s, like):
-    """A float64 scalar computed as PyTorch does in Python, cast to the tensor's dtype."""
-    return jnp.asarray(s).astype(like.dtype)
+def with_weight_decay(core, hyper, flags):
+    """The chain around an optimizer's ``core`` links: maximize (negate the gradient) and
+    coupled weight decay before them, decoupled weight decay after them (PyTorch multiplies
+    the parameter by ``1 - lr * wd`` before its step: the same decay as optax's
+    ``add_decayed_weights`` on the update). Reads ``flags.maximize``, ``flags.weight_decay``
+    and, when it is not ``NONE``, ``hyper.weight_decay`` (and ``hyper.lr``)."""
+    links = []
+    if flags.maximize:
+        links.append(stateless(optax.scale(-1.0)))
+    if flags.weight_decay is WeightDecay.COUPLED:
+        links.append(stateless(optax.add_decayed_weights(hyper.weight_decay)))
+    links.extend(core)
+    if flags.weight_decay is WeightDecay.DECOUPLED:
+        links.append(stateless(optax.add_decayed_weights(-(hyper.lr * hyper.weight_decay))))
+    return links
 
 
-def f64(step):
-    return step.astype(F64)
+def update_chain(update):
+    """The chain ``(hyper, flags) -> [Link]`` of an optimizer whose core is its per-parameter
+    ``update`` (see :func:`per_parameter`), with maximize and weight decay around it."""
+
+    def chain(hyper, flags):
+        return with_weight_decay([per_parameter(update, hyper, flags)], hyper, flags)
+
+    return chain
+
+
+# ------------------------------------------------------------------ PyTorch's arithmetic
+def scalar_as(value, like):
+    """A float64 scalar computed as PyTorch does in Python, cast to ``like``'s dtype."""
+    return jnp.asarray(value).astype(like.dtype)
+
+
+def as_float64(step):
+    return step.astype(jnp.float64)
 
 
 def lerp(a, b, w):
@@ -167,20 +236,3 @@ def addcmul(s, t1, t2, v):
 
 def addcdiv(s, t1, t2, v):
     return s + v * t1 / t2
-
-
-def common(hp_wd, flags_maximize, wd_mode):
-    """Leading links: maximize (negate the gradient) and coupled weight decay."""
-    links = []
-    if flags_maximize:
-        links.append(stateless(optax.scale(-1.0)))
-    if wd_mode == 1:
-        links.append(stateless(optax.add_decayed_weights(hp_wd)))
-    return links
-
-
-def wd_mode(group, decoupled=False):
-    """0: no weight decay, 1: coupled (added to the gradient), 2: decoupled (AdamW)."""
-    if group["weight_decay"] == 0:
-        return 0
-    return 2 if decoupled else 1

@@ -8,10 +8,10 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from .._core.state import STATE, grad_mode
+from .._core.state import grad_mode
 from .._tensor import Tensor
 from . import _transforms as transforms
-from .optimizer import Optimizer, _check_lr, _scalar
+from .optimizer import Optimizer, check_lr, closure_with_grad
 
 __all__ = ["LBFGS"]
 
@@ -33,16 +33,20 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     return (lo + hi) / 2.0
 
 
-def _strong_wolfe(obj, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):
+def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9,
+                  max_ls=25):
+    """PyTorch's strong-Wolfe line search; ``br``, ``br_f``, ``br_g``, ``br_gtd`` are its
+    ``bracket`` (two step sizes around the minimum) and their losses, gradients and
+    directional derivatives; ``low``/``high`` index the bracket's lower/higher loss."""
     d_norm = jnp.max(jnp.abs(d))
-    f_new, g_new = obj(x, t, d)
-    evals = 1
+    f_new, g_new = obj_func(x, t, d)
+    ls_func_evals = 1
     gtd_new = jnp.dot(g_new, d)
     t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
     done = False
-    it = 0
-    while it < max_ls:
-        if f_new > (f + c1 * t * gtd) or (it > 1 and f_new >= f_prev):
+    ls_iter = 0
+    while ls_iter < max_ls:
+        if f_new > (f + c1 * t * gtd) or (ls_iter > 1 and f_new >= f_prev):
             br, br_f, br_g, br_gtd = [t_prev, t], [f_prev, f_new], [g_prev, g_new], \
                 [gtd_prev, gtd_new]
             break
@@ -60,31 +64,31 @@ def _strong_wolfe(obj, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-
         t = _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new,
                                bounds=(min_step, max_step))
         t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, g_new, gtd_new
-        f_new, g_new = obj(x, t, d)
-        evals += 1
+        f_new, g_new = obj_func(x, t, d)
+        ls_func_evals += 1
         gtd_new = jnp.dot(g_new, d)
-        it += 1
-    if it == max_ls:
+        ls_iter += 1
+    if ls_iter == max_ls:
         br, br_f, br_g = [0, t], [f, f_new], [g, g_new]
-    insuf = False
+    insuf_progress = False
     low, high = (0, 1) if br_f[0] <= br_f[-1] else (1, 0)
-    while not done and it < max_ls:
+    while not done and ls_iter < max_ls:
         if abs(br[1] - br[0]) * d_norm < tolerance_change:
             break
         t = _cubic_interpolate(br[0], br_f[0], br_gtd[0], br[1], br_f[1], br_gtd[1])
         eps = 0.1 * (max(br) - min(br))
         if min(max(br) - t, t - min(br)) < eps:
-            if insuf or t >= max(br) or t <= min(br):
+            if insuf_progress or t >= max(br) or t <= min(br):
                 t = max(br) - eps if abs(t - max(br)) < abs(t - min(br)) else min(br) + eps
-                insuf = False
+                insuf_progress = False
             else:
-                insuf = True
+                insuf_progress = True
         else:
-            insuf = False
-        f_new, g_new = obj(x, t, d)
-        evals += 1
+            insuf_progress = False
+        f_new, g_new = obj_func(x, t, d)
+        ls_func_evals += 1
         gtd_new = jnp.dot(g_new, d)
-        it += 1
+        ls_iter += 1
         if f_new > (f + c1 * t * gtd) or f_new >= br_f[low]:
             br[high], br_f[high], br_g[high], br_gtd[high] = t, f_new, g_new, gtd_new
             low, high = (0, 1) if br_f[0] <= br_f[1] else (1, 0)
@@ -95,15 +99,15 @@ def _strong_wolfe(obj, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-
                 br[high], br_f[high], br_g[high], br_gtd[high] = \
                     br[low], br_f[low], br_g[low], br_gtd[low]
             br[low], br_f[low], br_g[low], br_gtd[low] = t, f_new, g_new, gtd_new
-    return br_f[low], br_g[low], br[low], evals
+    return br_f[low], br_g[low], br[low], ls_func_evals
 
 
 @jax.jit
 def _flatten(arrays):
-    return jnp.concatenate([jnp.ravel(_real(a)) for a in arrays])
+    return jnp.concatenate([jnp.ravel(_real_view(a)) for a in arrays])
 
 
-def _real(a):
+def _real_view(a):
     return jnp.stack([a.real, a.imag], -1) if jnp.iscomplexobj(a) else a
 
 
@@ -111,7 +115,7 @@ def _real(a):
 def _add_flat(params, step, flat):
     out, off = [], 0
     for p in params:
-        r = _real(p)
+        r = _real_view(p)
         n = r.size
         r = r + step * flat[off:off + n].reshape(r.shape).astype(r.dtype)
         off += n
@@ -119,15 +123,17 @@ def _add_flat(params, step, flat):
     return out
 
 
-def _arr(x):
+def _as_array(x):
+    """A state value as LBFGS computes with it: a tensor's array (other values as they are)."""
     return x._value if isinstance(x, Tensor) else x
 
 
-def _wrap(x):
+def _as_tensors(x):
+    """Arrays (also in a list) as the tensors LBFGS keeps in its state."""
     if isinstance(x, jax.Array):
         return Tensor._make(x)
     if isinstance(x, list):
-        return [_wrap(v) for v in x]
+        return [_as_tensors(v) for v in x]
     return x
 
 
@@ -136,7 +142,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
-        _check_lr(lr)
+        check_lr(lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         super().__init__(params, {"lr": lr, "max_iter": max_iter, "max_eval": max_eval,
@@ -156,13 +162,9 @@ class LBFGS(Optimizer):
         for p, v in zip(self._params, _add_flat([p._value for p in self._params], step, flat)):
             transforms.write(p, v)
 
-    def _closure(self, closure):
-        with grad_mode(True):
-            return closure()
-
     def _evaluate(self, closure, x, t, d):
         self._add_grad(t, d)
-        loss = float(self._closure(closure))
+        loss = float(closure_with_grad(closure))
         g = self._flat_grad()
         for p, v in zip(self._params, x):
             transforms.write(p, v)
@@ -170,35 +172,33 @@ class LBFGS(Optimizer):
 
     def step(self, closure):
         """One LBFGS step (up to ``max_iter`` iterations); returns the first loss."""
-        prev_mode = STATE.grad_enabled
-        STATE.grad_enabled = False
-        try:
+        with grad_mode(False):
             return self._step(closure)
-        finally:
-            STATE.grad_enabled = prev_mode
 
     def _step(self, closure):
         group = self.param_groups[0]
-        lr = _scalar(group["lr"])
+        lr = group["lr"]
+        if isinstance(lr, Tensor):   # (a 1-element tensor lr: its value)
+            lr = float(lr)
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tol_grad, tol_change = group["tolerance_grad"], group["tolerance_change"]
         history_size = group["history_size"]
         state = self.state[self._params[0]]
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)
-        orig_loss = self._closure(closure)
+        orig_loss = closure_with_grad(closure)
         loss = float(orig_loss)
         current_evals = 1
         state["func_evals"] += 1
         flat_grad = self._flat_grad()
         if jnp.max(jnp.abs(flat_grad)) <= tol_grad:
             return orig_loss
-        d, t = _arr(state.get("d")), _arr(state.get("t"))
-        old_dirs = [_arr(v) for v in state.get("old_dirs") or []]
-        old_stps = [_arr(v) for v in state.get("old_stps") or []]
-        ro = [_arr(v) for v in state.get("ro") or []]
-        h_diag = _arr(state.get("H_diag"))
-        prev_flat_grad = _arr(state.get("prev_flat_grad"))
+        d, t = _as_array(state.get("d")), _as_array(state.get("t"))
+        old_dirs = [_as_array(v) for v in state.get("old_dirs") or []]
+        old_stps = [_as_array(v) for v in state.get("old_stps") or []]
+        ro = [_as_array(v) for v in state.get("ro") or []]
+        h_diag = _as_array(state.get("H_diag"))
+        prev_flat_grad = _as_array(state.get("prev_flat_grad"))
         prev_loss = state.get("prev_loss")
         n_iter = 0
         while n_iter < max_iter:
@@ -231,7 +231,7 @@ class LBFGS(Optimizer):
                     be_i = jnp.dot(old_dirs[i], r) * ro[i]
                     r = r + old_stps[i] * (al[i] - be_i)
                 d = r
-                state["al"] = _wrap(al)
+                state["al"] = _as_tensors(al)
             prev_flat_grad = flat_grad
             prev_loss = loss
             if state["n_iter"] == 1:
@@ -254,7 +254,7 @@ class LBFGS(Optimizer):
             else:
                 self._add_grad(t, d)
                 if n_iter != max_iter:
-                    loss = float(self._closure(closure))
+                    loss = float(closure_with_grad(closure))
                     flat_grad = self._flat_grad()
                     opt_cond = jnp.max(jnp.abs(flat_grad)) <= tol_grad
                     ls_evals = 1
@@ -266,7 +266,8 @@ class LBFGS(Optimizer):
                 break
             if abs(loss - prev_loss) < tol_change:
                 break
-        state.update({"d": _wrap(d), "t": _wrap(t), "old_dirs": _wrap(old_dirs),
-                      "old_stps": _wrap(old_stps), "ro": _wrap(ro), "H_diag": _wrap(h_diag),
-                      "prev_flat_grad": _wrap(prev_flat_grad), "prev_loss": prev_loss})
+        state.update({"d": _as_tensors(d), "t": _as_tensors(t),
+                      "old_dirs": _as_tensors(old_dirs), "old_stps": _as_tensors(old_stps),
+                      "ro": _as_tensors(ro), "H_diag": _as_tensors(h_diag),
+                      "prev_flat_grad": _as_tensors(prev_flat_grad), "prev_loss": prev_loss})
         return orig_loss

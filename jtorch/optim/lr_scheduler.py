@@ -12,171 +12,26 @@ import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
-from functools import wraps
-from weakref import ref
 
 from .._core.state import host_side
-from .._tensor import Tensor
-from .optimizer import Optimizer
+from ._cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR
+from ._scheduler_base import (
+    EPOCH_DEPRECATION_WARNING,
+    LRScheduler,
+    check_optimizer,
+    group_values,
+    set_group_value,
+)
 
 __all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
            "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler",
            "ReduceLROnPlateau", "CyclicLR", "CosineAnnealingWarmRestarts", "OneCycleLR",
            "PolynomialLR", "LRScheduler"]
 
-EPOCH_DEPRECATION_WARNING = (
-    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
-    "where possible. Please use `scheduler.step()` to step the scheduler. During the "
-    "deprecation, if epoch is different from None, the closed form is used instead of the new "
-    "chainable form, where available. Please open an issue if you are unable to replicate "
-    "your use case: https://github.com/pytorch/pytorch/issues/new/choose.")
 
 inf = math.inf
 
-
-def _copy(v):
-    return v.clone() if isinstance(v, Tensor) else v
-
-
-def _format_param(name, optimizer, param):
-    if isinstance(param, (list, tuple)):
-        if len(param) != len(optimizer.param_groups):
-            raise ValueError(f"{name} must have the same length as optimizer.param_groups. "
-                             f"{name} has {len(param)} values, param_groups has "
-                             f"{len(optimizer.param_groups)}.")
-    else:
-        param = [param] * len(optimizer.param_groups)
-    return [_copy(p) for p in param]
-
-
-def _group_vals(optimizer, key):
-    return [_copy(g[key]) for g in optimizer.param_groups]
-
-
-def _set(group, key, val):
-    if isinstance(group[key], Tensor):
-        group[key].fill_(float(val))
-    else:
-        group[key] = val
-
-
-def _check_optimizer(optimizer):
-    if not isinstance(optimizer, Optimizer):
-        raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-
-
-class LRScheduler:
-    """Base class: ``last_epoch``, ``base_lrs``, ``get_last_lr()``, ``step()``."""
-
-    _get_lr_called_within_step = False
-    _is_initial = False
-
-    def __init__(self, optimizer, last_epoch=-1):
-        _check_optimizer(optimizer)
-        self.optimizer = optimizer
-        if last_epoch == -1:
-            for group in optimizer.param_groups:
-                group.setdefault("initial_lr", _copy(group["lr"]))
-        else:
-            for i, group in enumerate(optimizer.param_groups):
-                if "initial_lr" not in group:
-                    raise KeyError(
-                        f"param 'initial_lr' is not specified in param_groups[{i}] when "
-                        "resuming scheduler with last_epoch >= 0.\nThis typically happens "
-                        "when:\n1. You're trying to resume training from a checkpoint but "
-                        "haven't properly loaded the optimizer state\n2. You're using "
-                        "last_epoch >= 0 for a fresh training run (not recommended)")
-        self.base_lrs = _group_vals(optimizer, "initial_lr")
-        self.last_epoch = last_epoch
-        _track_step_called(optimizer)
-        self._initial_step()
-
-    def _initial_step(self):
-        self._step_count = 0
-        self._is_initial = True
-        try:
-            self.step()
-        finally:
-            self._is_initial = False
-
-    def state_dict(self):
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
-
-    def load_state_dict(self, state_dict):
-        self.__dict__.update(state_dict)
-
-    def get_last_lr(self):
-        return self._last_lr
-
-    def get_lr(self):
-        raise NotImplementedError
-
-    @host_side
-    def step(self, epoch=None):
-        if self._step_count == 1:
-            if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
-                warnings.warn(
-                    "Seems like `optimizer.step()` has been overridden after learning rate "
-                    "scheduler initialization. Please, make sure to call `optimizer.step()` "
-                    "before `lr_scheduler.step()`. See more details at "
-                    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                    UserWarning, stacklevel=2)
-            elif not getattr(self.optimizer, "_opt_called", False):
-                warnings.warn(
-                    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In "
-                    "PyTorch 1.1.0 and later, you should call them in the opposite order: "
-                    "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this will "
-                    "result in PyTorch skipping the first value of the learning rate schedule. "
-                    "See more details at "
-                    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                    UserWarning, stacklevel=2)
-        self._step_count += 1
-        if epoch is not None:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-        self._update_lr(epoch)
-
-    def _update_lr(self, epoch=None):
-        self._get_lr_called_within_step = True
-        try:
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                closed = getattr(self, "_get_closed_form_lr", None)
-                values = closed() if closed is not None else self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
-            _set(group, "lr", lr)
-        self._last_lr = _group_vals(self.optimizer, "lr")
-
-    def _warn_get_lr(self):
-        if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, please use "
-                          "`get_last_lr()`.", UserWarning, stacklevel=3)
-
-    def _lrs(self):
-        return _group_vals(self.optimizer, "lr")
-
-
 _LRScheduler = LRScheduler
-
-
-def _track_step_called(opt):
-    if hasattr(opt.step, "_wrapped_by_lr_sched"):
-        return
-    opt_ref = ref(opt)
-    func = opt.step.__func__
-
-    @wraps(func)
-    def wrapper(*args, **kwargs):
-        o = opt_ref()
-        o._opt_called = True
-        return func.__get__(o, o.__class__)(*args, **kwargs)
-
-    wrapper._wrapped_by_lr_sched = True
-    opt.step = wrapper
 
 
 class _LambdaBase(LRScheduler):
@@ -243,7 +98,7 @@ class StepLR(LRScheduler):
         self._warn_get_lr()
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return self._lrs()
-        return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
+        return self._scaled_lrs(self.gamma)
 
     def _get_closed_form_lr(self):
         return [b * self.gamma ** (self.last_epoch // self.step_size) for b in self.base_lrs]
@@ -259,8 +114,7 @@ class MultiStepLR(LRScheduler):
         self._warn_get_lr()
         if self.last_epoch not in self.milestones:
             return self._lrs()
-        return [g["lr"] * self.gamma ** self.milestones[self.last_epoch]
-                for g in self.optimizer.param_groups]
+        return self._scaled_lrs(self.gamma ** self.milestones[self.last_epoch])
 
     def _get_closed_form_lr(self):
         ms = sorted(self.milestones.elements())
@@ -278,10 +132,10 @@ class ConstantLR(LRScheduler):
     def get_lr(self):
         self._warn_get_lr()
         if self.last_epoch == 0:
-            return [g["lr"] * self.factor for g in self.optimizer.param_groups]
+            return self._scaled_lrs(self.factor)
         if self.last_epoch != self.total_iters:
             return self._lrs()
-        return [g["lr"] * (1.0 / self.factor) for g in self.optimizer.param_groups]
+        return self._scaled_lrs(1.0 / self.factor)
 
     def _get_closed_form_lr(self):
         return [b * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
@@ -304,13 +158,13 @@ class LinearLR(LRScheduler):
     def get_lr(self):
         self._warn_get_lr()
         if self.last_epoch == 0:
-            return [g["lr"] * self.start_factor for g in self.optimizer.param_groups]
+            return self._scaled_lrs(self.start_factor)
         if self._is_initial or self.last_epoch > self.total_iters:
             return self._lrs()
         diff = self.end_factor - self.start_factor
         ratio = 1.0 + diff / (self.total_iters * self.start_factor
                               + (self.last_epoch - 1) * diff)
-        return [g["lr"] * ratio for g in self.optimizer.param_groups]
+        return self._scaled_lrs(ratio)
 
     def _get_closed_form_lr(self):
         return [b * (self.start_factor + (self.end_factor - self.start_factor)
@@ -327,7 +181,7 @@ class ExponentialLR(LRScheduler):
         self._warn_get_lr()
         if self._is_initial:
             return self._lrs()
-        return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
+        return self._scaled_lrs(self.gamma)
 
     def _get_closed_form_lr(self):
         return [b * self.gamma ** self.last_epoch for b in self.base_lrs]
@@ -345,7 +199,7 @@ class PolynomialLR(LRScheduler):
             return self._lrs()
         factor = ((1.0 - self.last_epoch / self.total_iters)
                   / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
-        return [g["lr"] * factor for g in self.optimizer.param_groups]
+        return self._scaled_lrs(factor)
 
     def _get_closed_form_lr(self):
         return [b * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
@@ -425,7 +279,7 @@ class SequentialLR(_Composite):
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
         for group in optimizer.param_groups:
-            _set(group, "lr", group["initial_lr"])
+            set_group_value(group, "lr", group["initial_lr"])
         self.recursive_undo()
         idx = bisect_right(self._milestones, 0)
         self._schedulers[idx]._initial_step()
@@ -459,13 +313,13 @@ class ChainedScheduler(_Composite):
         _check_schedulers(self, optimizer, schedulers, " to be chained")
         self._schedulers = schedulers
         self.optimizer = optimizer
-        self._last_lr = _group_vals(schedulers[-1].optimizer, "lr")
+        self._last_lr = group_values(schedulers[-1].optimizer, "lr")
 
     @host_side
     def step(self):
         for s in self._schedulers:
             s.step()
-        self._last_lr = _group_vals(self._schedulers[-1].optimizer, "lr")
+        self._last_lr = group_values(self._schedulers[-1].optimizer, "lr")
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -474,7 +328,7 @@ class ReduceLROnPlateau(LRScheduler):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor = factor
-        _check_optimizer(optimizer)
+        check_optimizer(optimizer)
         self.optimizer = optimizer
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != len(optimizer.param_groups):
@@ -489,7 +343,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.cooldown = cooldown
         self.eps = eps
         self.last_epoch = 0
-        self._last_lr = _group_vals(optimizer, "lr")
+        self._last_lr = group_values(optimizer, "lr")
         self._init_is_better(mode, threshold, threshold_mode)
         self._reset()
 
@@ -518,7 +372,7 @@ class ReduceLROnPlateau(LRScheduler):
             self._reduce_lr(epoch)
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
-        self._last_lr = _group_vals(self.optimizer, "lr")
+        self._last_lr = group_values(self.optimizer, "lr")
 
     def _reduce_lr(self, epoch):
         groups = self.optimizer.param_groups
@@ -535,7 +389,7 @@ class ReduceLROnPlateau(LRScheduler):
             old = float(group["lr"])
             new = max(old * self.factor, self.min_lrs[i])
             if old - new > self.eps:
-                _set(group, "lr", new)
+                set_group_value(group, "lr", new)
 
     @property
     def in_cooldown(self):
@@ -563,28 +417,3 @@ class ReduceLROnPlateau(LRScheduler):
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
-
-
-def _set_momentum(group, use_beta1, m):
-    if use_beta1:
-        group["betas"] = (m, *group["betas"][1:])
-    else:
-        group["momentum"] = m
-
-
-def _init_momentum(self, optimizer, base_momentum, max_momentum, last_epoch):
-    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-        raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` "
-                         "option enabled")
-    self.use_beta1 = "betas" in optimizer.defaults
-    maxs = _format_param("max_momentum", optimizer, max_momentum)
-    bases = _format_param("base_momentum", optimizer, base_momentum)
-    if last_epoch == -1:
-        for mx, bs, group in zip(maxs, bases, optimizer.param_groups):
-            _set_momentum(group, self.use_beta1, mx)
-            group["max_momentum"] = mx
-            group["base_momentum"] = bs
-    return bases, maxs
-
-
-from ._cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR  # noqa: E402,F401

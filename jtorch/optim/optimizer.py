@@ -1,11 +1,7 @@
 """torch.optim.Optimizer: parameter groups, per-parameter state, state_dict, hooks.
 
-``_JaxOptimizer`` is the base of every jtorch optimizer except LBFGS: a step gathers the
-group's parameters that have a gradient, their state arrays and the group's hyperparameters,
-and runs ONE jitted optax program per group (``_transforms.run_step``). Hyperparameters are
-dynamic arguments (a scheduler changing ``group['lr']`` does not recompile); only flags that
-change the program (amsgrad, nesterov, maximize, ...) are static. New values are written back
-into the same Parameter and state Tensor objects, bumping their version counters.
+The optimizers themselves build on ``_optax_optimizer.OptaxOptimizer`` (one jitted optax
+program per parameter group and step) or, for LBFGS, on this class directly.
 """
 
 from __future__ import annotations
@@ -17,8 +13,9 @@ from copy import deepcopy
 from itertools import chain
 
 from .._core import dtypes
-from .._core.hooks import RemovableHandle
-from .._core.state import STATE, grad_mode, structure_changed
+from .._core.hooks import _add_hook
+from .._core.state import grad_mode, structure_changed
+from .._ops.typeinfo import typename
 from .._tensor import Tensor
 from . import _transforms
 
@@ -37,34 +34,45 @@ class _RequiredParameter:
 
 required = _RequiredParameter()
 
+# an optimizer's own hooks, each an OrderedDict {handle id: hook}
+_HOOK_DICTS = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+               "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+               "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks")
+
+
+def _register_hook(hooks, hook, prepend=False):
+    """Add ``hook`` to the ordered dict ``hooks`` (first where ``prepend``); returns its
+    handle (the core's hook registration, plus PyTorch's ``prepend`` option)."""
+    handle = _add_hook(hooks, hook)
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
 
 def register_optimizer_step_pre_hook(hook):
     """A pre hook common to all optimizers: ``hook(optimizer, args, kwargs)``."""
-    h = RemovableHandle(_global_optimizer_pre_hooks)
-    _global_optimizer_pre_hooks[h.id] = hook
-    return h
+    return _register_hook(_global_optimizer_pre_hooks, hook)
 
 
 def register_optimizer_step_post_hook(hook):
     """A post hook common to all optimizers: ``hook(optimizer, args, kwargs)``."""
-    h = RemovableHandle(_global_optimizer_post_hooks)
-    _global_optimizer_post_hooks[h.id] = hook
-    return h
+    return _register_hook(_global_optimizer_post_hooks, hook)
 
 
-def _typename(obj):
-    """torch.typename."""
-    if isinstance(obj, Tensor):
-        return f"torch.{obj.dtype.scalar_name}Tensor"
-    mod = type(obj).__module__
-    name = type(obj).__qualname__
-    return name if mod in ("builtins", "__builtin__", None) else f"{mod}.{name}"
+def closure_with_grad(closure):
+    """Run an optimizer step's ``closure`` with grad enabled (a step may run under no_grad);
+    returns its loss."""
+    with grad_mode(True):
+        return closure()
 
 
 def _hooked_step(func):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         self = args[0]
+        if not (_global_optimizer_pre_hooks or self._optimizer_step_pre_hooks
+                or self._optimizer_step_post_hooks or _global_optimizer_post_hooks):
+            return func(*args, **kwargs)   # (the common case, without the hook loops)
         for pre_hook in chain(_global_optimizer_pre_hooks.values(),
                               self._optimizer_step_pre_hooks.values()):
             result = pre_hook(self, args, kwargs)
@@ -84,29 +92,17 @@ def _hooked_step(func):
     return wrapper
 
 
-def _add_hook(d, hook, prepend=False):
-    h = RemovableHandle(d)
-    d[h.id] = hook
-    if prepend:
-        d.move_to_end(h.id, last=False)
-    return h
-
-
 class Optimizer:
     """Base class for all optimizers (``torch.optim.Optimizer(params, defaults)``)."""
 
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self._optimizer_step_pre_hooks = OrderedDict()
-        self._optimizer_step_post_hooks = OrderedDict()
-        self._optimizer_state_dict_pre_hooks = OrderedDict()
-        self._optimizer_state_dict_post_hooks = OrderedDict()
-        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
-        self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        for name in _HOOK_DICTS:
+            setattr(self, name, OrderedDict())
         self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
-                            "Tensors or dicts, but got " + _typename(params))
+                            "Tensors or dicts, but got " + typename(params))
         self.state = defaultdict(dict)
         self.param_groups = []
         param_groups = list(params)
@@ -128,10 +124,7 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
-                     "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
-                     "_optimizer_load_state_dict_pre_hooks",
-                     "_optimizer_load_state_dict_post_hooks"):
+        for name in _HOOK_DICTS:
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
         self._patch_step_function()
@@ -148,22 +141,22 @@ class Optimizer:
 
     # ------------------------------------------------------------------ hooks
     def register_step_pre_hook(self, hook):
-        return _add_hook(self._optimizer_step_pre_hooks, hook)
+        return _register_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook):
-        return _add_hook(self._optimizer_step_post_hooks, hook)
+        return _register_hook(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook, prepend=False):
-        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+        return _register_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
     def register_state_dict_post_hook(self, hook, prepend=False):
-        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+        return _register_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
 
     def register_load_state_dict_pre_hook(self, hook, prepend=False):
-        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+        return _register_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
     def register_load_state_dict_post_hook(self, hook, prepend=False):
-        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+        return _register_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     # ------------------------------------------------------------------ state dict
     def state_dict(self):
@@ -299,7 +292,7 @@ class Optimizer:
         for param in tensors:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
-                                + _typename(param))
+                                + typename(param))
             if not self.defaults.get("differentiable", None) and not (
                     param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
@@ -326,102 +319,20 @@ class Optimizer:
         self.param_groups.append(param_group)
 
 
-def _scalar(x):
-    """A hyperparameter as a Python float (a 1-element tensor lr reads its value)."""
-    return float(x) if isinstance(x, Tensor) else x
-
-
-def _check_lr(lr):
+# ------------------------------------------------------------------ argument checks
+def check_lr(lr):
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")
     if not 0.0 <= lr:
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
-def _check_nonneg(value, what):
+def check_nonneg(value, what):
     if not 0.0 <= value:
         raise ValueError(f"Invalid {what} value: {value}")
 
 
-def _check_betas(betas):
+def check_betas(betas):
     for i in (0, 1):
         if not 0.0 <= betas[i] < 1.0:
             raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
-
-
-class _JaxOptimizer(Optimizer):
-    """An optimizer whose step for a parameter group is one jitted optax program.
-
-    Subclasses set ``_build`` (hyperparameters, flags -> list of ``_transforms.Link``),
-    and implement ``_init_state(p, group, state)`` (PyTorch's lazy state), ``_hyper(group)``
-    (a tuple of floats: dynamic) and ``_flags(group, states)`` (a hashable tuple: static);
-    ``_keys(group)`` names the state tensors the program reads and writes.
-    """
-
-    _build = None
-    _sparse_name = None
-
-    def __init__(self, params, defaults):
-        if defaults.get("differentiable"):
-            raise NotImplementedError(f"jtorch does not implement torch.optim."
-                                      f"{type(self).__name__}(differentiable=True) yet")
-        super().__init__(params, defaults)
-
-    def _keys(self, group):
-        return ()
-
-    def _flags(self, group, states):
-        return ()
-
-    def _init_state(self, p, group, state):
-        pass
-
-    def _group_step(self, group):
-        params, grads = [], []
-        for p in group["params"]:
-            g = p._grad
-            if g is not None:
-                params.append(p)
-                grads.append(g)
-        if not params:
-            return
-        keys = self._keys(group)
-        all_state = self.state
-        states = []
-        if keys:   # (SGD without momentum keeps no state, as PyTorch)
-            for p in params:
-                st = all_state[p]
-                if not st:
-                    self._init_state(p, group, st)
-                states.append(st)
-        svals = {k: [None if st.get(k) is None else st[k]._value for st in states]
-                 for k in keys}
-        hyper = self._hyper(group)
-        if STATE.trace is not None:  # jtorch.compile: hyperparameters are program inputs
-            hyper = STATE.trace.hyperparameters(self, group, hyper)
-        new_p, new_s = _transforms.run_step(
-            type(self)._build, self._flags(group, states), [p._value for p in params],
-            [g._value for g in grads], svals, hyper)
-        for p, v in zip(params, new_p):
-            _transforms.write(p, v)
-        for k in keys:
-            for st, v in zip(states, new_s[k]):
-                t = st.get(k)
-                if t is None:
-                    st[k] = Tensor._make(v)
-                else:
-                    _transforms.write(t, v)
-
-    def step(self, closure=None):
-        """Perform a single optimization step; returns ``closure()``'s loss."""
-        loss = None
-        if closure is not None:
-            with grad_mode(True):
-                loss = closure()
-        for group in self.param_groups:
-            self._group_step(group)
-        return loss
-
-
-def _scalar_dtype():
-    return dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32

@@ -2,46 +2,61 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
+from typing import NamedTuple
+
 import jax.numpy as jnp
 import optax
 
-from .._ops import creation as _creation
 from . import _transforms as transforms
-from .optimizer import _check_lr, _check_nonneg, _JaxOptimizer, _scalar, _scalar_dtype
+from ._optax_optimizer import OptaxOptimizer, initial_state
+from ._transforms import WeightDecay
+from .optimizer import check_lr, check_nonneg
 
 __all__ = ["SGD", "ASGD"]
 
 
-def _sgd_momentum_leaf(g, p, buf, momentum, dampening, nesterov):
+SGDHyper = namedtuple("SGDHyper", "lr momentum dampening weight_decay")
+
+
+class SGDFlags(NamedTuple):
+    maximize: bool
+    weight_decay: WeightDecay
+    momentum: bool        # momentum != 0: the group keeps a momentum_buffer
+    nesterov: bool
+    no_dampening: bool    # dampening == 0: optax.trace is PyTorch's rule
+
+
+def _momentum_update(g, p, state, hyper, flags):
     # PyTorch: the first step copies the gradient into the buffer (no dampening)
-    buf = g if buf is None else buf * momentum + (1 - dampening) * g
-    return (g + momentum * buf if nesterov else buf), buf
+    buf = state.get("momentum_buffer")
+    buf = g if buf is None else buf * hyper.momentum + (1 - hyper.dampening) * g
+    return (g + hyper.momentum * buf if flags.nesterov else buf), {"momentum_buffer": buf}
 
 
-def _build_sgd(hp, flags):
-    lr, momentum, dampening, wd = hp
-    maximize, wd_on, has_momentum, nesterov, no_dampening = flags
-    links = transforms.common(wd, maximize, 1 if wd_on else 0)
-    if has_momentum:
-        if no_dampening:   # optax.trace is PyTorch's rule when dampening == 0
-            links.append(transforms.keyed(optax.trace(decay=momentum, nesterov=nesterov),
-                                 "momentum_buffer", "trace", fill_none=True))
+def _sgd_chain(hyper, flags):
+    core = []
+    if flags.momentum:
+        if flags.no_dampening:
+            core.append(transforms.optax_state_entry(
+                optax.trace(decay=hyper.momentum, nesterov=flags.nesterov), "momentum_buffer",
+                "trace"))
         else:
-            links.append(transforms.per_leaf(("momentum_buffer",), _sgd_momentum_leaf, momentum,
-                                    dampening, nesterov))
-    links.append(transforms.stateless(optax.scale_by_learning_rate(lr)))
-    return links
+            core.append(transforms.per_parameter(_momentum_update, hyper, flags))
+    core.append(transforms.stateless(optax.scale_by_learning_rate(hyper.lr)))
+    return transforms.with_weight_decay(core, hyper, flags)
 
 
-class SGD(_JaxOptimizer):
+class SGD(OptaxOptimizer):
     """``torch.optim.SGD``."""
 
-    _build = staticmethod(_build_sgd)
+    _chain = staticmethod(_sgd_chain)
+    _Hyper = SGDHyper
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
-        _check_lr(lr)
+        check_lr(lr)
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
@@ -62,65 +77,49 @@ class SGD(_JaxOptimizer):
             group.setdefault("differentiable", False)
             group.setdefault("fused", False)
 
-    def _keys(self, group):
-        return ("momentum_buffer",) if group["momentum"] != 0 else ()
+    def _keeps_state(self, group):
+        return group["momentum"] != 0
 
-    def _flags(self, group, states):
-        return (bool(group["maximize"]), group["weight_decay"] != 0, group["momentum"] != 0,
-                bool(group["nesterov"]), group["dampening"] == 0)
+    # (the momentum_buffer entry is made by the first step, as in PyTorch)
 
-    def _hyper(self, group):
-        return (float(_scalar(group["lr"])), float(group["momentum"]),
-                float(group["dampening"]), float(_scalar(group["weight_decay"])))
+    def _flags(self, group):
+        return SGDFlags(bool(group["maximize"]), transforms.weight_decay_mode(group),
+                        group["momentum"] != 0, bool(group["nesterov"]),
+                        group["dampening"] == 0)
 
 
 # ---------------------------------------------------------------------------------- ASGD
-def _asgd_leaf(g, p, step, eta, mu, ax, lr, lambd, alpha, t0):
-    step = step + 1
-    eta_v = transforms.f64(eta)
-    p2 = p * transforms.c(1 - lambd * eta_v, p)
-    p2 = p2 + transforms.c(-eta_v, p) * g
-    ax = jnp.where(mu != 1, ax + (p2 - ax) * mu.astype(p.dtype), p2)
-    s = transforms.f64(step)
-    new_eta = (lr / ((1 + lambd * lr * s) ** alpha)).astype(eta.dtype)
-    new_mu = (1 / jnp.maximum(1.0, s - t0)).astype(mu.dtype)
-    return p2 - p, step, new_eta, new_mu, ax
+ASGDHyper = namedtuple("ASGDHyper", "lr lambd alpha t0 weight_decay")
 
 
-def _build_asgd(hp, flags):
-    lr, lambd, alpha, t0, wd = hp
-    maximize, wd_on = flags
-    return transforms.common(wd, maximize, 1 if wd_on else 0) + [
-        transforms.per_leaf(("step", "eta", "mu", "ax"), _asgd_leaf, lr, lambd, alpha, t0)]
+def _asgd_update(g, p, state, hyper, flags):
+    step = state["step"] + 1
+    eta, mu = state["eta"], state["mu"]
+    eta_value = transforms.as_float64(eta)
+    p2 = p * transforms.scalar_as(1 - hyper.lambd * eta_value, p)
+    p2 = p2 + transforms.scalar_as(-eta_value, p) * g
+    ax = jnp.where(mu != 1, state["ax"] + (p2 - state["ax"]) * mu.astype(p.dtype), p2)
+    s = transforms.as_float64(step)
+    new_eta = (hyper.lr / ((1 + hyper.lambd * hyper.lr * s) ** hyper.alpha)).astype(eta.dtype)
+    new_mu = (1 / jnp.maximum(1.0, s - hyper.t0)).astype(mu.dtype)
+    return p2 - p, {"step": step, "eta": new_eta, "mu": new_mu, "ax": ax}
 
 
-class ASGD(_JaxOptimizer):
+class ASGD(OptaxOptimizer):
     """``torch.optim.ASGD``."""
 
-    _build = staticmethod(_build_asgd)
+    _chain = staticmethod(transforms.update_chain(_asgd_update))
+    _Hyper = ASGDHyper
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):
-        _check_lr(lr)
-        _check_nonneg(weight_decay, "weight_decay")
+        check_lr(lr)
+        check_nonneg(weight_decay, "weight_decay")
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}
         super().__init__(params, defaults)
 
-    def _init_state(self, p, group, state):
-        sd = _scalar_dtype()
-        state["step"] = _creation.zeros((), dtype=sd)
-        state["eta"] = _creation.tensor(float(_scalar(group["lr"])), dtype=sd)
-        state["mu"] = _creation.ones((), dtype=sd)
-        state["ax"] = _creation.zeros_like(p)
+    def _init_state(self, p, group):
+        return initial_state(p, "ax", eta=float(group["lr"]), mu=1.0)
 
-    def _keys(self, group):
-        return ("step", "eta", "mu", "ax")
-
-    def _flags(self, group, states):
-        return (bool(group["maximize"]), group["weight_decay"] != 0)
-
-    def _hyper(self, group):
-        return (float(_scalar(group["lr"])), float(group["lambd"]), float(group["alpha"]),
-                float(group["t0"]), float(group["weight_decay"]))

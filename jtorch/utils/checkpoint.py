@@ -18,8 +18,15 @@ from __future__ import annotations
 import contextlib
 import warnings
 
-from .._core.graph import edge_of
+import jax
+
+from .. import autograd
+from .._core.generator import default_generator
+from .._core.graph import AccumulateGrad, edge_of
+from .._core.python_node import record_pullback, record_python_node
 from .._core.state import STATE
+from .._tensor import Tensor
+from ..nn.modules.container import Sequential
 
 __all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn"]
 
@@ -39,8 +46,6 @@ def _pack(kind, flat):
 def _leaves(outputs, stop):
     """The leaf tensors requiring grad that ``outputs``' graph reaches, not walking past the
     edges in ``stop`` (the segment's own tensor arguments)."""
-    from .._core.graph import AccumulateGrad
-
     leaves, seen, todo = {}, set(), [o._node for o in outputs if o._node is not None]
     while todo:
         node = todo.pop()
@@ -58,6 +63,13 @@ def _leaves(outputs, stop):
     return list(leaves.values())
 
 
+def _put_arrays(tensors, arrays):
+    """Each tensor takes the matching array, as an in-place write would (a new version)."""
+    for t, a in zip(tensors, arrays):
+        t._array = a
+        t._version_counter += 1
+
+
 def _warn_no_grad():
     warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
                   stacklevel=3)
@@ -66,11 +78,6 @@ def _warn_no_grad():
 def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
                determinism_check="default", debug=False, early_stop=True, **kwargs):
     """Run ``function(*args, **kwargs)`` without keeping its activations for backward."""
-    from .. import autograd
-    from .._core.generator import default_generator
-    from .._core.python_node import record_python_node
-    from .._tensor import Tensor
-
     if use_reentrant is None:
         warnings.warn(
             "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
@@ -94,7 +101,8 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
             return function(*args, **kwargs)
     traced = STATE.trace is not None
     if traced:  # inside jtorch.compile: this run only finds the leaves; jax.checkpoint runs it
-        snap = [(t, t._array) for t in STATE.trace.lifted_tensors()]
+        lifted = list(STATE.trace.lifted_tensors())
+        snap = [t._array for t in lifted]
     rng = default_generator.get_state() if preserve and not traced else None
     fwd_ctx, recompute_ctx = context_fn()
     with fwd_ctx:
@@ -108,9 +116,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     wrt = tensor_args + [v for v in _leaves(diff_out, stop)
                          if not any(v is a for a in tensor_args)]
     if traced:
-        for t, v in snap:
-            t._array = v
-            t._version_counter += 1
+        _put_arrays(lifted, snap)
         return _remat(function, args, kwargs, wrt, kind)
     detached = [o.detach() if isinstance(o, Tensor) and o._requires_grad else o for o in flat]
     del out, diff_out  # the segment's graph (and its activations) can go now
@@ -138,7 +144,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
 
     keep = [i for i, o in enumerate(detached) if isinstance(o, Tensor) and flat[i]._requires_grad]
     record_python_node(detached, wrt, backward, name="CheckpointFunctionBackward",
-                   attach=set(keep))
+                       attach=set(keep))
     return _pack(kind, detached)
 
 
@@ -147,25 +153,15 @@ def _remat(function, args, kwargs, wrt, kind):
     inputs, the leaves it differentiates against and the lifted state (generator keys,
     running stats), so XLA keeps only the segment's inputs and recomputes the rest in
     backward. One autograd node routes the vjp's gradients."""
-    import jax
-
-    from .. import autograd
-    from .._core.python_node import record_pullback
-    from .._tensor import Tensor
-
     state = list(STATE.trace.lifted_tensors())
     pos = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a._requires_grad]
     leaves = wrt[len(pos):]
     meta = {}
 
     def seg(in_arrs, leaf_arrs, state_arrs):
-        outer = [(t, t._array) for t in state]
-        for t, a in zip(state, state_arrs):
-            t._array = a
-            t._version_counter += 1
-        for t, a in zip(leaves, leaf_arrs):
-            t._array = a
-            t._version_counter += 1
+        outer = [t._array for t in state]
+        _put_arrays(state, state_arrs)
+        _put_arrays(leaves, leaf_arrs)
         new_args = list(args)
         for i, a in zip(pos, in_arrs):
             new_args[i] = Tensor._make(a, args[i]._device)
@@ -174,18 +170,14 @@ def _remat(function, args, kwargs, wrt, kind):
                 out = _flat(function(*new_args, **kwargs))
             new_state = [t._value for t in state]
         finally:
-            for t, v in outer:
-                t._array = v
-                t._version_counter += 1
+            _put_arrays(state, outer)
         meta["static"] = [None if isinstance(o, Tensor) else o for o in out]
         return [o._value for o in out if isinstance(o, Tensor)], new_state
 
     outs, pullback, new_state = jax.vjp(
         jax.checkpoint(seg), [args[i]._value for i in pos], [t._value for t in leaves],
         [t._array for t in state], has_aux=True)
-    for t, a in zip(state, new_state):
-        t._array = a
-        t._version_counter += 1
+    _put_arrays(state, new_state)
     wrapped = record_pullback(outs, pullback, [args[i] for i in pos] + list(leaves),
                               "CheckpointFunctionBackward")
     it = iter(wrapped)
@@ -195,8 +187,6 @@ def _remat(function, args, kwargs, wrt, kind):
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
     """Run a sequence of modules/functions in ``segments`` checkpointed chunks."""
-    from ..nn import Sequential
-
     if use_reentrant is None:
         warnings.warn(
             "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should "

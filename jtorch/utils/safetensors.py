@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import os
 import struct
-import tempfile
 
+import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
+from .._tensor import Tensor
+from ..serialization import atomic_file
 
 _CODES = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16",
           "int64": "I64", "int32": "I32", "int16": "I16", "int8": "I8", "uint8": "U8",
@@ -26,8 +28,6 @@ _DTYPES = {v: k for k, v in _CODES.items()}
 
 def save(tensors, metadata=None):
     """The safetensors bytes of a ``{name: Tensor}`` dict."""
-    from .._tensor import Tensor
-
     header, blobs, offset = {}, [], 0
     for name in sorted(tensors):
         t = tensors[name]
@@ -54,24 +54,12 @@ def save(tensors, metadata=None):
 def save_file(tensors, filename, metadata=None):
     """Write ``tensors`` to ``filename`` (through a temporary file and a rename)."""
     data = save(tensors, metadata)
-    path = os.fspath(filename)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_file(os.fspath(filename)) as f:
+        f.write(data)
 
 
 def load(data, device="cpu"):
     """A ``{name: Tensor}`` dict from safetensors bytes."""
-    import jax.numpy as jnp
-
-    from .._tensor import Tensor
-
     if len(data) < 8:
         raise ValueError("safetensors: the data is too short to hold a header")
     (n,) = struct.unpack("<Q", data[:8])

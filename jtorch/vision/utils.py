@@ -17,11 +17,14 @@ import warnings
 
 import numpy as np
 
-import jtorch
 import jtorch.nn.functional as F
-from jtorch import Tensor
+from jtorch._tensor import Tensor
 
+from .._core.dtypes import int64, uint8
 from .._core.errors import missing_function, not_implemented
+from .._ops.creation import full
+from .._ops.shape_copy import cat, stack, tile
+from ..autograd.grad_mode import no_grad
 from .transforms.v2 import functional as TF
 
 __all__ = ["draw_bounding_boxes", "draw_keypoints", "draw_segmentation_masks", "make_grid",
@@ -31,7 +34,7 @@ draw_segmentation_masks = missing_function("torchvision.utils.draw_segmentation_
 draw_keypoints = missing_function("torchvision.utils.draw_keypoints")
 
 
-@jtorch.no_grad()
+@no_grad()
 def make_grid(tensor, nrow: int = 8, padding: int = 2, normalize: bool = False,
               value_range: tuple[int, int] | None = None, scale_each: bool = False,
               pad_value: float = 0.0):
@@ -58,15 +61,15 @@ def make_grid(tensor, nrow: int = 8, padding: int = 2, normalize: bool = False,
         else:
             raise TypeError(f"tensor or list of tensors expected, got {type(tensor)}")
     if isinstance(tensor, list):
-        tensor = jtorch.stack(tensor, dim=0)
+        tensor = stack(tensor, dim=0)
     if tensor.dim() == 2:
         tensor = tensor.unsqueeze(0)
     if tensor.dim() == 3:
         if tensor.size(0) == 1:
-            tensor = jtorch.cat((tensor, tensor, tensor), 0)
+            tensor = cat((tensor, tensor, tensor), 0)
         tensor = tensor.unsqueeze(0)
     if tensor.dim() == 4 and tensor.size(1) == 1:
-        tensor = jtorch.cat((tensor, tensor, tensor), 1)
+        tensor = cat((tensor, tensor, tensor), 1)
     if normalize is True:
         if value_range is not None and not isinstance(value_range, tuple):
             raise TypeError("value_range has to be a tuple (min, max) if specified. min and max "
@@ -77,7 +80,7 @@ def make_grid(tensor, nrow: int = 8, padding: int = 2, normalize: bool = False,
                                                                      float(t.max()))
             return t.clamp(min=low, max=high).sub(low).div(max(high - low, 1e-5))
 
-        tensor = (jtorch.stack([norm(t) for t in tensor]) if scale_each is True
+        tensor = (stack([norm(t) for t in tensor]) if scale_each is True
                   else norm(tensor))
     if tensor.size(0) == 1:
         return tensor.squeeze(0)
@@ -87,9 +90,9 @@ def make_grid(tensor, nrow: int = 8, padding: int = 2, normalize: bool = False,
     c, h, w = tensor.shape[1:]
     cells = F.pad(tensor, (padding, 0, padding, 0), value=pad_value)
     if ymaps * xmaps > nmaps:
-        blank = jtorch.full((ymaps * xmaps - nmaps, c, h + padding, w + padding), pad_value,
+        blank = full((ymaps * xmaps - nmaps, c, h + padding, w + padding), pad_value,
                             dtype=tensor.dtype, device=tensor.device)
-        cells = jtorch.cat((cells, blank), 0)
+        cells = cat((cells, blank), 0)
     grid = cells.reshape(ymaps, xmaps, c, h + padding, w + padding).permute(2, 0, 3, 1, 4)
     grid = grid.reshape(c, ymaps * (h + padding), xmaps * (w + padding))
     return F.pad(grid, (0, padding, 0, padding), value=pad_value)
@@ -106,10 +109,10 @@ def save_image(tensor, fp, format: str | None = None, **kwargs) -> None:
     """
     from PIL import Image  # Pillow is optional: needed only to write image files
 
-    with jtorch.no_grad():
+    with no_grad():
         grid = make_grid(tensor, **kwargs)
         ndarr = grid.mul(255).add_(0.5).clamp_(0, 255).permute(1, 2, 0).to(
-            "cpu", jtorch.uint8).numpy()
+            "cpu", uint8).numpy()
     Image.fromarray(ndarr).save(fp, format=format)
 
 
@@ -159,7 +162,7 @@ def draw_bounding_boxes(image, boxes, labels=None, colors=None, fill=False, widt
 
     if not isinstance(image, Tensor):
         raise TypeError(f"Tensor expected, got {type(image)}")
-    if not (image.dtype == jtorch.uint8 or image.is_floating_point()):
+    if not (image.dtype == uint8 or image.is_floating_point()):
         raise ValueError(f"The image dtype must be uint8 or float, got {image.dtype}")
     if image.dim() != 3:
         raise ValueError("Pass individual images, not batches")
@@ -198,12 +201,12 @@ def draw_bounding_boxes(image, boxes, labels=None, colors=None, fill=False, widt
     else:
         txt_font = ImageFont.truetype(font=font, size=font_size or 10)
     if image.size(0) == 1:
-        image = jtorch.tile(image, (3, 1, 1))
+        image = tile(image, (3, 1, 1))
     original_dtype = image.dtype
     if original_dtype.is_floating_point:
-        image = TF.to_dtype(image, dtype=jtorch.uint8, scale=True)
+        image = TF.to_dtype(image, dtype=uint8, scale=True)
     img_to_draw = TF.to_pil_image(image)
-    img_boxes = boxes.to(jtorch.int64).tolist()
+    img_boxes = boxes.to(int64).tolist()
     draw = ImageDraw.Draw(img_to_draw, "RGBA") if fill else ImageDraw.Draw(img_to_draw)
     for bbox, color, label, label_color, label_bg_color in zip(
             img_boxes, colors, labels, label_colors, label_background_colors):

@@ -15,12 +15,13 @@ import warnings
 import weakref
 from collections import OrderedDict
 
-from ..._core.hooks import RemovableHandle as _BaseHandle
+from ..._core.hooks import RemovableHandle as CoreRemovableHandle
+from ..._core.state import STATE
 from ..._tensor import Tensor
 from ...autograd.function import Function
 
 
-class RemovableHandle(_BaseHandle):
+class RemovableHandle(CoreRemovableHandle):
     """``torch.utils.hooks.RemovableHandle``: removes a hook (and its flags kept in
     ``extra_dict``, one dict or a list of them) when ``remove()`` is called; also a context
     manager."""
@@ -139,16 +140,17 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
     return h
 
 
-_MIX = ("Cannot use both regular backward hooks and full backward hooks as a global Module "
-        "hook. Please use only one of them.")
+def _add_global_backward_hook(hook, full):
+    if _global_is_full[0] is (not full):
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
+                           "global Module hook. Please use only one of them.")
+    _global_is_full[0] = full
+    return _add_global(_global_backward_hooks, hook)
 
 
 def register_module_backward_hook(hook):
     """Global legacy (non-full) backward hook."""
-    if _global_is_full[0] is True:
-        raise RuntimeError(_MIX)
-    _global_is_full[0] = False
-    return _add_global(_global_backward_hooks, hook)
+    return _add_global_backward_hook(hook, full=False)
 
 
 def register_module_full_backward_pre_hook(hook):
@@ -158,10 +160,7 @@ def register_module_full_backward_pre_hook(hook):
 
 def register_module_full_backward_hook(hook):
     """Global full backward hook ``hook(module, grad_input, grad_output)``."""
-    if _global_is_full[0] is False:
-        raise RuntimeError(_MIX)
-    _global_is_full[0] = True
-    return _add_global(_global_backward_hooks, hook)
+    return _add_global_backward_hook(hook, full=True)
 
 
 # ------------------------------------------------------------------ full backward hooks
@@ -219,8 +218,6 @@ class BackwardHook:
         grad_fn.register_hook(hook)
 
     def _apply_on_tensors(self, fn, args):
-        from ..._core.state import STATE
-
         idx = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         tensors = [args[i] for i in idx]
         if not (any(t.requires_grad for t in tensors) and STATE.grad_enabled):

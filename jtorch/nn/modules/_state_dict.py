@@ -15,6 +15,8 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ..._tensor import Tensor
+from ...autograd import no_grad
+from ..parameter import Parameter, is_lazy
 from ._hooks import _WrappedHook, add_hook
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
@@ -40,8 +42,6 @@ def _record(undo_fn):
 
 
 def _copy_into(param, value):
-    from ...autograd import no_grad
-
     old = Tensor._make(param._value, param._device)
     with no_grad():
         param.copy_(value)
@@ -162,8 +162,6 @@ class StateDictMixin:
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
         """Load this module's own entries (not its children's) from ``state_dict``."""
-        from ..parameter import Parameter, is_lazy
-
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                  error_msgs)

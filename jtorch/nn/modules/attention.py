@@ -8,8 +8,7 @@ the same values except that fully masked query rows come out as zeros there.
 
 from __future__ import annotations
 
-import jtorch
-
+from ..._ops.creation import empty
 from .. import functional as F
 from ..init import constant_, xavier_normal_, xavier_uniform_
 from ..parameter import Parameter
@@ -35,7 +34,7 @@ class MultiheadAttention(Module):
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim="
                              f"{embed_dim} and num_heads={num_heads} instead")
-        fk = {"device": device, "dtype": dtype}
+        factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
@@ -48,23 +47,24 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != self.embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
         if not self._qkv_same_embed_dim:
-            self.q_proj_weight = Parameter(jtorch.empty((embed_dim, embed_dim), **fk))
-            self.k_proj_weight = Parameter(jtorch.empty((embed_dim, self.kdim), **fk))
-            self.v_proj_weight = Parameter(jtorch.empty((embed_dim, self.vdim), **fk))
+            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **factory_kwargs))
+            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), **factory_kwargs))
+            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), **factory_kwargs))
             self.register_parameter("in_proj_weight", None)
         else:
-            self.in_proj_weight = Parameter(jtorch.empty((3 * embed_dim, embed_dim), **fk))
+            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **factory_kwargs))
             self.register_parameter("q_proj_weight", None)
             self.register_parameter("k_proj_weight", None)
             self.register_parameter("v_proj_weight", None)
         if bias:
-            self.in_proj_bias = Parameter(jtorch.empty(3 * embed_dim, **fk))
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, **factory_kwargs))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **fk)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        **factory_kwargs)
         if add_bias_kv:
-            self.bias_k = Parameter(jtorch.empty((1, 1, embed_dim), **fk))
-            self.bias_v = Parameter(jtorch.empty((1, 1, embed_dim), **fk))
+            self.bias_k = Parameter(empty((1, 1, embed_dim), **factory_kwargs))
+            self.bias_v = Parameter(empty((1, 1, embed_dim), **factory_kwargs))
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn

@@ -8,42 +8,35 @@ inside the kernel, so no value leaves the device.
 
 from __future__ import annotations
 
-import jtorch
-
-from ..parameter import Parameter
-from .module import Module
+from ..._core.dtypes import int64
+from ..._core.errors import missing_class
+from ..._ops.creation import ones, tensor, zeros
+from ..._ops.nn_norm import batch_norm_update
+from ...autograd import no_grad
+from .normalization import _AffineNorm
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LazyBatchNorm1d",
            "LazyBatchNorm2d", "LazyBatchNorm3d"]
 
 
-class _NormBase(Module):
+class _NormBase(_AffineNorm):
     _version = 2
     __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None, *, bias=True):
-        fk = {"device": device, "dtype": dtype}
+        factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         self.num_features = num_features
         self.eps = eps
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(jtorch.empty(num_features, **fk))
-            if bias:
-                self.bias = Parameter(jtorch.empty(num_features, **fk))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        self._register_affine(num_features, affine, bias, factory_kwargs)
         if track_running_stats:
-            self.register_buffer("running_mean", jtorch.zeros(num_features, **fk))
-            self.register_buffer("running_var", jtorch.ones(num_features, **fk))
-            self.register_buffer("num_batches_tracked",
-                                 jtorch.tensor(0, dtype=jtorch.long, device=device))
+            self.register_buffer("running_mean", zeros(num_features, **factory_kwargs))
+            self.register_buffer("running_var", ones(num_features, **factory_kwargs))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=int64, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -52,19 +45,14 @@ class _NormBase(Module):
 
     def reset_running_stats(self):
         if self.track_running_stats:
-            with jtorch.no_grad():
+            with no_grad():
                 self.running_mean.zero_()
                 self.running_var.fill_(1)
                 self.num_batches_tracked.zero_()
 
     def reset_parameters(self):
-        from .. import init
-
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        super().reset_parameters()
 
     def _check_input_dim(self, input):
         raise NotImplementedError
@@ -81,17 +69,13 @@ class _NormBase(Module):
             key = prefix + "num_batches_tracked"
             if key not in state_dict:
                 state_dict[key] = self.num_batches_tracked if self.num_batches_tracked \
-                    is not None else jtorch.tensor(0, dtype=jtorch.long)
-        parent = getattr(super(), "_load_from_state_dict", None)
-        if parent is not None:
-            parent(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                   error_msgs)
+                    is not None else tensor(0, dtype=int64)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
 
 class _BatchNorm(_NormBase):
     def forward(self, input):
-        from ..._ops.nn_norm import batch_norm_update
-
         self._check_input_dim(input)
         tracking = self.training and self.track_running_stats
         bn_training = self.training or (self.running_mean is None and self.running_var is None)
@@ -150,7 +134,7 @@ class SyncBatchNorm(_BatchNorm):
             out = cls(module.num_features, module.eps, module.momentum, module.affine,
                       module.track_running_stats, process_group)
             if module.affine:
-                with jtorch.no_grad():
+                with no_grad():
                     out.weight = module.weight
                     out.bias = module.bias
             out.running_mean = module.running_mean
@@ -162,19 +146,6 @@ class SyncBatchNorm(_BatchNorm):
         return out
 
 
-class _LazyBatchNorm:
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError(f"jtorch does not implement torch.nn.{type(self).__name__} "
-                                  "yet")
-
-
-class LazyBatchNorm1d(_LazyBatchNorm):
-    pass
-
-
-class LazyBatchNorm2d(_LazyBatchNorm):
-    pass
-
-
-class LazyBatchNorm3d(_LazyBatchNorm):
-    pass
+LazyBatchNorm1d = missing_class("torch.nn.LazyBatchNorm1d")
+LazyBatchNorm2d = missing_class("torch.nn.LazyBatchNorm2d")
+LazyBatchNorm3d = missing_class("torch.nn.LazyBatchNorm3d")

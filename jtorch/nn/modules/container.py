@@ -4,12 +4,14 @@ indexing, mutation methods, reprs and errors)."""
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict, abc as container_abcs
 from itertools import chain, islice
 
+from ..._ops.typeinfo import typename
 from ..._tensor import Tensor
 from ..parameter import Parameter
-from .module import Module, _addindent, typename
+from .module import Module, _addindent
 
 __all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict"]
@@ -19,8 +21,6 @@ class Container(Module):
     """Deprecated: subclass Module instead."""
 
     def __init__(self, **kwargs):
-        import warnings
-
         warnings.warn("`nn.Container` is deprecated. All of its functionality is now "
                       "implemented in `nn.Module`. Subclass that instead.", FutureWarning,
                       stacklevel=2)
@@ -38,11 +38,7 @@ def _abs_index(idx, size):
 
 def _cls(x):
     """``str(type(x))`` with jtorch's module path written as PyTorch's."""
-    t = type(x)
-    mod = t.__module__
-    if mod == "jtorch" or mod.startswith("jtorch."):
-        mod = "torch" + mod[len("jtorch"):]
-    return f"<class '{mod}.{t.__qualname__}'>" if mod != "builtins" else str(t)
+    return f"<class '{typename(type(x))}'>"
 
 
 def _renumber(module):

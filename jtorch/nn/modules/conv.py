@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import math
-
-import jtorch
-
-from .. import functional as F, init
-from ..parameter import Parameter
+from ..._core.errors import missing_class
+from .. import functional as F
+from ._generated import CallsFunctional
+from ._ndim import as_tuple, ndim_variants
+from .linear import register_weight_and_bias, reset_linear_parameters
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
            "LazyConvTranspose2d", "LazyConvTranspose3d"]
-
-
-def _ntuple(v, n):
-    if isinstance(v, (list, tuple)):
-        return tuple(v)
-    return (v,) * n
 
 
 class _ConvNd(Module):
@@ -70,22 +63,14 @@ class _ConvNd(Module):
         else:
             self._reversed_padding_repeated_twice = [p for p in reversed(padding)
                                                      for _ in range(2)]
-        fk = {"device": device, "dtype": dtype}
         shape = ((in_channels, out_channels // groups) if transposed
                  else (out_channels, in_channels // groups))
-        self.weight = Parameter(jtorch.empty((*shape, *kernel_size), **fk))
-        if bias:
-            self.bias = Parameter(jtorch.empty(out_channels, **fk))
-        else:
-            self.register_parameter("bias", None)
+        register_weight_and_bias(self, (*shape, *kernel_size), out_channels if bias else None,
+                                 {"device": device, "dtype": dtype})
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_linear_parameters(self)
 
     def extra_repr(self):
         s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
@@ -104,50 +89,35 @@ class _ConvNd(Module):
         return s.format(**self.__dict__)
 
 
-class _Conv(_ConvNd):
-    _n = 0
+class _Conv(CallsFunctional, _ConvNd):
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
-        n = self._n
-        super().__init__(in_channels, out_channels, _ntuple(kernel_size, n),
-                         _ntuple(stride, n),
-                         padding if isinstance(padding, str) else _ntuple(padding, n),
-                         _ntuple(dilation, n), False, _ntuple(0, n), groups, bias,
+        n = self._spatial_dims
+        super().__init__(in_channels, out_channels, as_tuple(kernel_size, n),
+                         as_tuple(stride, n),
+                         padding if isinstance(padding, str) else as_tuple(padding, n),
+                         as_tuple(dilation, n), False, as_tuple(0, n), groups, bias,
                          padding_mode, device=device, dtype=dtype)
 
     def _conv_forward(self, input, weight, bias):
-        conv = getattr(F, f"conv{self._n}d")
         if self.padding_mode != "zeros":
             padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return conv(padded, weight, bias, self.stride, _ntuple(0, self._n), self.dilation,
-                        self.groups)
-        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+            return self._functional(padded, weight, bias, self.stride,
+                                    as_tuple(0, self._spatial_dims), self.dilation, self.groups)
+        return self._functional(input, weight, bias, self.stride, self.padding, self.dilation,
+                                self.groups)
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)
 
 
-class Conv1d(_Conv):
-    """``torch.nn.Conv1d``."""
-
-    _n = 1
+Conv1d, Conv2d, Conv3d = ndim_variants(_Conv, "Conv{}d", (F.conv1d, F.conv2d, F.conv3d))
 
 
-class Conv2d(_Conv):
-    """``torch.nn.Conv2d``."""
-
-    _n = 2
-
-
-class Conv3d(_Conv):
-    """``torch.nn.Conv3d``."""
-
-    _n = 3
-
-
-class _ConvTransposeNd(_ConvNd):
-    _n = 0
+class _ConvTransposeNd(CallsFunctional, _ConvNd):
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
@@ -155,10 +125,10 @@ class _ConvTransposeNd(_ConvNd):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for '
                              f"{type(self).__name__}")
-        n = self._n
-        super().__init__(in_channels, out_channels, _ntuple(kernel_size, n), _ntuple(stride, n),
-                         _ntuple(padding, n), _ntuple(dilation, n), True,
-                         _ntuple(output_padding, n), groups, bias, padding_mode,
+        n = self._spatial_dims
+        super().__init__(in_channels, out_channels, as_tuple(kernel_size, n),
+                         as_tuple(stride, n), as_tuple(padding, n), as_tuple(dilation, n), True,
+                         as_tuple(output_padding, n), groups, bias, padding_mode,
                          device=device, dtype=dtype)
 
     def _output_padding(self, input, output_size, stride, padding, kernel_size,
@@ -191,42 +161,18 @@ class _ConvTransposeNd(_ConvNd):
         if self.padding_mode != "zeros":
             raise ValueError(f"Only `zeros` padding mode is supported for {type(self).__name__}")
         output_padding = self._output_padding(input, output_size, self.stride, self.padding,
-                                              self.kernel_size, self._n, self.dilation)
-        conv = getattr(F, f"conv_transpose{self._n}d")
-        return conv(input, self.weight, self.bias, self.stride, self.padding, output_padding,
-                    self.groups, self.dilation)
+                                              self.kernel_size, self._spatial_dims, self.dilation)
+        return self._functional(input, self.weight, self.bias, self.stride, self.padding,
+                                output_padding, self.groups, self.dilation)
 
 
-class ConvTranspose1d(_ConvTransposeNd):
-    """``torch.nn.ConvTranspose1d``."""
+ConvTranspose1d, ConvTranspose2d, ConvTranspose3d = ndim_variants(
+    _ConvTransposeNd, "ConvTranspose{}d",
+    (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d))
 
-    _n = 1
-
-
-class ConvTranspose2d(_ConvTransposeNd):
-    """``torch.nn.ConvTranspose2d``."""
-
-    _n = 2
-
-
-class ConvTranspose3d(_ConvTransposeNd):
-    """``torch.nn.ConvTranspose3d``."""
-
-    _n = 3
-
-
-def _lazy(name):
-    class _Lazy:
-        def __init__(self, *args, **kwargs):
-            raise NotImplementedError(f"jtorch does not implement torch.nn.{name} yet")
-
-    _Lazy.__name__ = _Lazy.__qualname__ = name
-    return _Lazy
-
-
-LazyConv1d = _lazy("LazyConv1d")
-LazyConv2d = _lazy("LazyConv2d")
-LazyConv3d = _lazy("LazyConv3d")
-LazyConvTranspose1d = _lazy("LazyConvTranspose1d")
-LazyConvTranspose2d = _lazy("LazyConvTranspose2d")
-LazyConvTranspose3d = _lazy("LazyConvTranspose3d")
+LazyConv1d = missing_class("torch.nn.LazyConv1d")
+LazyConv2d = missing_class("torch.nn.LazyConv2d")
+LazyConv3d = missing_class("torch.nn.LazyConv3d")
+LazyConvTranspose1d = missing_class("torch.nn.LazyConvTranspose1d")
+LazyConvTranspose2d = missing_class("torch.nn.LazyConvTranspose2d")
+LazyConvTranspose3d = missing_class("torch.nn.LazyConvTranspose3d")

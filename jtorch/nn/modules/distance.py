@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import functional as F
+from ._generated import functional_module
 from .module import Module
 
 __all__ = ["PairwiseDistance", "CosineSimilarity"]
@@ -23,15 +24,6 @@ class PairwiseDistance(Module):
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
 
+@functional_module(F.cosine_similarity, "dim=1, eps=1e-8", inputs="x1, x2", extra_repr="")
 class CosineSimilarity(Module):
     """Cosine similarity of ``x1`` and ``x2`` along ``dim``."""
-
-    __constants__ = ["dim", "eps"]
-
-    def __init__(self, dim=1, eps=1e-8):
-        super().__init__()
-        self.dim = dim
-        self.eps = eps
-
-    def forward(self, x1, x2):
-        return F.cosine_similarity(x1, x2, self.dim, self.eps)

@@ -4,15 +4,15 @@ per call from the default generator (see ``jtorch/_ops/nn_dropout.py``)."""
 from __future__ import annotations
 
 from .. import functional as F
+from ._generated import CallsFunctional
 from .module import Module
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
            "FeatureAlphaDropout"]
 
 
-class _DropoutNd(Module):
+class _DropoutNd(CallsFunctional, Module):
     __constants__ = ["p", "inplace"]
-    _fn = None
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
@@ -22,26 +22,27 @@ class _DropoutNd(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return getattr(F, self._fn)(input, self.p, self.training, self.inplace)
+        return self._functional(input, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
 
 
-class Dropout(_DropoutNd):
-    _fn = "dropout"
+class Dropout(_DropoutNd, functional=F.dropout):
+    """Zeroes each element with probability ``p`` while training, scaling the rest by
+    ``1 / (1 - p)``."""
 
 
-class Dropout1d(_DropoutNd):
-    _fn = "dropout1d"
+class Dropout1d(_DropoutNd, functional=F.dropout1d):
+    """Zeroes whole channels of (N, C, L) or (C, L) inputs."""
 
 
-class Dropout2d(_DropoutNd):
-    _fn = "dropout2d"
+class Dropout2d(_DropoutNd, functional=F.dropout2d):
+    """Zeroes whole channels of (N, C, H, W) or (C, H, W) inputs."""
 
 
-class Dropout3d(_DropoutNd):
-    _fn = "dropout3d"
+class Dropout3d(_DropoutNd, functional=F.dropout3d):
+    """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) inputs."""
 
 
 class AlphaDropout(_DropoutNd):

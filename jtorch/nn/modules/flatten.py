@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
+from ..._ops.shape import flatten
+from ._generated import functional_module
 from .module import Module
 
 __all__ = ["Flatten", "Unflatten"]
 
 
+@functional_module(flatten, "start_dim=1, end_dim=-1")
 class Flatten(Module):
     """Flattens dims ``start_dim..end_dim`` into one (a view where possible)."""
-
-    __constants__ = ["start_dim", "end_dim"]
-
-    def __init__(self, start_dim=1, end_dim=-1):
-        super().__init__()
-        self.start_dim = start_dim
-        self.end_dim = end_dim
-
-    def forward(self, input):
-        return input.flatten(self.start_dim, self.end_dim)
-
-    def extra_repr(self):
-        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
 class Unflatten(Module):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import warnings
 
+from ..._core.errors import missing_class
+from .. import functional as F
 from .batchnorm import _NormBase
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
@@ -26,8 +28,6 @@ class _InstanceNorm(_NormBase):
         return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
 
     def _apply_instance_norm(self, input):
-        from .. import functional as F
-
         return F.instance_norm(input, self.running_mean, self.running_var, self.weight,
                                self.bias, self.training or not self.track_running_stats,
                                self.momentum if self.momentum is not None else 0.0, self.eps)
@@ -68,19 +68,6 @@ InstanceNorm2d = _make("InstanceNorm2d", 3, (3, 4))
 InstanceNorm3d = _make("InstanceNorm3d", 4, (4, 5))
 
 
-class _LazyInstanceNorm:
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError(f"jtorch does not implement torch.nn.{type(self).__name__} "
-                                  "yet")
-
-
-class LazyInstanceNorm1d(_LazyInstanceNorm):
-    pass
-
-
-class LazyInstanceNorm2d(_LazyInstanceNorm):
-    pass
-
-
-class LazyInstanceNorm3d(_LazyInstanceNorm):
-    pass
+LazyInstanceNorm1d = missing_class("torch.nn.LazyInstanceNorm1d")
+LazyInstanceNorm2d = missing_class("torch.nn.LazyInstanceNorm2d")
+LazyInstanceNorm3d = missing_class("torch.nn.LazyInstanceNorm3d")

@@ -4,13 +4,32 @@ from __future__ import annotations
 
 import math
 
-import jtorch
-
+from ..._ops.creation import empty
+from ...autograd import no_grad
 from .. import functional as F, init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter, is_lazy
 from .module import Module
 
 __all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
+
+
+def register_weight_and_bias(module, weight_shape, bias_shape, factory):
+    """Register ``module.weight`` and ``module.bias``: new parameters of these shapes
+    (uninitialised; ``factory``: their device and dtype), or None where the shape is None."""
+    for name, shape in (("weight", weight_shape), ("bias", bias_shape)):
+        module.register_parameter(name, None if shape is None
+                                  else Parameter(empty(shape, **factory)))
+
+
+def reset_linear_parameters(module):
+    """PyTorch's initialisation of Linear and the convolutions: ``kaiming_uniform_(weight,
+    a=sqrt(5))`` (U(-1/sqrt(fan_in), 1/sqrt(fan_in))), and the bias U(-1/sqrt(fan_in),
+    1/sqrt(fan_in))."""
+    init.kaiming_uniform_(module.weight, a=math.sqrt(5))
+    if module.bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(module.weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(module.bias, -bound, bound)
 
 
 class Identity(Module):
@@ -36,20 +55,13 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(jtorch.empty((out_features, in_features), device=device,
-                                             dtype=dtype))
-        if bias:
-            self.bias = Parameter(jtorch.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        register_weight_and_bias(self, (out_features, in_features),
+                                 out_features if bias else None,
+                                 {"device": device, "dtype": dtype})
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_linear_parameters(self)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
@@ -70,12 +82,9 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(jtorch.empty((out_features, in1_features, in2_features),
-                                             device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(jtorch.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        register_weight_and_bias(self, (out_features, in1_features, in2_features),
+                                 out_features if bias else None,
+                                 {"device": device, "dtype": dtype})
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -92,23 +101,6 @@ class Bilinear(Module):
                 f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
-def _uninitialized(device, dtype):
-    """An ``UninitializedParameter`` when nn.parameter has one, else a 0-element Parameter."""
-    from .. import parameter
-
-    cls = getattr(parameter, "UninitializedParameter", None)
-    if cls is not None:
-        return cls(device=device, dtype=dtype)
-    return Parameter(jtorch.empty(0, device=device, dtype=dtype))
-
-
-def _is_lazy(p):
-    from .. import parameter
-
-    cls = getattr(parameter, "UninitializedParameter", None)
-    return cls is not None and isinstance(p, cls)
-
-
 class LazyLinear(Linear):
     """A Linear whose ``in_features`` is inferred from the first input; the module then
     becomes a :class:`Linear` (PyTorch's ``cls_to_become``)."""
@@ -120,9 +112,9 @@ class LazyLinear(Linear):
         self._factory = {"device": device, "dtype": dtype}
         self.in_features = 0
         self.out_features = out_features
-        self.weight = _uninitialized(device, dtype)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
         if bias:
-            self.bias = _uninitialized(device, dtype)
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
         else:
             self.register_parameter("bias", None)
         self._lazy = True
@@ -136,15 +128,14 @@ class LazyLinear(Linear):
 
     def _materialize(self, name, shape):
         p = getattr(self, name)
-        if _is_lazy(p) and hasattr(p, "materialize"):
+        if is_lazy(p):
             p.materialize(shape)
-            return
-        new = Parameter(jtorch.empty(shape, **self._factory))
-        setattr(self, name, new)
+        else:
+            setattr(self, name, Parameter(empty(shape, **self._factory)))
 
     def initialize_parameters(self, input):
         if self.has_uninitialized_params():
-            with jtorch.no_grad():
+            with no_grad():
                 self.in_features = input.shape[-1]
                 self._materialize("weight", (self.out_features, self.in_features))
                 if self.bias is not None:

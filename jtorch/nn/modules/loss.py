@@ -1,11 +1,22 @@
-"""nn.modules.loss: the loss modules; each forward calls one ``F.<loss>``."""
+"""nn.modules.loss: the loss modules.
+
+Each is one call of its functional: :func:`loss_module` generates its ``__init__`` (PyTorch's
+signature; the arguments its base class takes go to it, ``pos_weight`` becomes a buffer, the
+others attributes), ``__constants__`` (the names of the non-tensor arguments) and ``forward``
+(the functional on the inputs, with those attributes as keyword arguments). A class that
+checks its arguments writes its ``__init__`` out.
+"""
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
+from ..._core.errors import missing_class
 from ..._ops.nn_loss import legacy_get_string
 from .. import functional as F
+from ._generated import define_method, parameter_names
+from .distance import PairwiseDistance
 from .module import Module
 
 __all__ = [
@@ -15,6 +26,9 @@ __all__ = [
     "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "MultiMarginLoss",
     "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss",
 ]
+
+_LEGACY = ("size_average", "reduce")   # folded into ``reduction``, not passed to forward
+_BUFFERS = ("weight", "pos_weight")    # tensors kept as buffers
 
 
 class _Loss(Module):
@@ -32,34 +46,53 @@ class _WeightedLoss(_Loss):
         self.register_buffer("weight", weight)
 
 
+def loss_module(functional, signature=None, inputs="input, target", constants=()):
+    """Class decorator: ``cls(<signature>)`` (``None``: the class writes its ``__init__``) and
+    ``forward(<inputs>)`` = ``functional(<inputs>, name=self.name, ...)`` for each argument
+    (``reduction`` standing for the legacy ``size_average``/``reduce``). ``constants``: PyTorch's
+    ``__constants__`` where they are not the non-tensor arguments (``None``: it has none)."""
+
+    def decorate(cls):
+        if signature is None:
+            names = list(inspect.signature(cls.__init__).parameters)[1:]
+        else:
+            names = parameter_names(signature)
+            base = cls.__mro__[1]
+            taken = [n for n in names if n in inspect.signature(base.__init__).parameters]
+            body = [f"super(cls, self).__init__({', '.join(f'{n}={n}' for n in taken)})"]
+            for n in names:
+                if n not in taken:
+                    body.append(f"self.register_buffer({n!r}, {n})" if n in _BUFFERS
+                                else f"self.{n} = {n}")
+            define_method(cls, "__init__", signature, body, {"cls": cls})
+        keywords = "".join(f", {n}=self.{n}" for n in names if n not in _LEGACY)
+        define_method(cls, "forward", inputs, [f"return functional({inputs}{keywords})"],
+                      {"functional": functional})
+        if constants is not None:
+            cls.__constants__ = list(constants) or [n for n in names
+                                                    if n not in _LEGACY + _BUFFERS]
+        return cls
+
+    return decorate
+
+
+_REDUCTION = "size_average=None, reduce=None, reduction='mean'"
+
+
+@loss_module(F.l1_loss, _REDUCTION)
 class L1Loss(_Loss):
-    __constants__ = ["reduction"]
-
-    def forward(self, input, target):
-        return F.l1_loss(input, target, reduction=self.reduction)
+    """Mean (or sum) absolute error."""
 
 
-class MSELoss(_Loss):
-    __constants__ = ["reduction"]
-
-    def forward(self, input, target):
-        return F.mse_loss(input, target, reduction=self.reduction)
-
-
+@loss_module(F.nll_loss, "weight=None, size_average=None, ignore_index=-100, reduce=None, "
+                         "reduction='mean'")
 class NLLLoss(_WeightedLoss):
-    __constants__ = ["ignore_index", "reduction"]
-
-    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
-                 reduction: str = "mean") -> None:
-        super().__init__(weight, size_average, reduce, reduction)
-        self.ignore_index = ignore_index
-
-    def forward(self, input, target):
-        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                          reduction=self.reduction)
+    """Negative log likelihood of the target classes, given log-probabilities."""
 
 
 class NLLLoss2d(NLLLoss):
+    """Deprecated alias of :class:`NLLLoss`."""
+
     def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean") -> None:
         warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
@@ -68,119 +101,67 @@ class NLLLoss2d(NLLLoss):
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
+@loss_module(F.cross_entropy, "weight=None, size_average=None, ignore_index=-100, reduce=None, "
+                              "reduction='mean', label_smoothing=0.0")
 class CrossEntropyLoss(_WeightedLoss):
-    __constants__ = ["ignore_index", "reduction", "label_smoothing"]
-
-    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
-                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
-        super().__init__(weight, size_average, reduce, reduction)
-        self.ignore_index = ignore_index
-        self.label_smoothing = label_smoothing
-
-    def forward(self, input, target):
-        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+    """Cross entropy between logits and target classes (or class probabilities)."""
 
 
-class LinearCrossEntropyLoss(_WeightedLoss):
-    def __init__(self, *args, **kwargs) -> None:
-        raise NotImplementedError("jtorch does not implement torch.nn.LinearCrossEntropyLoss yet")
+LinearCrossEntropyLoss = missing_class("torch.nn.LinearCrossEntropyLoss", bases=(_WeightedLoss,))
 
 
+@loss_module(F.poisson_nll_loss, "log_input=True, full=False, size_average=None, eps=1e-8, "
+                                 "reduce=None, reduction='mean'", inputs="log_input, target")
 class PoissonNLLLoss(_Loss):
-    __constants__ = ["log_input", "full", "eps", "reduction"]
-
-    def __init__(self, log_input: bool = True, full: bool = False, size_average=None,
-                 eps: float = 1e-8, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.log_input = log_input
-        self.full = full
-        self.eps = eps
-
-    def forward(self, log_input, target):
-        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
-                                  eps=self.eps, reduction=self.reduction)
+    """Negative log likelihood of a Poisson-distributed target."""
 
 
+@loss_module(F.gaussian_nll_loss, "*, full=False, eps=1e-6, reduction='mean'",
+             inputs="input, target, var")
 class GaussianNLLLoss(_Loss):
-    __constants__ = ["full", "eps", "reduction"]
-
-    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
-        super().__init__(None, None, reduction)
-        self.full = full
-        self.eps = eps
-
-    def forward(self, input, target, var):
-        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
-                                   reduction=self.reduction)
+    """Negative log likelihood of a Gaussian-distributed target with predicted variance."""
 
 
+@loss_module(F.kl_div, "size_average=None, reduce=None, reduction='mean', log_target=False",
+             constants=["reduction"])
 class KLDivLoss(_Loss):
-    __constants__ = ["reduction"]
-
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
-                 log_target: bool = False) -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.log_target = log_target
-
-    def forward(self, input, target):
-        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+    """Kullback-Leibler divergence of the target from the input (log-probabilities)."""
 
 
+@loss_module(F.mse_loss, _REDUCTION)
+class MSELoss(_Loss):
+    """Mean (or sum) squared error."""
+
+
+@loss_module(F.binary_cross_entropy, "weight=None, " + _REDUCTION)
 class BCELoss(_WeightedLoss):
-    __constants__ = ["reduction"]
-
-    def forward(self, input, target):
-        return F.binary_cross_entropy(input, target, weight=self.weight,
-                                      reduction=self.reduction)
+    """Binary cross entropy between probabilities and targets."""
 
 
+@loss_module(F.binary_cross_entropy_with_logits,
+             "weight=None, " + _REDUCTION + ", pos_weight=None", constants=None)
 class BCEWithLogitsLoss(_Loss):
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean",
-                 pos_weight=None) -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.register_buffer("weight", weight)
-        self.register_buffer("pos_weight", pos_weight)
-
-    def forward(self, input, target):
-        return F.binary_cross_entropy_with_logits(input, target, self.weight,
-                                                  pos_weight=self.pos_weight,
-                                                  reduction=self.reduction)
+    """Binary cross entropy on logits (a sigmoid folded in, numerically stable)."""
 
 
+@loss_module(F.hinge_embedding_loss, "margin=1.0, " + _REDUCTION)
 class HingeEmbeddingLoss(_Loss):
-    __constants__ = ["margin", "reduction"]
-
-    def __init__(self, margin: float = 1.0, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
-
-    def forward(self, input, target):
-        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+    """``x`` for target 1, ``max(0, margin - x)`` for target -1."""
 
 
+@loss_module(F.multilabel_margin_loss, _REDUCTION)
 class MultiLabelMarginLoss(_Loss):
-    __constants__ = ["reduction"]
-
-    def forward(self, input, target):
-        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+    """Multi-class multi-label hinge loss."""
 
 
+@loss_module(F.smooth_l1_loss, _REDUCTION + ", beta=1.0", constants=["reduction"])
 class SmoothL1Loss(_Loss):
-    __constants__ = ["reduction"]
-
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
-                 beta: float = 1.0) -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.beta = beta
-
-    def forward(self, input, target):
-        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+    """Squared error below ``beta``, absolute error above."""
 
 
+@loss_module(F.huber_loss)
 class HuberLoss(_Loss):
-    __constants__ = ["reduction", "delta"]
+    """Squared error below ``delta``, ``delta``-scaled absolute error above."""
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
         if not isinstance(delta, (float, int)):
@@ -188,53 +169,30 @@ class HuberLoss(_Loss):
         super().__init__(reduction=reduction)
         self.delta = delta
 
-    def forward(self, input, target):
-        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
-
+@loss_module(F.soft_margin_loss, _REDUCTION)
 class SoftMarginLoss(_Loss):
-    __constants__ = ["reduction"]
-
-    def forward(self, input, target):
-        return F.soft_margin_loss(input, target, reduction=self.reduction)
+    """Two-class logistic loss ``log(1 + exp(-y * x))``."""
 
 
+@loss_module(F.multilabel_soft_margin_loss, "weight=None, " + _REDUCTION)
 class MultiLabelSoftMarginLoss(_WeightedLoss):
-    __constants__ = ["reduction"]
-
-    def forward(self, input, target):
-        return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
-                                             reduction=self.reduction)
+    """Multi-label one-versus-all logistic loss."""
 
 
+@loss_module(F.cosine_embedding_loss, "margin=0.0, " + _REDUCTION, inputs="input1, input2, target")
 class CosineEmbeddingLoss(_Loss):
-    __constants__ = ["margin", "reduction"]
-
-    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
-
-    def forward(self, input1, input2, target):
-        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
-                                       reduction=self.reduction)
+    """``1 - cos(x1, x2)`` for target 1, ``max(0, cos(x1, x2) - margin)`` for target -1."""
 
 
+@loss_module(F.margin_ranking_loss, "margin=0.0, " + _REDUCTION, inputs="input1, input2, target")
 class MarginRankingLoss(_Loss):
-    __constants__ = ["margin", "reduction"]
-
-    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
-
-    def forward(self, input1, input2, target):
-        return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
-                                     reduction=self.reduction)
+    """``max(0, -y * (x1 - x2) + margin)``."""
 
 
+@loss_module(F.multi_margin_loss)
 class MultiMarginLoss(_WeightedLoss):
-    __constants__ = ["p", "margin", "reduction"]
+    """Multi-class hinge loss (``p`` 1 or 2)."""
 
     def __init__(self, p: int = 1, margin: float = 1.0, weight=None, size_average=None,
                  reduce=None, reduction: str = "mean") -> None:
@@ -247,65 +205,46 @@ class MultiMarginLoss(_WeightedLoss):
         self.p = p
         self.margin = margin
 
-    def forward(self, input, target):
-        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
-                                   weight=self.weight, reduction=self.reduction)
+
+def _check_margin(cls, margin):
+    if margin <= 0:
+        raise ValueError(f"{cls.__name__}: expected margin to be greater than 0, got {margin} "
+                         "instead")
 
 
+@loss_module(F.triplet_margin_loss, inputs="anchor, positive, negative")
 class TripletMarginLoss(_Loss):
-    __constants__ = ["margin", "p", "eps", "swap", "reduction"]
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with the ``p``-norm distance ``d``."""
 
     def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
                  swap: bool = False, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
-        if margin <= 0:
-            raise ValueError("TripletMarginLoss: expected margin to be greater than 0, got "
-                             f"{margin} instead")
+        _check_margin(TripletMarginLoss, margin)
         self.margin = margin
         self.p = p
         self.eps = eps
         self.swap = swap
 
-    def forward(self, anchor, positive, negative):
-        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
-                                     eps=self.eps, swap=self.swap, reduction=self.reduction)
 
-
+@loss_module(F.triplet_margin_with_distance_loss, inputs="anchor, positive, negative",
+             constants=["margin", "swap", "reduction"])
 class TripletMarginWithDistanceLoss(_Loss):
-    __constants__ = ["margin", "swap", "reduction"]
+    """:class:`TripletMarginLoss` with any ``distance_function`` (default
+    :class:`PairwiseDistance`)."""
 
     def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False,
                  reduction: str = "mean") -> None:
         super().__init__(size_average=None, reduce=None, reduction=reduction)
-        if margin <= 0:
-            raise ValueError("TripletMarginWithDistanceLoss: expected margin to be greater than "
-                             f"0, got {margin} instead")
-        if distance_function is None:
-            from . import distance
-
-            pd = getattr(distance, "PairwiseDistance", None)
-            # PairwiseDistance lives in distance.py; until it exists, use F's default distance
-            distance_function = pd() if pd is not None else None
-        self.distance_function = distance_function
+        _check_margin(TripletMarginWithDistanceLoss, margin)
+        self.distance_function = (distance_function if distance_function is not None
+                                  else PairwiseDistance())
         self.margin = margin
         self.swap = swap
 
-    def forward(self, anchor, positive, negative):
-        return F.triplet_margin_with_distance_loss(anchor, positive, negative,
-                                                   distance_function=self.distance_function,
-                                                   margin=self.margin, swap=self.swap,
-                                                   reduction=self.reduction)
 
-
+@loss_module(F.ctc_loss, "blank=0, reduction='mean', zero_infinity=False",
+             inputs="log_probs, targets, input_lengths, target_lengths",
+             constants=["blank", "reduction"])
 class CTCLoss(_Loss):
-    __constants__ = ["blank", "reduction"]
-
-    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
-        super().__init__(reduction=reduction)
-        self.blank = blank
-        self.zero_infinity = zero_infinity
-
-    def forward(self, log_probs, targets, input_lengths, target_lengths):
-        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
-                          self.reduction, self.zero_infinity)
+    """Connectionist temporal classification loss."""

@@ -1,20 +1,22 @@
 """nn.Module: parameters, buffers and submodules registered by attribute assignment; hooks
 around ``__call__``; conversions (``to``, ``float``...) that keep parameter identity.
 
-Hook running and state dicts live in ``_hooks.py`` and ``_state_dict.py``. ``__call__`` with
+Hook running, state dicts and conversions live in ``_hooks.py``, ``_state_dict.py`` and
+``_conversions.py``. ``__call__`` with
 no hooks anywhere is one test of four dicts and the global hook dicts, then ``forward``.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections import OrderedDict
 from typing import TypeVar
 
 from ..._core.state import structure_changed
+from ..._ops.typeinfo import typename
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
 from . import _hooks as module_hooks
+from ._conversions import ConversionsMixin
 from ._hooks import (
     RemovableHandle,  # noqa: F401
     _global_backward_hooks,
@@ -40,25 +42,6 @@ __all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_parameter_registration_hook", "Module"]
 
 
-def typename(obj):
-    """``torch.typename``, naming jtorch's classes by their PyTorch names."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    if module in ("", "builtins"):
-        return qualname
-    if module == "jtorch" or module.startswith("jtorch."):
-        module = "torch" + module[len("jtorch"):]
-    return f"{module}.{qualname}"
-
-
 def _addindent(s, n):
     lines = s.split("\n")
     if len(lines) == 1:
@@ -72,13 +55,16 @@ def _forward_unimplemented(self, *input):
         f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
-def _no_grad():
-    from ...autograd import no_grad
+def _registration_hooks(hooks, module, name, value):
+    """``value`` after the global registration ``hooks`` (each may return a replacement)."""
+    for hook in hooks.values():
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
 
-    return no_grad()
 
-
-class Module(StateDictMixin):
+class Module(StateDictMixin, ConversionsMixin):
     """Base class for all neural network modules (``torch.nn.Module``)."""
 
     dump_patches = False
@@ -145,9 +131,9 @@ class Module(StateDictMixin):
     def compile(self, *args, **kwargs):
         """``Module.compile()``: from now on, calling this module runs it compiled (as
         ``jtorch.compile(self, *args, **kwargs)``); its state_dict keys do not change."""
-        from ...compiler import compile as _compile
+        from ... import compiler  # the compiler is a layer above nn, needed only here
 
-        compiled = _compile(self, *args, **kwargs)
+        compiled = compiler.compile(self, *args, **kwargs)
         cls = type(self)
         sub = type(cls.__name__, (cls,), {
             "__call__": lambda m, *a, **k: compiled(*a, **k),
@@ -160,24 +146,12 @@ class Module(StateDictMixin):
         """Add a buffer (a tensor that is state but not a parameter); non-persistent
         buffers are left out of state_dict."""
         structure_changed()
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {typename(name)}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("buffer", "_buffers", name)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
-        for hook in module_hooks._global_buffer_registration_hooks.values():
-            out = hook(self, name, tensor)
-            if out is not None:
-                tensor = out
-        self._buffers[name] = tensor
+        self._buffers[name] = _registration_hooks(
+            module_hooks._global_buffer_registration_hooks, self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -186,16 +160,7 @@ class Module(StateDictMixin):
     def register_parameter(self, name, param):
         """Add a parameter (a Parameter or None) under ``name``."""
         structure_changed()
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {typename(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("parameter", "_parameters", name)
         if param is None:
             self._parameters[name] = None
             return
@@ -207,11 +172,21 @@ class Module(StateDictMixin):
                              f"parameters must be created explicitly. To express '{name}' as "
                              "a function of another Tensor, compute the value in the "
                              "forward() method.")
-        for hook in module_hooks._global_parameter_registration_hooks.values():
-            out = hook(self, name, param)
-            if out is not None:
-                param = out
-        self._parameters[name] = param
+        self._parameters[name] = _registration_hooks(
+            module_hooks._global_parameter_registration_hooks, self, name, param)
+
+    def _check_new_name(self, kind, store, name):
+        """PyTorch's checks of a new buffer or parameter name (``store``: its dict)."""
+        if store not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {typename(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self.__dict__[store]:
+            raise KeyError(f"attribute '{name}' already exists")
 
     def add_module(self, name, module):
         """Add a child module (or None) under ``name``."""
@@ -226,11 +201,8 @@ class Module(StateDictMixin):
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        for hook in module_hooks._global_module_registration_hooks.values():
-            out = hook(self, name, module)
-            if out is not None:
-                module = out
-        self._modules[name] = module
+        self._modules[name] = _registration_hooks(
+            module_hooks._global_module_registration_hooks, self, name, module)
 
     def register_module(self, name, module):
         """Alias for add_module."""
@@ -265,25 +237,25 @@ class Module(StateDictMixin):
 
     def get_parameter(self, target):
         """The parameter at dotted path ``target``."""
-        path, _, name = target.rpartition(".")
-        mod = self.get_submodule(path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
-        param = getattr(mod, name)
+        _, name, param = self._get_attribute(target)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + name + "` is not an nn.Parameter")
         return param
 
     def get_buffer(self, target):
         """The buffer at dotted path ``target``."""
-        path, _, name = target.rpartition(".")
-        mod = self.get_submodule(path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
-        buf = getattr(mod, name)
-        if name not in mod._buffers:
+        owner, name, buf = self._get_attribute(target)
+        if name not in owner._buffers:
             raise AttributeError("`" + name + "` is not a buffer")
         return buf
+
+    def _get_attribute(self, target):
+        """(owning submodule, name, value) of the attribute at dotted path ``target``."""
+        path, _, name = target.rpartition(".")
+        owner = self.get_submodule(path)
+        if not hasattr(owner, name):
+            raise AttributeError(owner._get_name() + " has no attribute `" + name + "`")
+        return owner, name, getattr(owner, name)
 
     # ------------------------------------------------------------ attributes
     def __getattr__(self, name):
@@ -327,26 +299,16 @@ class Module(StateDictMixin):
             self.register_parameter(name, value)
             return
         modules = d.get("_modules")
-        if isinstance(value, Module):
+        if isinstance(value, Module) or (modules is not None and name in modules):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
-            for hook in module_hooks._global_module_registration_hooks.values():
-                out = hook(self, name, value)
-                if out is not None:
-                    value = out
-            modules[name] = value
-            structure_changed()
-            return
-        if modules is not None and name in modules:
-            if value is not None:
+            if isinstance(value, Module):
+                remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
+            elif value is not None:
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
-            for hook in module_hooks._global_module_registration_hooks.values():
-                out = hook(self, name, value)
-                if out is not None:
-                    value = out
-            modules[name] = value
+            modules[name] = _registration_hooks(
+                module_hooks._global_module_registration_hooks, self, name, value)
             structure_changed()
             return
         buffers = d.get("_buffers")
@@ -435,21 +397,19 @@ class Module(StateDictMixin):
     def register_full_backward_hook(self, hook, prepend=False):
         """``hook(module, grad_input, grad_output)`` when the gradients of the inputs are
         known; it may return new grad_input."""
-        if self._is_full_backward_hook is False:
-            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
-                               "on a single Module. Please use only one of them.")
-        self._is_full_backward_hook = True
-        object.__setattr__(self, "_has_hooks", True)
-        return add_hook(self._backward_hooks, hook, prepend)
+        return self._add_backward_hook(hook, prepend, full=True)
 
     def register_backward_hook(self, hook):
         """Deprecated: hook on the grad_fn of the module's (first) output."""
-        if self._is_full_backward_hook is True:
+        return self._add_backward_hook(hook, False, full=False)
+
+    def _add_backward_hook(self, hook, prepend, full):
+        if self._is_full_backward_hook is (not full):
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
                                "on a single Module. Please use only one of them.")
-        self._is_full_backward_hook = False
+        self._is_full_backward_hook = full
         object.__setattr__(self, "_has_hooks", True)
-        return add_hook(self._backward_hooks, hook)
+        return add_hook(self._backward_hooks, hook, prepend)
 
     def _get_backward_hooks(self):
         full, legacy = [], []
@@ -564,89 +524,6 @@ class Module(StateDictMixin):
 
     def share_memory(self):
         return self   # one process: nothing to share
-
-    # ------------------------------------------------------------ conversion
-    def _apply(self, fn, recurse=True):
-        """Replace every parameter's data (and grad's) by ``fn(tensor)`` in place, keeping
-        the Parameter objects (so optimizers built earlier still hold them), and every
-        buffer by ``fn(buffer)``."""
-        structure_changed()
-        if recurse:
-            for m in self.children():
-                m._apply(fn)
-        for p in self._parameters.values():
-            if p is None:
-                continue
-            with _no_grad():
-                new = fn(p)
-            if new is not p:
-                p.data = new
-            g = p._grad
-            if g is not None:
-                with _no_grad():
-                    new_g = fn(g)
-                if new_g is not g:
-                    g.data = new_g
-        for k, b in self._buffers.items():
-            if b is not None:
-                self._buffers[k] = fn(b)
-        return self
-
-    def to(self, *args, **kwargs):
-        """Move and/or cast parameters and buffers: ``to(device, dtype, non_blocking)``,
-        ``to(dtype)``, ``to(tensor)``; a dtype applies to floating/complex tensors only."""
-        from ..._ops.convert import _parse
-
-        dtype, device, _ = _parse(args, kwargs)   # non_blocking: copies are synchronous
-        if dtype is not None:
-            if not (dtype.is_floating_point or dtype.is_complex):
-                raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
-                                f"but got desired dtype={dtype}")
-            if dtype.is_complex:
-                warnings.warn(
-                    "Complex modules are a new feature under active development whose design "
-                    "may change, and some modules might not work as expected when using "
-                    "complex tensors as parameters or buffers. Please file an issue at "
-                    "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml if "
-                    "a complex module does not work as expected.", stacklevel=2)
-
-        def convert(t):
-            dt = dtype if t.is_floating_point() or t.is_complex() else None
-            return t.to(device=device, dtype=dt)
-
-        return self._apply(convert)
-
-    def cuda(self, device=None):
-        return self._apply(lambda t: t.cuda(device))
-
-    def _unsupported_device(self, device=None):
-        raise NotImplementedError("jtorch does not implement torch.nn.Module.xpu/ipu/mtia "
-                                  "(no such devices) yet")
-
-    xpu = ipu = mtia = _unsupported_device
-
-    def cpu(self):
-        return self._apply(lambda t: t.cpu())
-
-    def type(self, dst_type):
-        return self._apply(lambda t: t.type(dst_type))
-
-    def float(self):
-        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
-
-    def double(self):
-        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
-
-    def half(self):
-        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
-
-    def bfloat16(self):
-        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
-
-    def to_empty(self, *, device, recurse=True):
-        from ... import empty_like
-
-        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     # ------------------------------------------------------------ repr
     def _get_name(self):

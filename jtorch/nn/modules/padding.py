@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from .. import functional as F
+from ._ndim import as_tuple, ndim_variants
 from .module import Module
 
 __all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
@@ -13,20 +12,14 @@ __all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "
            "ZeroPad3d"]
 
 
-def _ntuple(padding, n):
-    if isinstance(padding, Iterable):
-        return tuple(padding)
-    return (padding,) * n
-
-
 class _PadNd(Module):
     __constants__ = ["padding"]
-    _n = 1
+    _spatial_dims = 1
     _mode = "constant"
 
     def __init__(self, padding):
         super().__init__()
-        self.padding = _ntuple(padding, 2 * self._n)
+        self.padding = as_tuple(padding, 2 * self._spatial_dims)
 
     def forward(self, input):
         return F.pad(input, self.padding, self._mode)
@@ -39,22 +32,14 @@ class _CircularPadNd(_PadNd):
     _mode = "circular"
 
     def forward(self, input):
-        if input.dim() not in (self._n + 1, self._n + 2):
-            raise ValueError(f"expected {self._n + 1}D or {self._n + 2}D input (got "
-                             f"{input.dim()}D input)")
+        dims = self._spatial_dims
+        if input.dim() not in (dims + 1, dims + 2):
+            raise ValueError(f"expected {dims + 1}D or {dims + 2}D input (got {input.dim()}D "
+                             "input)")
         return F.pad(input, self.padding, "circular")
 
 
-class CircularPad1d(_CircularPadNd):
-    _n = 1
-
-
-class CircularPad2d(_CircularPadNd):
-    _n = 2
-
-
-class CircularPad3d(_CircularPadNd):
-    _n = 3
+CircularPad1d, CircularPad2d, CircularPad3d = ndim_variants(_CircularPadNd, "CircularPad{}d")
 
 
 class _ConstantPadNd(_PadNd):
@@ -71,51 +56,28 @@ class _ConstantPadNd(_PadNd):
         return f"padding={self.padding}, value={self.value}"
 
 
-class ConstantPad1d(_ConstantPadNd):
-    _n = 1
-
-
-class ConstantPad2d(_ConstantPadNd):
-    _n = 2
-
-
-class ConstantPad3d(_ConstantPadNd):
-    _n = 3
+ConstantPad1d, ConstantPad2d, ConstantPad3d = ndim_variants(_ConstantPadNd, "ConstantPad{}d")
 
 
 class _ReflectionPadNd(_PadNd):
     _mode = "reflect"
 
 
-class ReflectionPad1d(_ReflectionPadNd):
-    _n = 1
-
-
-class ReflectionPad2d(_ReflectionPadNd):
-    _n = 2
-
-
-class ReflectionPad3d(_ReflectionPadNd):
-    _n = 3
+ReflectionPad1d, ReflectionPad2d, ReflectionPad3d = ndim_variants(_ReflectionPadNd,
+                                                                  "ReflectionPad{}d")
 
 
 class _ReplicationPadNd(_PadNd):
     _mode = "replicate"
 
 
-class ReplicationPad1d(_ReplicationPadNd):
-    _n = 1
-
-
-class ReplicationPad2d(_ReplicationPadNd):
-    _n = 2
-
-
-class ReplicationPad3d(_ReplicationPadNd):
-    _n = 3
+ReplicationPad1d, ReplicationPad2d, ReplicationPad3d = ndim_variants(_ReplicationPadNd,
+                                                                     "ReplicationPad{}d")
 
 
 class _ZeroPad:
+    """Makes a ConstantPad class pad with zeros."""
+
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
@@ -124,12 +86,12 @@ class _ZeroPad:
 
 
 class ZeroPad1d(_ZeroPad, ConstantPad1d):
-    pass
+    """``torch.nn.ZeroPad1d``."""
 
 
 class ZeroPad2d(_ZeroPad, ConstantPad2d):
-    pass
+    """``torch.nn.ZeroPad2d``."""
 
 
 class ZeroPad3d(_ZeroPad, ConstantPad3d):
-    pass
+    """``torch.nn.ZeroPad3d``."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from ..._core.errors import missing_class
 from .. import functional as F
+from ._generated import CallsFunctional
+from ._ndim import as_tuple, ndim_variants
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
@@ -11,14 +14,10 @@ __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", 
            "AdaptiveMaxPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]
 
 
-def _ntuple(v, n):
-    return tuple(v) if isinstance(v, (list, tuple)) else (v,) * n
-
-
-class _MaxPoolNd(Module):
+class _MaxPoolNd(CallsFunctional, Module):
     __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices",
                      "ceil_mode"]
-    _n = 0
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
@@ -35,63 +34,35 @@ class _MaxPoolNd(Module):
                 ", dilation={dilation}, ceil_mode={ceil_mode}".format(**self.__dict__))
 
     def forward(self, input):
-        return getattr(F, f"max_pool{self._n}d")(
+        return self._functional(
             input, self.kernel_size, self.stride, self.padding, self.dilation,
             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class MaxPool1d(_MaxPoolNd):
-    """``torch.nn.MaxPool1d``."""
-
-    _n = 1
+MaxPool1d, MaxPool2d, MaxPool3d = ndim_variants(
+    _MaxPoolNd, "MaxPool{}d", (F.max_pool1d, F.max_pool2d, F.max_pool3d))
 
 
-class MaxPool2d(_MaxPoolNd):
-    """``torch.nn.MaxPool2d``."""
-
-    _n = 2
-
-
-class MaxPool3d(_MaxPoolNd):
-    """``torch.nn.MaxPool3d``."""
-
-    _n = 3
-
-
-class _MaxUnpoolNd(Module):
-    _n = 0
+class _MaxUnpoolNd(CallsFunctional, Module):
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
-        n = self._n
-        self.kernel_size = _ntuple(kernel_size, n)
-        self.stride = _ntuple(stride if (stride is not None) else kernel_size, n)
-        self.padding = _ntuple(padding, n)
+        n = self._spatial_dims
+        self.kernel_size = as_tuple(kernel_size, n)
+        self.stride = as_tuple(stride if (stride is not None) else kernel_size, n)
+        self.padding = as_tuple(padding, n)
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
     def forward(self, input, indices, output_size=None):
-        return getattr(F, f"max_unpool{self._n}d")(input, indices, self.kernel_size,
-                                                   self.stride, self.padding, output_size)
+        return self._functional(input, indices, self.kernel_size, self.stride, self.padding,
+                                output_size)
 
 
-class MaxUnpool1d(_MaxUnpoolNd):
-    """``torch.nn.MaxUnpool1d``."""
-
-    _n = 1
-
-
-class MaxUnpool2d(_MaxUnpoolNd):
-    """``torch.nn.MaxUnpool2d``."""
-
-    _n = 2
-
-
-class MaxUnpool3d(_MaxUnpoolNd):
-    """``torch.nn.MaxUnpool3d``."""
-
-    _n = 3
+MaxUnpool1d, MaxUnpool2d, MaxUnpool3d = ndim_variants(
+    _MaxUnpoolNd, "MaxUnpool{}d", (F.max_unpool1d, F.max_unpool2d, F.max_unpool3d))
 
 
 class _AvgPoolNd(Module):
@@ -107,9 +78,9 @@ class AvgPool1d(_AvgPoolNd):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True):
         super().__init__()
-        self.kernel_size = _ntuple(kernel_size, 1)
-        self.stride = _ntuple(stride if stride is not None else kernel_size, 1)
-        self.padding = _ntuple(padding, 1)
+        self.kernel_size = as_tuple(kernel_size, 1)
+        self.stride = as_tuple(stride if stride is not None else kernel_size, 1)
+        self.padding = as_tuple(padding, 1)
         self.ceil_mode = ceil_mode
         self.count_include_pad = count_include_pad
 
@@ -118,10 +89,10 @@ class AvgPool1d(_AvgPoolNd):
                             self.count_include_pad)
 
 
-class _AvgPool23(_AvgPoolNd):
+class _AvgPool23(CallsFunctional, _AvgPoolNd):
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
                      "divisor_override"]
-    _n = 0
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
@@ -134,40 +105,21 @@ class _AvgPool23(_AvgPoolNd):
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        return getattr(F, f"avg_pool{self._n}d")(input, self.kernel_size, self.stride,
-                                                 self.padding, self.ceil_mode,
-                                                 self.count_include_pad, self.divisor_override)
+        return self._functional(input, self.kernel_size, self.stride, self.padding,
+                                self.ceil_mode, self.count_include_pad, self.divisor_override)
 
 
-class AvgPool2d(_AvgPool23):
-    """``torch.nn.AvgPool2d``."""
-
-    _n = 2
+AvgPool2d, AvgPool3d = ndim_variants(_AvgPool23, "AvgPool{}d", (F.avg_pool2d, F.avg_pool3d),
+                                     dims=(2, 3))
 
 
-class AvgPool3d(_AvgPool23):
-    """``torch.nn.AvgPool3d``."""
-
-    _n = 3
+FractionalMaxPool2d = missing_class("torch.nn.FractionalMaxPool2d", bases=(Module,))
+FractionalMaxPool3d = missing_class("torch.nn.FractionalMaxPool3d", bases=(Module,))
 
 
-class _Fractional(Module):
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError(f"jtorch does not implement torch.nn.{type(self).__name__} "
-                                  "yet")
-
-
-class FractionalMaxPool2d(_Fractional):
-    """``torch.nn.FractionalMaxPool2d`` (not implemented)."""
-
-
-class FractionalMaxPool3d(_Fractional):
-    """``torch.nn.FractionalMaxPool3d`` (not implemented)."""
-
-
-class _LPPoolNd(Module):
+class _LPPoolNd(CallsFunctional, Module):
     __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
-    _n = 0
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
         super().__init__()
@@ -181,31 +133,17 @@ class _LPPoolNd(Module):
                 "ceil_mode={ceil_mode}".format(**self.__dict__))
 
     def forward(self, input):
-        return getattr(F, f"lp_pool{self._n}d")(input, float(self.norm_type), self.kernel_size,
-                                                self.stride, self.ceil_mode)
+        return self._functional(input, float(self.norm_type), self.kernel_size, self.stride,
+                                self.ceil_mode)
 
 
-class LPPool1d(_LPPoolNd):
-    """``torch.nn.LPPool1d``."""
-
-    _n = 1
+LPPool1d, LPPool2d, LPPool3d = ndim_variants(
+    _LPPoolNd, "LPPool{}d", (F.lp_pool1d, F.lp_pool2d, F.lp_pool3d))
 
 
-class LPPool2d(_LPPoolNd):
-    """``torch.nn.LPPool2d``."""
-
-    _n = 2
-
-
-class LPPool3d(_LPPoolNd):
-    """``torch.nn.LPPool3d``."""
-
-    _n = 3
-
-
-class _AdaptiveMaxPoolNd(Module):
+class _AdaptiveMaxPoolNd(CallsFunctional, Module):
     __constants__ = ["output_size", "return_indices"]
-    _n = 0
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, output_size, return_indices=False):
         super().__init__()
@@ -216,31 +154,17 @@ class _AdaptiveMaxPoolNd(Module):
         return f"output_size={self.output_size}"
 
     def forward(self, input):
-        return getattr(F, f"adaptive_max_pool{self._n}d")(input, self.output_size,
-                                                          self.return_indices)
+        return self._functional(input, self.output_size, self.return_indices)
 
 
-class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
-    """``torch.nn.AdaptiveMaxPool1d``."""
-
-    _n = 1
-
-
-class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
-    """``torch.nn.AdaptiveMaxPool2d``."""
-
-    _n = 2
+AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = ndim_variants(
+    _AdaptiveMaxPoolNd, "AdaptiveMaxPool{}d",
+    (F.adaptive_max_pool1d, F.adaptive_max_pool2d, F.adaptive_max_pool3d))
 
 
-class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
-    """``torch.nn.AdaptiveMaxPool3d``."""
-
-    _n = 3
-
-
-class _AdaptiveAvgPoolNd(Module):
+class _AdaptiveAvgPoolNd(CallsFunctional, Module):
     __constants__ = ["output_size"]
-    _n = 0
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, output_size):
         super().__init__()
@@ -250,22 +174,9 @@ class _AdaptiveAvgPoolNd(Module):
         return f"output_size={self.output_size}"
 
     def forward(self, input):
-        return getattr(F, f"adaptive_avg_pool{self._n}d")(input, self.output_size)
+        return self._functional(input, self.output_size)
 
 
-class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
-    """``torch.nn.AdaptiveAvgPool1d``."""
-
-    _n = 1
-
-
-class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
-    """``torch.nn.AdaptiveAvgPool2d``."""
-
-    _n = 2
-
-
-class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
-    """``torch.nn.AdaptiveAvgPool3d``."""
-
-    _n = 3
+AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d = ndim_variants(
+    _AdaptiveAvgPoolNd, "AdaptiveAvgPool{}d",
+    (F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d))

@@ -11,10 +11,9 @@ import math
 import numbers
 import warnings
 
-import jtorch
-
 from ..._core.generator import next_key
 from ..._ops import nn_rnn as rnn_kernels
+from ..._ops.creation import empty, zeros
 from ...autograd import no_grad
 from .. import init
 from ..parameter import Parameter
@@ -24,6 +23,14 @@ from .module import Module
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+def _reset_uniform(module):
+    """PyTorch's initialisation of the recurrent layers and cells: every parameter
+    U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
+    stdv = 1.0 / math.sqrt(module.hidden_size) if module.hidden_size > 0 else 0
+    for weight in module.parameters():
+        init.uniform_(weight, -stdv, stdv)
 
 
 class RNNBase(Module):
@@ -77,7 +84,7 @@ class RNNBase(Module):
             raise ValueError("Unrecognized RNN mode: " + mode)
         gate_size = _GATES[mode] * hidden_size
         real_hidden = proj_size if proj_size > 0 else hidden_size
-        fk = {"device": device, "dtype": dtype}
+        factory_kwargs = {"device": device, "dtype": dtype}
         self._flat_weights_names = []
         self._all_weights = []
         for layer in range(num_layers):
@@ -92,7 +99,7 @@ class RNNBase(Module):
                 if proj_size > 0:
                     shapes += [(f"weight_hr_l{layer}{sfx}", (proj_size, hidden_size))]
                 for name, shape in shapes:
-                    setattr(self, name, Parameter(jtorch.empty(shape, **fk)))
+                    setattr(self, name, Parameter(empty(shape, **factory_kwargs)))
                 names = [n for n, _ in shapes]
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
@@ -110,9 +117,7 @@ class RNNBase(Module):
         """A no-op, as in PyTorch on the CPU (cuDNN weight flattening does not apply)."""
 
     def reset_parameters(self):
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -stdv, stdv)
+        _reset_uniform(self)
 
     def extra_repr(self):
         s = "{input_size}, {hidden_size}"
@@ -144,14 +149,16 @@ class RNNBase(Module):
             raise RuntimeError("input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
 
-    def get_expected_hidden_size(self, input, batch_sizes):
+    def _expected_state_size(self, input, batch_sizes, size):
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
         else:
             mini_batch = input.size(0) if self.batch_first else input.size(1)
-        d = 2 if self.bidirectional else 1
-        return (self.num_layers * d, mini_batch,
-                self.proj_size if self.proj_size > 0 else self.hidden_size)
+        return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, size)
+
+    def get_expected_hidden_size(self, input, batch_sizes):
+        return self._expected_state_size(
+            input, batch_sizes, self.proj_size if self.proj_size > 0 else self.hidden_size)
 
     def check_hidden_size(self, hx, expected, msg="Expected hidden size {}, got {}"):
         if tuple(hx.size()) != tuple(expected):
@@ -203,9 +210,10 @@ class RNNBase(Module):
                 self.check_input(xs, None)
         train = self.training and self.dropout > 0 and self.num_layers > 1
         rng = next_key() if train else None
-        res = rnn_kernels._rnn(x, hx, cx, self._flat_weights, packing, rng, self.mode, self.bias,
-                     self.num_layers, self.dropout, train, self.bidirectional,
-                     self.batch_first, batched, self.hidden_size, self.proj_size)
+        res = rnn_kernels._rnn(x, hx, cx, self._flat_weights, packing, rng, self.mode,
+                               self.bias, self.num_layers, self.dropout, train,
+                               self.bidirectional, self.batch_first, batched, self.hidden_size,
+                               self.proj_size)
         if packed:
             res = (PackedSequence(res[0], batch_sizes, sorted_indices, unsorted_indices),
                    *res[1:])
@@ -258,12 +266,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes):
-        if batch_sizes is not None:
-            mini_batch = int(batch_sizes[0])
-        else:
-            mini_batch = input.size(0) if self.batch_first else input.size(1)
-        d = 2 if self.bidirectional else 1
-        return (self.num_layers * d, mini_batch, self.hidden_size)
+        return self._expected_state_size(input, batch_sizes, self.hidden_size)
 
     def check_forward_args(self, input, hidden, batch_sizes):
         self.check_input(input, batch_sizes)
@@ -290,12 +293,12 @@ class RNNCellBase(Module):
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
-        fk = {"device": device, "dtype": dtype}
-        self.weight_ih = Parameter(jtorch.empty((num_chunks * hidden_size, input_size), **fk))
-        self.weight_hh = Parameter(jtorch.empty((num_chunks * hidden_size, hidden_size), **fk))
+        factory_kwargs = {"device": device, "dtype": dtype}
+        self.weight_ih = Parameter(empty((num_chunks * hidden_size, input_size), **factory_kwargs))
+        self.weight_hh = Parameter(empty((num_chunks * hidden_size, hidden_size), **factory_kwargs))
         if bias:
-            self.bias_ih = Parameter(jtorch.empty(num_chunks * hidden_size, **fk))
-            self.bias_hh = Parameter(jtorch.empty(num_chunks * hidden_size, **fk))
+            self.bias_ih = Parameter(empty(num_chunks * hidden_size, **factory_kwargs))
+            self.bias_hh = Parameter(empty(num_chunks * hidden_size, **factory_kwargs))
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
@@ -310,9 +313,7 @@ class RNNCellBase(Module):
         return s.format(**self.__dict__)
 
     def reset_parameters(self):
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -stdv, stdv)
+        _reset_uniform(self)
 
     def _prepare(self, name, input, states):
         """PyTorch's dim checks; unbatched inputs get a batch dim of 1."""
@@ -331,8 +332,8 @@ class RNNCellBase(Module):
         for s in states:
             if s is None:
                 with no_grad():
-                    s = jtorch.zeros(input.size(0), self.hidden_size, dtype=input.dtype,
-                                     device=input.device)
+                    s = zeros(input.size(0), self.hidden_size, dtype=input.dtype,
+                              device=input.device)
             elif not batched:
                 s = s.unsqueeze(0)
             out.append(s)
@@ -372,8 +373,8 @@ class LSTMCell(RNNCellBase):
     def forward(self, input, hx=None):
         states = [None, None] if hx is None else list(hx)
         batched, input, (h, c) = self._prepare("LSTMCell", input, states)
-        h2, c2 = rnn_kernels.lstm_cell(input, (h, c), self.weight_ih, self.weight_hh, self.bias_ih,
-                             self.bias_hh)
+        h2, c2 = rnn_kernels.lstm_cell(input, (h, c), self.weight_ih, self.weight_hh,
+                                       self.bias_ih, self.bias_hh)
         return (h2, c2) if batched else (h2.squeeze(0), c2.squeeze(0))
 
 

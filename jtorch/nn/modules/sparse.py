@@ -6,8 +6,10 @@ numbers are the same as PyTorch's sparse gradient densified.
 
 from __future__ import annotations
 
-import jtorch
-
+from ..._ops.creation import empty
+from ..._ops.nn_embedding import _padding as checked_padding_idx
+from ...autograd import no_grad
+from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
@@ -15,27 +17,56 @@ __all__ = ["Embedding", "EmbeddingBag"]
 
 
 def _norm_padding(padding_idx, n, msg):
-    if padding_idx is not None:
-        if padding_idx > 0:
-            if padding_idx >= n:
-                raise AssertionError(msg)
-        elif padding_idx < 0:
-            if padding_idx < -n:
-                raise AssertionError(msg)
-            padding_idx = n + padding_idx
-    return padding_idx
+    """``padding_idx`` in ``[0, n)`` (a negative one counts from the end), or None."""
+    return None if padding_idx is None else checked_padding_idx(padding_idx, n, msg)
 
 
-def _reset(m):
-    from .. import init
+class _EmbeddingBase(Module):
+    """The weight of Embedding and EmbeddingBag: N(0, 1), its ``padding_idx`` row zero."""
 
-    init.normal_(m.weight)
-    if m.padding_idx is not None:
-        with jtorch.no_grad():
-            m.weight[m.padding_idx].fill_(0)
+    def _init_weight(self, _weight, requires_grad, device, dtype):
+        if _weight is None:
+            self.weight = Parameter(empty((self.num_embeddings, self.embedding_dim),
+                                          device=device, dtype=dtype),
+                                    requires_grad=requires_grad)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [self.num_embeddings, self.embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and "
+                                     "embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=requires_grad)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self):
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def _lookup_options_repr(self):
+        """The part of PyTorch's extra_repr (a format string) naming the lookup options that
+        differ from their defaults."""
+        s = ""
+        if self.max_norm is not None:
+            s += ", max_norm={max_norm}"
+        if self.norm_type != 2:
+            s += ", norm_type={norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        return s
 
 
-class Embedding(Module):
+def _check_pretrained(embeddings):
+    if embeddings.dim() != 2:
+        raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+    return embeddings.shape
+
+
+class Embedding(_EmbeddingBase):
+    """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``."""
+
     __constants__ = ["num_embeddings", "embedding_dim", "padding_idx", "max_norm",
                      "norm_type", "scale_grad_by_freq", "sparse"]
 
@@ -50,29 +81,10 @@ class Embedding(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if _weight is None:
-            self.weight = Parameter(jtorch.empty((num_embeddings, embedding_dim),
-                                                 device=device, dtype=dtype),
-                                    requires_grad=not _freeze)
-            self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError("Shape of weight does not match num_embeddings and "
-                                     "embedding_dim")
-            self.weight = Parameter(_weight, requires_grad=not _freeze)
+        self._init_weight(_weight, not _freeze, device, dtype)
         self.sparse = sparse
 
-    def reset_parameters(self):
-        _reset(self)
-
-    def _fill_padding_idx_with_zero(self):
-        if self.padding_idx is not None:
-            with jtorch.no_grad():
-                self.weight[self.padding_idx].fill_(0)
-
     def forward(self, input):
-        from .. import functional as F
-
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm,
                            self.norm_type, self.scale_grad_by_freq, self.sparse)
 
@@ -80,12 +92,7 @@ class Embedding(Module):
         s = "{num_embeddings}, {embedding_dim}"
         if self.padding_idx is not None:
             s += ", padding_idx={padding_idx}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        s += self._lookup_options_repr()
         if self.sparse is not False:
             s += ", sparse=True"
         return s.format(**self.__dict__)
@@ -93,15 +100,15 @@ class Embedding(Module):
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
                         norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-        if embeddings.dim() != 2:
-            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
-        rows, cols = embeddings.shape
+        rows, cols = _check_pretrained(embeddings)
         return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings,
                    _freeze=freeze, padding_idx=padding_idx, max_norm=max_norm,
                    norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(_EmbeddingBase):
+    """Sums, means or maxes of bags of embeddings, without the per-index intermediate."""
+
     __constants__ = ["num_embeddings", "embedding_dim", "max_norm", "norm_type",
                      "scale_grad_by_freq", "mode", "sparse", "include_last_offset",
                      "padding_idx"]
@@ -117,43 +124,18 @@ class EmbeddingBag(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.padding_idx = _norm_padding(padding_idx, num_embeddings,
                                          "padding_idx must be within num_embeddings")
-        if _weight is None:
-            self.weight = Parameter(jtorch.empty((num_embeddings, embedding_dim),
-                                                 device=device, dtype=dtype))
-            self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError("Shape of weight does not match num_embeddings and "
-                                     "embedding_dim")
-            self.weight = Parameter(_weight)
+        self._init_weight(_weight, True, device, dtype)
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
 
-    def reset_parameters(self):
-        _reset(self)
-
-    def _fill_padding_idx_with_zero(self):
-        if self.padding_idx is not None:
-            with jtorch.no_grad():
-                self.weight[self.padding_idx].fill_(0)
-
     def forward(self, input, offsets=None, per_sample_weights=None):
-        from .. import functional as F
-
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
                                self.scale_grad_by_freq, self.mode, self.sparse,
                                per_sample_weights, self.include_last_offset, self.padding_idx)
 
     def extra_repr(self):
-        s = "{num_embeddings}, {embedding_dim}"
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
-        s += ", mode={mode}"
+        s = "{num_embeddings}, {embedding_dim}" + self._lookup_options_repr() + ", mode={mode}"
         if self.padding_idx is not None:
             s += ", padding_idx={padding_idx}"
         return s.format(**{k: repr(v) for k, v in self.__dict__.items()})
@@ -162,9 +144,7 @@ class EmbeddingBag(Module):
     def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0,
                         scale_grad_by_freq=False, mode="mean", sparse=False,
                         include_last_offset=False, padding_idx=None):
-        if embeddings.dim() != 2:
-            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
-        rows, cols = embeddings.shape
+        rows, cols = _check_pretrained(embeddings)
         bag = cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings,
                   max_norm=max_norm, norm_type=norm_type,
                   scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse,

@@ -12,35 +12,30 @@ numerically the same for a causal mask.
 from __future__ import annotations
 
 import copy
+import warnings
 
-import jtorch
-
+from ..._core.dtypes import bool_
+from ..._ops.creation import full
+from ..._ops.shape_copy import triu
 from .. import functional as F
 from ..init import xavier_uniform_
+from .activation import GELU, ReLU
 from .attention import MultiheadAttention
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear
 from .module import Module
+from .normalization import LayerNorm
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer"]
 
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
-    return jtorch.triu(jtorch.full((sz, sz), float("-inf"), dtype=dtype, device=device),
-                       diagonal=1)
-
-
-def _layers():
-    """The building blocks other files define (imported at use: no import-order coupling)."""
-    from .dropout import Dropout
-    from .linear import Linear
-    from .normalization import LayerNorm
-
-    return Linear, Dropout, LayerNorm
+    return triu(full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
 
 
 def _get_clones(module, n):
-    from .container import ModuleList
-
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
@@ -58,7 +53,7 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
 
 
 def _check_mask(mask, name):
-    if mask is not None and not mask.dtype.is_floating_point and mask.dtype != jtorch.bool:
+    if mask is not None and not mask.dtype.is_floating_point and mask.dtype != bool_:
         raise AssertionError(f"only bool and floating types of {name} are supported")
 
 
@@ -72,24 +67,21 @@ class Transformer(Module):
                  dim_feedforward=2048, dropout=0.1, activation=None, custom_encoder=None,
                  custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
                  bias=True, device=None, dtype=None):
-        fk = {"device": device, "dtype": dtype}
+        factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
-        LayerNorm = _layers()[2]  # noqa: N806
         activation = F.relu if activation is None else activation
-        if custom_encoder is not None:
-            self.encoder = custom_encoder
-        else:
-            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
-                                            layer_norm_eps, batch_first, norm_first, bias, **fk)
-            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-            self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
-        if custom_decoder is not None:
-            self.decoder = custom_decoder
-        else:
-            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
-                                            layer_norm_eps, batch_first, norm_first, bias, **fk)
-            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
+        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                      batch_first, norm_first, bias)
+
+        def stack(stack_cls, layer_cls, num_layers):
+            """``num_layers`` copies of a new layer, then a LayerNorm."""
+            return stack_cls(layer_cls(*layer_args, **factory_kwargs), num_layers,
+                             LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory_kwargs))
+
+        self.encoder = (custom_encoder if custom_encoder is not None else
+                        stack(TransformerEncoder, TransformerEncoderLayer, num_encoder_layers))
+        self.decoder = (custom_decoder if custom_decoder is not None else
+                        stack(TransformerDecoder, TransformerDecoderLayer, num_decoder_layers))
         self._reset_parameters()
         self.d_model = d_model
         self.nhead = nhead
@@ -140,8 +132,6 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
         why = _why_not_sparsity(encoder_layer)
         if enable_nested_tensor and why:
-            import warnings
-
             warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False "
                           f"because {why}", stacklevel=2)
             self.use_nested_tensor = False
@@ -207,6 +197,42 @@ class TransformerDecoder(Module):
 
 
 class _LayerBase(Module):
+    """What the encoder and decoder layers share: PyTorch's constructor, their submodules (in
+    PyTorch's order, so ``state_dict`` keys and ``parameters()`` come in the same order) and
+    blocks."""
+
+    __constants__ = ["norm_first"]
+    _blocks = 2   # self-attention and feed-forward; the decoder layer adds cross-attention
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=None,
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, **factory)
+        if self._blocks == 3:
+            self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
+                                                     batch_first=batch_first, bias=bias,
+                                                     **factory)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
+        self.norm_first = norm_first
+        for i in range(1, self._blocks + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias,
+                                                **factory))
+        for i in range(1, self._blocks + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
+        self._set_activation(_activation(F.relu if activation is None else activation))
+
+    def _set_activation(self, activation):
+        self.activation = activation
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        return self._attn(self.self_attn, x, x, attn_mask, key_padding_mask, is_causal,
+                          self.dropout1)
+
     def _ff_block(self, x, drop):
         return drop(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
@@ -224,34 +250,15 @@ class TransformerEncoderLayer(_LayerBase):
     """Self-attention and feed-forward blocks with residuals and LayerNorms (post-norm, or
     pre-norm with ``norm_first=True``)."""
 
-    __constants__ = ["norm_first"]
-
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=None,
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 device=None, dtype=None):
-        fk = {"device": device, "dtype": dtype}
-        super().__init__()
-        Linear, Dropout, LayerNorm = _layers()  # noqa: N806
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, **fk)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        activation = _activation(F.relu if activation is None else activation)
-        from .activation import GELU, ReLU
-
+    def _set_activation(self, activation):
+        # PyTorch records which fast path the activation allows (1: relu, 2: gelu)
         if activation is F.relu or isinstance(activation, ReLU):
             self.activation_relu_or_gelu = 1
         elif activation is F.gelu or isinstance(activation, GELU):
             self.activation_relu_or_gelu = 2
         else:
             self.activation_relu_or_gelu = 0
-        self.activation = activation
+        super()._set_activation(activation)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         _check_mask(src_key_padding_mask, "src_key_padding_mask")
@@ -265,37 +272,11 @@ class TransformerEncoderLayer(_LayerBase):
             x = self.norm2(x + self._ff_block(x, self.dropout2))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        return self._attn(self.self_attn, x, x, attn_mask, key_padding_mask, is_causal,
-                          self.dropout1)
-
 
 class TransformerDecoderLayer(_LayerBase):
     """Self-attention, cross-attention over ``memory`` and feed-forward blocks."""
 
-    __constants__ = ["norm_first"]
-
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=None,
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 device=None, dtype=None):
-        fk = {"device": device, "dtype": dtype}
-        super().__init__()
-        Linear, Dropout, LayerNorm = _layers()  # noqa: N806
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
-                                            batch_first=batch_first, bias=bias, **fk)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
-                                                 batch_first=batch_first, bias=bias, **fk)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation(F.relu if activation is None else activation)
+    _blocks = 3
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
@@ -313,10 +294,6 @@ class TransformerDecoderLayer(_LayerBase):
                                                memory_key_padding_mask, memory_is_causal))
             x = self.norm3(x + self._ff_block(x, self.dropout3))
         return x
-
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        return self._attn(self.self_attn, x, x, attn_mask, key_padding_mask, is_causal,
-                          self.dropout1)
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
         return self._attn(self.multihead_attn, x, mem, attn_mask, key_padding_mask, is_causal,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import functional as F
 from .module import Module
 
 __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
@@ -25,8 +26,6 @@ class Upsample(Module):
         self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, input):
-        from .. import functional as F
-
         return F.interpolate(input, self.size, self.scale_factor, self.mode,
                              self.align_corners,
                              recompute_scale_factor=self.recompute_scale_factor)
@@ -34,11 +33,7 @@ class Upsample(Module):
     def __setstate__(self, state):
         if "recompute_scale_factor" not in state:
             state["recompute_scale_factor"] = True
-        parent = getattr(super(), "__setstate__", None)
-        if parent is not None:
-            parent(state)
-        else:
-            self.__dict__.update(state)
+        super().__setstate__(state)
 
     def extra_repr(self):
         if self.scale_factor is not None:

@@ -17,6 +17,8 @@ import warnings
 import jax
 import jax.numpy as jnp
 
+from ..._core.views import assign
+from ..._ops.creation import tensor
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 
@@ -87,8 +89,6 @@ def _by_device(tensors):
 
 
 def _write(grads, values):
-    from ..._core.views import assign
-
     with no_grad():
         for g, v in zip(grads, values):
             assign(g, Tensor._make(v, g._device))
@@ -118,12 +118,10 @@ def _total(tensors, p):
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """The p-norm of the norms of ``tensors`` (``torch.nn.utils.get_total_norm``)."""
-    import jtorch
-
     tensors = _as_list(tensors)
     p = float(norm_type)
     if not tensors:
-        return jtorch.tensor(0.0)
+        return tensor(0.0)
     total = _total(tensors, p)
     _check_finite(total, p, error_if_nonfinite)
     return Tensor._make(total, tensors[0].device)
@@ -146,8 +144,6 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
                     foreach=None):
     """Clip the gradients' total norm to ``max_norm`` in place; returns the total norm."""
-    import jtorch
-
     is_generator = isinstance(parameters, types.GeneratorType)
     parameters = _as_list(parameters)
     if is_generator and not parameters:
@@ -156,7 +152,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     grads = [p.grad for p in parameters if p.grad is not None]
     p = float(norm_type)
     if not grads:
-        return jtorch.tensor(0.0)
+        return tensor(0.0)
     max_norm = float(max_norm)
     if len(_by_device(grads)) == 1:  # the common case: one jitted call for everything
         total, new = _norm_and_clip_jit([g._value for g in grads], max_norm, p)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..._ops.shape_copy import cat
+from ..._ops.typeinfo import typename
 from ..._tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
@@ -19,20 +21,18 @@ def _check_param_device(param, old):
 
 def parameters_to_vector(parameters):
     """One flat vector of all ``parameters`` (differentiable, as ``torch.cat`` of views)."""
-    import jtorch
-
     dev = None
     vec = []
     for param in parameters:
         dev = _check_param_device(param, dev)
         vec.append(param.view(-1))
-    return jtorch.cat(vec)
+    return cat(vec)
 
 
 def vector_to_parameters(vec, parameters):
     """Copy slices of ``vec`` into ``parameters`` (rebinding each ``param.data``)."""
     if not isinstance(vec, Tensor):
-        raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
+        raise TypeError(f"expected torch.Tensor, but got: {typename(vec)}")
     dev = None
     pointer = 0
     for param in parameters:
@@ -41,15 +41,3 @@ def vector_to_parameters(vec, parameters):
         param.data = vec[pointer:pointer + n].view_as(param).data
         pointer += n
 
-
-def _typename(obj):
-    """``torch.typename`` for a non-tensor."""
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = type(obj).__module__ or ""
-        qualname = type(obj).__qualname__
-    return qualname if module in ("", "builtins") else f"{module}.{qualname}"

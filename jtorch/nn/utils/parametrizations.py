@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from enum import Enum, auto
 
-import jtorch
-
+from ... import linalg
+from ..._ops.creation import zeros_like
+from ..._ops.creation_math import eye as identity
+from ..._ops.random_ops import randn
+from ..._ops.shape_copy import cat
+from ..._ops.typeinfo import finfo
 from ..._tensor import Tensor
 from ...autograd import no_grad
 from ..modules.module import Module
@@ -101,8 +105,8 @@ class _SpectralNorm(Module):
     def _power_method(self, weight_mat, n_power_iterations):
         with no_grad():
             for _ in range(n_power_iterations):
-                self._u.copy_(_normalize(jtorch.mv(weight_mat, self._v), self.eps))
-                self._v.copy_(_normalize(jtorch.mv(weight_mat.H, self._u), self.eps))
+                self._u.copy_(_normalize(weight_mat.mv(self._v), self.eps))
+                self._v.copy_(_normalize(weight_mat.H.mv(self._u), self.eps))
 
     def forward(self, weight):
         if weight.ndim == 1:
@@ -111,7 +115,7 @@ class _SpectralNorm(Module):
         if self.training:
             self._power_method(weight_mat, self.n_power_iterations)
         u, v = self._u.clone(), self._v.clone()
-        sigma = jtorch.vdot(u, jtorch.mv(weight_mat, v))
+        sigma = u.vdot(weight_mat.mv(v))
         return weight / sigma
 
     def right_inverse(self, value):
@@ -136,15 +140,15 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 # ------------------------------------------------------------------ orthogonal
 def _is_orthogonal(q):
     n, k = q.size(-2), q.size(-1)
-    eye = jtorch.eye(k, dtype=q.dtype, device=q.device)
-    eps = 10.0 * n * jtorch.finfo(q.dtype).eps
-    return jtorch.allclose(q.mH @ q, eye, atol=eps)
+    eye = identity(k, dtype=q.dtype, device=q.device)
+    eps = 10.0 * n * finfo(q.dtype).eps
+    return (q.mH @ q).allclose(eye, atol=eps)
 
 
 def _make_orthogonal(a):
     """The Q of A's QR decomposition with R's diagonal made positive (PyTorch's geqrf +
     householder_product construction gives the same Q)."""
-    q, r = jtorch.linalg.qr(a)
+    q, r = linalg.qr(a)
     return q * r.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
 
 
@@ -177,14 +181,13 @@ class _Orthogonal(Module):
             n, k = k, n
         x = x.tril()
         if n != k:
-            x = jtorch.cat([x, x.new_zeros(n, n - k).expand(*x.shape[:-2], -1, -1)], dim=-1)
+            x = cat([x, x.new_zeros(n, n - k).expand(*x.shape[:-2], -1, -1)], dim=-1)
         a = x - x.mH
         if self.orthogonal_map == _OrthMaps.matrix_exp:
-            q = jtorch.matrix_exp(a)
+            q = linalg.matrix_exp(a)
         else:
-            eye = jtorch.eye(n, dtype=a.dtype, device=a.device)
-            q = jtorch.linalg.solve(jtorch.add(eye, a, alpha=-0.5),
-                                    jtorch.add(eye, a, alpha=0.5))
+            eye = identity(n, dtype=a.dtype, device=a.device)
+            q = linalg.solve(eye.add(a, alpha=-0.5), eye.add(a, alpha=0.5))
         if n != k:
             q = q[..., :k]
         if self._buffers.get("base") is not None:
@@ -211,11 +214,10 @@ class _Orthogonal(Module):
             if n == k:
                 q = _make_orthogonal(q) if not _is_orthogonal(q) else q.clone()
             else:
-                noise = jtorch.randn(*(q.size()[:-2] + (n, n - k)), dtype=q.dtype,
-                                     device=q.device)
-                q = _make_orthogonal(jtorch.cat([q, noise], dim=-1))
+                noise = randn(*(q.size()[:-2] + (n, n - k)), dtype=q.dtype, device=q.device)
+                q = _make_orthogonal(cat([q, noise], dim=-1))
             self.base = q
-            neg_id = jtorch.zeros_like(q_init)
+            neg_id = zeros_like(q_init)
             neg_id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
             return neg_id
 

@@ -78,14 +78,12 @@ class ParametrizationList(ModuleList):
         self.is_tensor = isinstance(new, Tensor)
         self.ntensors = 1 if self.is_tensor else len(new)
         if self.is_tensor:
-            if original.dtype != new.dtype:
-                raise ValueError("When `right_inverse` outputs one tensor, it may not change "
-                                 f"the dtype.\noriginal.dtype: {original.dtype}\n"
-                                 f"right_inverse(original).dtype: {new.dtype}")
-            if original.device != new.device:
-                raise ValueError("When `right_inverse` outputs one tensor, it may not change "
-                                 f"the device.\noriginal.device: {original.device}\n"
-                                 f"right_inverse(original).device: {new.device}")
+            for what in ("dtype", "device"):
+                if getattr(original, what) != getattr(new, what):
+                    raise ValueError("When `right_inverse` outputs one tensor, it may not "
+                                     f"change the {what}.\noriginal.{what}: "
+                                     f"{getattr(original, what)}\nright_inverse(original)."
+                                     f"{what}: {getattr(new, what)}")
             with no_grad():
                 _maybe_set(original, new)
             _register_parameter_or_buffer(self, "original", original)
@@ -104,16 +102,13 @@ class ParametrizationList(ModuleList):
             if not isinstance(z, Tensor):
                 raise ValueError(f"A parametrization must return a tensor. Got "
                                  f"{type(z).__name__}.")
-            if z.dtype != original_dtype:
-                raise ValueError("Registering a parametrization may not change the dtype of "
-                                 "the tensor, unless `unsafe` flag is enabled.\n"
-                                 f"unparametrized dtype: {original_dtype}\n"
-                                 f"parametrized dtype: {z.dtype}")
-            if z.shape != original_shape:
-                raise ValueError("Registering a parametrization may not change the shape of "
-                                 "the tensor, unless `unsafe` flag is enabled.\n"
-                                 f"unparametrized shape: {original_shape}\n"
-                                 f"parametrized shape: {z.shape}")
+            for what, before, after in (("dtype", original_dtype, z.dtype),
+                                        ("shape", original_shape, z.shape)):
+                if after != before:
+                    raise ValueError(f"Registering a parametrization may not change the {what} "
+                                     "of the tensor, unless `unsafe` flag is enabled.\n"
+                                     f"unparametrized {what}: {before}\n"
+                                     f"parametrized {what}: {after}")
 
     def right_inverse(self, value):
         """Set the original(s) so that the parametrized tensor equals ``value``."""

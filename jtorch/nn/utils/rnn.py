@@ -12,10 +12,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-import jtorch
-
+from ..._core import dtypes
 from ..._ops import nn_rnn as rnn_kernels
-from ..._ops._index_util import need_concrete
+from ..._ops._index_util import concrete, need_concrete
+from ..._ops.creation import tensor
+from ..._ops.selection import argsort
 from ..._tensor import Tensor
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence",
@@ -32,6 +33,16 @@ class PackedSequence_(NamedTuple):  # noqa: N801 - PyTorch's name
 
 def bind(optional, fn):
     return None if optional is None else fn(optional)
+
+
+def _converter(dtype):
+    """The PackedSequence method that casts its data to ``dtype`` (``double``, ``long``...)."""
+
+    def convert(self):
+        return self.to(dtype=dtype)
+
+    convert.__doc__ = f"``to(dtype={dtype})``."
+    return convert
 
 
 class PackedSequence(PackedSequence_):
@@ -76,29 +87,14 @@ class PackedSequence(PackedSequence_):
     def cpu(self, *args, **kwargs):
         return self.to("cpu", *args, **kwargs)
 
-    def double(self):
-        return self.to(dtype=jtorch.double)
-
-    def float(self):
-        return self.to(dtype=jtorch.float)
-
-    def half(self):
-        return self.to(dtype=jtorch.half)
-
-    def long(self):
-        return self.to(dtype=jtorch.long)
-
-    def int(self):
-        return self.to(dtype=jtorch.int)
-
-    def short(self):
-        return self.to(dtype=jtorch.short)
-
-    def char(self):
-        return self.to(dtype=jtorch.int8)
-
-    def byte(self):
-        return self.to(dtype=jtorch.uint8)
+    double = _converter(dtypes.float64)
+    float = _converter(dtypes.float32)
+    half = _converter(dtypes.float16)
+    long = _converter(dtypes.int64)
+    int = _converter(dtypes.int32)
+    short = _converter(dtypes.int16)
+    char = _converter(dtypes.int8)
+    byte = _converter(dtypes.uint8)
 
     @property
     def is_cuda(self):
@@ -117,18 +113,16 @@ def invert_permutation(permutation):
     """The inverse permutation (``None`` stays None)."""
     if permutation is None:
         return None
-    from ..._ops._index_util import concrete
-
     p = concrete(permutation)
     if p is None:  # traced: stay in the trace
-        return jtorch.argsort(permutation)
+        return argsort(permutation)
     inv = np.empty_like(p)
     inv[p] = np.arange(p.size, dtype=p.dtype)
-    return jtorch.tensor(inv, device=permutation.device)
+    return tensor(inv, device=permutation.device)
 
 
 def _int64(a, device=None):
-    return jtorch.tensor(np.asarray(a, np.int64), dtype=jtorch.int64, device=device)
+    return tensor(np.asarray(a, np.int64), dtype=dtypes.int64, device=device)
 
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
@@ -194,11 +188,9 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     lengths = mask.sum(0).astype(np.int64)
     unsorted = sequence.unsorted_indices
     out = rnn_kernels._pad_scatter(sequence.data, padding_value, pad_idx, mask, unsorted,
-                         bool(batch_first))
+                                   bool(batch_first))
     if unsorted is None:
         return out, _int64(lengths)
-    from ..._ops._index_util import concrete
-
     perm = concrete(unsorted)
     if perm is None:  # traced indices: the lengths follow them inside the trace
         return out, _int64(lengths).index_select(0, unsorted.cpu())

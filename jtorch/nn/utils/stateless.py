@@ -18,20 +18,14 @@ def _swap_tensor(module, name, tensor):
     fits); returns what was there (``_MISSING`` if nothing)."""
     if tensor is not _MISSING and tensor is not None and not isinstance(tensor, Tensor):
         raise TypeError(f"{tensor} is not an instance of torch.Tensor")
-    if name in module._parameters:
-        orig = module._parameters[name]
-        if tensor is _MISSING:
-            del module._parameters[name]
-        else:
-            module._parameters[name] = tensor
-        return orig
-    if name in module._buffers:
-        orig = module._buffers[name]
-        if tensor is _MISSING:
-            del module._buffers[name]
-        else:
-            module._buffers[name] = tensor
-        return orig
+    for store in (module._parameters, module._buffers):
+        if name in store:
+            orig = store[name]
+            if tensor is _MISSING:
+                del store[name]
+            else:
+                store[name] = tensor
+            return orig
     orig = getattr(module, name) if hasattr(module, name) else _MISSING
     if orig is not _MISSING and orig is not None and not isinstance(orig, Tensor):
         raise TypeError(f"attribute `{name}`: {orig} is not an instance of torch.Tensor")

@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 
+from ..._ops.shape_copy import stack
 from ..._tensor import Tensor
 from . import _worker as worker
 
@@ -34,17 +35,13 @@ def _stack_tensors(batch):
                                f"{list(shape)} at entry 0 and {list(t.shape)} at entry {i}")
     on_device = not worker.host_mode() and not any(worker.is_host(t) for t in batch)
     if on_device or any(t._requires_grad for t in batch):
-        import jtorch
-
-        return jtorch.stack(list(batch), 0)
+        return stack(list(batch), 0)
     arrs = [worker.host_value(t) for t in batch]
     if len({a.dtype for a in arrs}) > 1:  # mixed dtypes: PyTorch's promotion via jtorch
-        import jtorch
-
         if worker.host_mode() and worker.get_worker_info() is not None:
             raise TypeError("jtorch's default_collate in a worker needs tensors of one dtype; "
                             f"got {sorted({str(a.dtype) for a in arrs})}")
-        return jtorch.stack([worker.to_device(a) for a in arrs], 0)
+        return stack([worker.to_device(a) for a in arrs], 0)
     out = np.stack(arrs, 0)
     in_worker = worker.get_worker_info() is not None
     return worker.host_tensor(out) if in_worker else worker.to_device(out)
@@ -54,6 +51,32 @@ def _as_leaf(arr):
     """A collated NumPy array as a tensor: host in workers, one transfer otherwise."""
     in_worker = worker.get_worker_info() is not None
     return worker.host_tensor(arr) if in_worker else worker.to_device(arr)
+
+
+def _same_mapping_type(original, items):
+    """``items`` (a dict) in the mapping type of ``original`` (PyTorch's rule: a copy of a
+    mutable mapping updated with them, else the type built from them, else the dict)."""
+    try:
+        if isinstance(original, collections.abc.MutableMapping):
+            clone = copy.copy(original)
+            clone.update(items)
+            return clone
+        return type(original)(items)
+    except TypeError:
+        return items
+
+
+def _same_sequence_type(original, items):
+    """``items`` (a list) in the sequence type of ``original``, by the same rule."""
+    try:
+        if isinstance(original, collections.abc.MutableSequence):
+            clone = copy.copy(original)
+            for i, item in enumerate(items):
+                clone[i] = item
+            return clone
+        return type(original)(items)
+    except TypeError:
+        return items
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
@@ -110,16 +133,9 @@ def collate(batch, *, collate_fn_map=None):
             if isinstance(elem, collate_type):
                 return collate_fn_map[collate_type](batch, collate_fn_map=collate_fn_map)
     if isinstance(elem, collections.abc.Mapping):
-        sub = {key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map)
-               for key in elem}
-        try:
-            if isinstance(elem, collections.abc.MutableMapping):
-                clone = copy.copy(elem)
-                clone.update(sub)
-                return clone
-            return elem_type(sub)
-        except TypeError:
-            return sub
+        return _same_mapping_type(elem, {key: collate([d[key] for d in batch],
+                                                       collate_fn_map=collate_fn_map)
+                                          for key in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
         return elem_type(*(collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
@@ -130,15 +146,7 @@ def collate(batch, *, collate_fn_map=None):
         transposed = [collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)]
         if isinstance(elem, tuple):
             return transposed
-        try:
-            if isinstance(elem, collections.abc.MutableSequence):
-                clone = copy.copy(elem)
-                for i, s in enumerate(transposed):
-                    clone[i] = s
-                return clone
-            return elem_type(transposed)
-        except TypeError:
-            return transposed
+        return _same_sequence_type(elem, transposed)
     raise TypeError(default_collate_err_msg_format.format(elem_type))
 
 
@@ -166,27 +174,11 @@ def default_convert(data):
             return data
         return _as_leaf(np.array(data))
     if isinstance(data, collections.abc.Mapping):
-        sub = {key: default_convert(data[key]) for key in data}
-        try:
-            if isinstance(data, collections.abc.MutableMapping):
-                clone = copy.copy(data)
-                clone.update(sub)
-                return clone
-            return elem_type(sub)
-        except TypeError:
-            return sub
+        return _same_mapping_type(data, {key: default_convert(data[key]) for key in data})
     if isinstance(data, tuple) and hasattr(data, "_fields"):  # namedtuple
         return elem_type(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
         return [default_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
-        try:
-            if isinstance(data, collections.abc.MutableSequence):
-                clone = copy.copy(data)
-                for i, d in enumerate(data):
-                    clone[i] = default_convert(d)
-                return clone
-            return elem_type([default_convert(d) for d in data])
-        except TypeError:
-            return [default_convert(d) for d in data]
+        return _same_sequence_type(data, [default_convert(d) for d in data])
     return data

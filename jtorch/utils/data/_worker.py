@@ -29,6 +29,7 @@ import traceback
 import jax
 import numpy as np
 
+from ..._core.generator import manual_seed
 from ..._tensor import Tensor
 
 MP_STATUS_CHECK_INTERVAL = 0.5  # seconds between liveness checks while waiting on a queue
@@ -213,9 +214,7 @@ def _seed_worker(seed, forked):
     ss = np.random.SeedSequence([seed & 0xFFFFFFFF, seed >> 32])
     np.random.seed(ss.generate_state(4))
     if not forked:  # a fresh interpreter: jtorch's generator is safe to seed
-        import jtorch
-
-        jtorch.manual_seed(seed)
+        manual_seed(seed)
 
 
 def worker_loop(fetcher_factory, dataset, index_queue, result_queue, done_event, seed,

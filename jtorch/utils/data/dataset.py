@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from ..._core.generator import next_key
 from ..._tensor import Tensor
 from . import _worker as worker
 
@@ -261,9 +262,7 @@ class Subset(Dataset):
 
 def _seed_from(generator):
     """A 64-bit NumPy seed drawn from a jtorch generator (the default one when None)."""
-    from ..._core import generator as _random
-
-    key = np.asarray(_random.next_key(generator)).astype(np.uint64)
+    key = np.asarray(next_key(generator)).astype(np.uint64)
     return int((key[0] << np.uint64(32)) | key[1])
 
 

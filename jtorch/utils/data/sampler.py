@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._core.dtypes import float64
+from ..._ops.creation import as_tensor
 from ..._tensor import Tensor
 from .dataset import _seed_from
 
@@ -113,9 +115,7 @@ class WeightedRandomSampler(Sampler):
         if w.ndim != 1:
             raise ValueError("weights should be a 1d sequence but given weights have shape "
                              f"{tuple(w.shape)}")
-        import jtorch
-
-        self.weights = jtorch.as_tensor(w, dtype=jtorch.float64)
+        self.weights = as_tensor(w, dtype=float64)
         self._w = w
         self.num_samples = num_samples
         self.replacement = replacement

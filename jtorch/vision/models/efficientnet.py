@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-import jtorch
 from jtorch import nn
 
+from ..._ops.shape import flatten
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
 from ..ops.stochastic_depth import StochasticDepth
 from ..transforms.functional import InterpolationMode
@@ -159,7 +159,7 @@ class EfficientNet(nn.Module):
         _init_mobile_weights(self, lambda w: nn.init.uniform_(w, -r, r))
 
     def _forward_impl(self, x):
-        x = jtorch.flatten(self.avgpool(self.features(x)), 1)
+        x = flatten(self.avgpool(self.features(x)), 1)
         return self.classifier(x)
 
     def forward(self, x):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import jtorch
 from jtorch import nn
 
+from ..._ops.shape import flatten
 from ..ops.misc import Conv2dNormActivation
 from ._api import WeightsEnum, register_model
 from ._utils import (
@@ -110,7 +110,7 @@ class MobileNetV2(nn.Module):
 
     def _forward_impl(self, x):
         x = nn.functional.adaptive_avg_pool2d(self.features(x), (1, 1))
-        return self.classifier(jtorch.flatten(x, 1))
+        return self.classifier(flatten(x, 1))
 
     def forward(self, x):
         return self._forward_impl(x)

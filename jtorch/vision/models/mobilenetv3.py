@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-import jtorch
 from jtorch import nn
 
+from ..._ops.shape import flatten
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation as SElayer
 from ._api import WeightsEnum, register_model
 from ._utils import (
@@ -133,7 +133,7 @@ class MobileNetV3(nn.Module):
         _init_mobile_weights(self, lambda w: nn.init.normal_(w, 0, 0.01))
 
     def _forward_impl(self, x):
-        x = jtorch.flatten(self.avgpool(self.features(x)), 1)
+        x = flatten(self.avgpool(self.features(x)), 1)
         return self.classifier(x)
 
     def forward(self, x):

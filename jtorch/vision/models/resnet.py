@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import jtorch
 from jtorch import nn
 
+from ..._ops.shape import flatten
 from ._api import WeightsEnum, register_model
 from ._utils import _imagenet1k, _load_weights, _ovewrite_named_param, handle_legacy_interface
 
@@ -179,7 +179,7 @@ class ResNet(nn.Module):
     def _forward_impl(self, x):
         x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
-        x = jtorch.flatten(self.avgpool(x), 1)
+        x = flatten(self.avgpool(x), 1)
         return self.fc(x)
 
     def forward(self, x):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import jtorch
 from jtorch import nn
 from jtorch.nn import init
 
+from ..._ops.shape import flatten
+from ..._ops.shape_copy import cat
 from ._api import WeightsEnum, register_model
 from ._utils import _imagenet1k, _load_weights, _ovewrite_named_param, handle_legacy_interface
 
@@ -31,7 +32,7 @@ class Fire(nn.Module):
 
     def forward(self, x):
         x = self.squeeze_activation(self.squeeze(x))
-        return jtorch.cat([self.expand1x1_activation(self.expand1x1(x)),
+        return cat([self.expand1x1_activation(self.expand1x1(x)),
                            self.expand3x3_activation(self.expand3x3(x))], 1)
 
 
@@ -82,7 +83,7 @@ class SqueezeNet(nn.Module):
                     init.constant_(m.bias, 0)
 
     def forward(self, x):
-        return jtorch.flatten(self.classifier(self.features(x)), 1)
+        return flatten(self.classifier(self.features(x)), 1)
 
 
 def _squeezenet(version: str, weights: WeightsEnum | None, progress: bool,

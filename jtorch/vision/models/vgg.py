@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import jtorch
 from jtorch import nn
 
+from ..._ops.shape import flatten
 from ._api import WeightsEnum, register_model
 from ._utils import _imagenet1k, _load_weights, _ovewrite_named_param, handle_legacy_interface
 
@@ -51,7 +51,7 @@ class VGG(nn.Module):
                     nn.init.constant_(m.bias, 0)
 
     def forward(self, x):
-        x = jtorch.flatten(self.avgpool(self.features(x)), 1)
+        x = flatten(self.avgpool(self.features(x)), 1)
         return self.classifier(x)
 
 

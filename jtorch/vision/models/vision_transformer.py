@@ -8,9 +8,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, NamedTuple
 
-import jtorch
 from jtorch import nn
 
+from ..._ops.creation import empty, zeros
+from ..._ops.shape_copy import cat
 from ..ops.misc import MLP, Conv2dNormActivation
 from ..transforms.functional import InterpolationMode
 from ._api import WeightsEnum, register_model
@@ -90,7 +91,7 @@ class Encoder(nn.Module):
                  norm_layer: Callable[..., nn.Module] = partial(nn.LayerNorm, eps=1e-6)):
         super().__init__()
         self.pos_embedding = nn.Parameter(
-            jtorch.empty(1, seq_length, hidden_dim).normal_(std=0.02))  # from BERT
+            empty(1, seq_length, hidden_dim).normal_(std=0.02))  # from BERT
         self.dropout = nn.Dropout(dropout)
         layers: OrderedDict[str, nn.Module] = OrderedDict()
         for i in range(num_layers):
@@ -158,7 +159,7 @@ class VisionTransformer(nn.Module):
             self.conv_proj = nn.Conv2d(in_channels=3, out_channels=hidden_dim,
                                        kernel_size=patch_size, stride=patch_size)
         seq_length = (image_size // patch_size) ** 2
-        self.class_token = nn.Parameter(jtorch.zeros(1, 1, hidden_dim))
+        self.class_token = nn.Parameter(zeros(1, 1, hidden_dim))
         seq_length += 1
         self.encoder = Encoder(seq_length, num_layers, num_heads, hidden_dim, mlp_dim, dropout,
                                attention_dropout, norm_layer)
@@ -203,7 +204,7 @@ class VisionTransformer(nn.Module):
     def forward(self, x):
         x = self._process_input(x)
         batch_class_token = self.class_token.expand(x.shape[0], -1, -1)
-        x = self.encoder(jtorch.cat([batch_class_token, x], dim=1))
+        x = self.encoder(cat([batch_class_token, x], dim=1))
         return self.heads(x[:, 0])
 
 

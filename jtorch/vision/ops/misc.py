@@ -7,8 +7,10 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 
-import jtorch
 from jtorch import nn
+
+from ..._ops.creation import ones, zeros
+from ..._ops.shape import permute
 
 __all__ = ["Conv2dNormActivation", "Conv3dNormActivation", "FrozenBatchNorm2d", "MLP",
            "Permute", "SqueezeExcitation"]
@@ -31,10 +33,10 @@ class FrozenBatchNorm2d(nn.Module):
     def __init__(self, num_features: int, eps: float = 1e-5):
         super().__init__()
         self.eps = eps
-        self.register_buffer("weight", jtorch.ones(num_features))
-        self.register_buffer("bias", jtorch.zeros(num_features))
-        self.register_buffer("running_mean", jtorch.zeros(num_features))
-        self.register_buffer("running_var", jtorch.ones(num_features))
+        self.register_buffer("weight", ones(num_features))
+        self.register_buffer("bias", zeros(num_features))
+        self.register_buffer("running_mean", zeros(num_features))
+        self.register_buffer("running_var", ones(num_features))
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
@@ -185,4 +187,4 @@ class Permute(nn.Module):
         self.dims = dims
 
     def forward(self, x):
-        return jtorch.permute(x, self.dims)
+        return permute(x, self.dims)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import jtorch
 from jtorch import nn
+
+from ..._ops.creation import empty
 
 __all__ = ["StochasticDepth", "stochastic_depth"]
 
@@ -29,7 +30,7 @@ def stochastic_depth(input, p: float, mode: str, training: bool = True):
         return input
     survival_rate = 1.0 - p
     size = [input.shape[0]] + [1] * (input.ndim - 1) if mode == "row" else [1] * input.ndim
-    noise = jtorch.empty(size, dtype=input.dtype, device=input.device).bernoulli_(survival_rate)
+    noise = empty(size, dtype=input.dtype, device=input.device).bernoulli_(survival_rate)
     if survival_rate > 0.0:
         noise.div_(survival_rate)
     return input * noise

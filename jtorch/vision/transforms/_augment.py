@@ -5,7 +5,8 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 
-from jtorch import Tensor, nn
+from jtorch import nn
+from jtorch._tensor import Tensor
 
 from . import _random, functional as F
 from .functional import InterpolationMode, _interpolation_modes_from_int

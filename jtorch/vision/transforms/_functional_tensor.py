@@ -13,10 +13,27 @@ import warnings
 
 import numpy as np
 
-import jtorch
 import jtorch.nn.functional as F
 
-_INT_DTYPES = (jtorch.uint8, jtorch.int8, jtorch.int16, jtorch.int32, jtorch.int64)
+from ..._core.dtypes import float32, float64, int8, int16, int32, int64, uint8
+from ..._ops.compare import clamp, where
+from ..._ops.creation import (
+    as_tensor,
+    ones as torch_ones,
+    ones_like,
+    tensor as torch_tensor,
+    zeros_like,
+)
+from ..._ops.creation_math import arange, linspace
+from ..._ops.linalg import matmul
+from ..._ops.linalg_einsum import einsum
+from ..._ops.pointwise import div, fmod
+from ..._ops.pointwise_math import floor, round as torch_round
+from ..._ops.reduction import max as torch_max, mean as torch_mean, min as torch_min
+from ..._ops.shape_copy import cat, stack
+from ..._tensor import Tensor
+
+_INT_DTYPES = (uint8, int8, int16, int32, int64)
 
 
 def _assert_image_tensor(img) -> None:
@@ -42,8 +59,8 @@ def get_image_num_channels(img) -> int:
 
 
 def _max_value(dtype) -> int:
-    return {jtorch.uint8: 255, jtorch.int8: 127, jtorch.int16: 32767, jtorch.int32: 2147483647,
-            jtorch.int64: 9223372036854775807}.get(dtype, 1)
+    return {uint8: 255, int8: 127, int16: 32767, int32: 2147483647,
+            int64: 9223372036854775807}.get(dtype, 1)
 
 
 def _assert_channels(img, permitted: list[int]) -> None:
@@ -53,14 +70,14 @@ def _assert_channels(img, permitted: list[int]) -> None:
                         f"{c}")
 
 
-def convert_image_dtype(image, dtype=jtorch.float):
+def convert_image_dtype(image, dtype=float32):
     if image.dtype == dtype:
         return image
     if image.is_floating_point():
         if dtype.is_floating_point:
             return image.to(dtype)
-        if ((image.dtype == jtorch.float32 and dtype in (jtorch.int32, jtorch.int64))
-                or (image.dtype == jtorch.float64 and dtype == jtorch.int64)):
+        if ((image.dtype == float32 and dtype in (int32, int64))
+                or (image.dtype == float64 and dtype == int64)):
             raise RuntimeError(f"The cast from {image.dtype} to {dtype} cannot be performed "
                                "safely.")
         eps = 1e-3
@@ -71,7 +88,7 @@ def convert_image_dtype(image, dtype=jtorch.float):
     output_max = float(_max_value(dtype))
     if input_max > output_max:
         factor = int((input_max + 1) // (output_max + 1))
-        return jtorch.div(image, factor, rounding_mode="floor").to(dtype)
+        return div(image, factor, rounding_mode="floor").to(dtype)
     factor = int((output_max + 1) // (input_max + 1))
     return image.to(dtype) * factor
 
@@ -126,7 +143,7 @@ def adjust_brightness(img, brightness_factor: float):
         raise ValueError(f"brightness_factor ({brightness_factor}) is not non-negative.")
     _assert_image_tensor(img)
     _assert_channels(img, [1, 3])
-    return _blend(img, jtorch.zeros_like(img), brightness_factor)
+    return _blend(img, zeros_like(img), brightness_factor)
 
 
 def adjust_contrast(img, contrast_factor: float):
@@ -134,9 +151,9 @@ def adjust_contrast(img, contrast_factor: float):
         raise ValueError(f"contrast_factor ({contrast_factor}) is not non-negative.")
     _assert_image_tensor(img)
     _assert_channels(img, [3, 1])
-    dtype = img.dtype if img.is_floating_point() else jtorch.float32
+    dtype = img.dtype if img.is_floating_point() else float32
     gray = rgb_to_grayscale(img) if get_dimensions(img)[0] == 3 else img
-    mean = jtorch.mean(gray.to(dtype), dim=(-3, -2, -1), keepdim=True)
+    mean = torch_mean(gray.to(dtype), dim=(-3, -2, -1), keepdim=True)
     return _blend(img, mean, contrast_factor)
 
 
@@ -158,9 +175,9 @@ def adjust_hue(img, hue_factor: float):
     if get_dimensions(img)[0] == 1:  # as PIL
         return img
     orig_dtype = img.dtype
-    h, s, v = _rgb2hsv(convert_image_dtype(img, jtorch.float32)).unbind(dim=-3)
+    h, s, v = _rgb2hsv(convert_image_dtype(img, float32)).unbind(dim=-3)
     h = (h + hue_factor) % 1.0
-    return convert_image_dtype(_hsv2rgb(jtorch.stack((h, s, v), dim=-3)), orig_dtype)
+    return convert_image_dtype(_hsv2rgb(stack((h, s, v), dim=-3)), orig_dtype)
 
 
 def adjust_gamma(img, gamma: float, gain: float = 1):
@@ -168,45 +185,45 @@ def adjust_gamma(img, gamma: float, gain: float = 1):
     if gamma < 0:
         raise ValueError("Gamma should be a non-negative real number")
     dtype = img.dtype
-    result = img if img.is_floating_point() else convert_image_dtype(img, jtorch.float32)
+    result = img if img.is_floating_point() else convert_image_dtype(img, float32)
     return convert_image_dtype((gain * result.pow(gamma)).clamp(0, 1), dtype)
 
 
 def _rgb2hsv(img):
     """RGB -> HSV as Pillow's Convert.c, with no NaN where max == min."""
     r, g, b = img.unbind(dim=-3)
-    maxc = jtorch.max(img, dim=-3).values
-    minc = jtorch.min(img, dim=-3).values
+    maxc = torch_max(img, dim=-3).values
+    minc = torch_min(img, dim=-3).values
     eqc = maxc == minc
     cr = maxc - minc
-    ones = jtorch.ones_like(maxc)
-    s = cr / jtorch.where(eqc, ones, maxc)
-    cr_divisor = jtorch.where(eqc, ones, cr)
+    ones = ones_like(maxc)
+    s = cr / where(eqc, ones, maxc)
+    cr_divisor = where(eqc, ones, cr)
     rc = (maxc - r) / cr_divisor
     gc = (maxc - g) / cr_divisor
     bc = (maxc - b) / cr_divisor
     hr = (maxc == r) * (bc - gc)
     hg = ((maxc == g) & (maxc != r)) * (2.0 + rc - bc)
     hb = ((maxc != g) & (maxc != r)) * (4.0 + gc - rc)
-    h = jtorch.fmod(((hr + hg + hb) / 6.0 + 1.0), 1.0)
-    return jtorch.stack((h, s, maxc), dim=-3)
+    h = fmod(((hr + hg + hb) / 6.0 + 1.0), 1.0)
+    return stack((h, s, maxc), dim=-3)
 
 
 def _hsv2rgb(img):
     h, s, v = img.unbind(dim=-3)
-    i = jtorch.floor(h * 6.0)
+    i = floor(h * 6.0)
     f = (h * 6.0) - i
-    i = i.to(dtype=jtorch.int32)
-    p = jtorch.clamp((v * (1.0 - s)), 0.0, 1.0)
-    q = jtorch.clamp((v * (1.0 - s * f)), 0.0, 1.0)
-    t = jtorch.clamp((v * (1.0 - s * (1.0 - f))), 0.0, 1.0)
+    i = i.to(dtype=int32)
+    p = clamp((v * (1.0 - s)), 0.0, 1.0)
+    q = clamp((v * (1.0 - s * f)), 0.0, 1.0)
+    t = clamp((v * (1.0 - s * (1.0 - f))), 0.0, 1.0)
     i = i % 6
-    mask = i.unsqueeze(dim=-3) == jtorch.arange(6, device=i.device).view(-1, 1, 1)
-    a1 = jtorch.stack((v, q, p, p, t, v), dim=-3)
-    a2 = jtorch.stack((t, v, v, q, p, p), dim=-3)
-    a3 = jtorch.stack((p, p, t, v, v, q), dim=-3)
-    a4 = jtorch.stack((a1, a2, a3), dim=-4)
-    return jtorch.einsum("...ijk, ...xijk -> ...xjk", mask.to(dtype=img.dtype), a4)
+    mask = i.unsqueeze(dim=-3) == arange(6, device=i.device).view(-1, 1, 1)
+    a1 = stack((v, q, p, p, t, v), dim=-3)
+    a2 = stack((t, v, v, q, p, p), dim=-3)
+    a3 = stack((p, p, t, v, v, q), dim=-3)
+    a4 = stack((a1, a2, a3), dim=-4)
+    return einsum("...ijk, ...xijk -> ...xjk", mask.to(dtype=img.dtype), a4)
 
 
 def _pad_symmetric(img, padding: list[int]):
@@ -222,8 +239,8 @@ def _pad_symmetric(img, padding: list[int]):
                                                                    range(padding[3])]
     if img.ndim not in (3, 4):
         raise RuntimeError("Symmetric padding of N-D tensors are not supported yet")
-    x_idx = jtorch.tensor(x_idx, device=img.device)
-    y_idx = jtorch.tensor(y_idx, device=img.device)
+    x_idx = torch_tensor(x_idx, device=img.device)
+    y_idx = torch_tensor(y_idx, device=img.device)
     return img.index_select(-1, x_idx).index_select(-2, y_idx)
 
 
@@ -260,9 +277,9 @@ def pad(img, padding, fill=0, padding_mode: str = "constant"):
     if need_squeeze:
         img = img.unsqueeze(dim=0)
     out_dtype = img.dtype
-    need_cast = mode != "constant" and img.dtype not in (jtorch.float32, jtorch.float64)
+    need_cast = mode != "constant" and img.dtype not in (float32, float64)
     if need_cast:
-        img = img.to(jtorch.float32)
+        img = img.to(float32)
     if mode in ("reflect", "replicate"):
         img = F.pad(img, p, mode=mode)
     else:
@@ -288,7 +305,7 @@ def _cast_squeeze_out(img, need_cast: bool, need_squeeze: bool, out_dtype):
         img = img.squeeze(dim=0)
     if need_cast:
         if out_dtype in _INT_DTYPES:
-            img = jtorch.round(img)
+            img = torch_round(img)
         img = img.to(out_dtype)
     return img
 
@@ -323,9 +340,9 @@ def _aa_weights(in_size: int, out_size: int, mode: str) -> np.ndarray:
 def _resize_antialias(img, size, mode):
     oh, ow = size
     h, w = img.shape[-2:]
-    wh = jtorch.tensor(_aa_weights(h, oh, mode), dtype=img.dtype, device=img.device)
-    ww = jtorch.tensor(_aa_weights(w, ow, mode).T, dtype=img.dtype, device=img.device)
-    return jtorch.matmul(wh, jtorch.matmul(img, ww))
+    wh = torch_tensor(_aa_weights(h, oh, mode), dtype=img.dtype, device=img.device)
+    ww = torch_tensor(_aa_weights(w, ow, mode).T, dtype=img.dtype, device=img.device)
+    return matmul(wh, matmul(img, ww))
 
 
 def resize(img, size: list[int], interpolation: str = "bilinear", antialias=True):
@@ -333,14 +350,14 @@ def resize(img, size: list[int], interpolation: str = "bilinear", antialias=True
     size = list(size)
     if antialias is None or interpolation not in ["bilinear", "bicubic"]:
         antialias = False
-    img, need_cast, need_squeeze, out_dtype = _cast_squeeze_in(img, [jtorch.float32,
-                                                                     jtorch.float64])
+    img, need_cast, need_squeeze, out_dtype = _cast_squeeze_in(img, [float32,
+                                                                     float64])
     if antialias:
         img = _resize_antialias(img, size, interpolation)
     else:
         align_corners = False if interpolation in ["bilinear", "bicubic"] else None
         img = F.interpolate(img, size=size, mode=interpolation, align_corners=align_corners)
-    if interpolation == "bicubic" and out_dtype == jtorch.uint8:
+    if interpolation == "bicubic" and out_dtype == uint8:
         img = img.clamp(min=0, max=255)
     return _cast_squeeze_out(img, need_cast=need_cast, need_squeeze=need_squeeze,
                              out_dtype=out_dtype)
@@ -367,19 +384,19 @@ def _apply_grid_transform(img, grid, mode: str, fill):
     if img.shape[0] > 1:
         grid = grid.expand(img.shape[0], grid.shape[1], grid.shape[2], grid.shape[3])
     if fill is not None:  # a mask channel marks the pixels that came from inside the image
-        mask = jtorch.ones((img.shape[0], 1, img.shape[2], img.shape[3]), dtype=img.dtype,
+        mask = torch_ones((img.shape[0], 1, img.shape[2], img.shape[3]), dtype=img.dtype,
                            device=img.device)
-        img = jtorch.cat((img, mask), dim=1)
+        img = cat((img, mask), dim=1)
     img = F.grid_sample(img, grid, mode=mode, padding_mode="zeros", align_corners=False)
     if fill is not None:
         mask = img[:, -1:, :, :]
         img = img[:, :-1, :, :]
         mask = mask.expand_as(img)
         fill_list = list(fill) if isinstance(fill, (tuple, list)) else [float(fill)]
-        fill_img = jtorch.tensor(fill_list, dtype=img.dtype, device=img.device).view(
+        fill_img = torch_tensor(fill_list, dtype=img.dtype, device=img.device).view(
             1, len(fill_list), 1, 1).expand_as(img)
         if mode == "nearest":
-            img = jtorch.where(mask < 0.5, fill_img, img)
+            img = where(mask < 0.5, fill_img, img)
         else:
             img = img * mask + (1.0 - mask) * fill_img
     return _cast_squeeze_out(img, need_cast, need_squeeze, out_dtype)
@@ -389,11 +406,11 @@ def _gen_affine_grid(theta, w: int, h: int, ow: int, oh: int):
     """The sampling grid of ``theta``, normalized by the input size ``(w, h)`` (so that
     ``expand`` works as in PIL)."""
     d = 0.5
-    x = jtorch.linspace(-ow * 0.5 + d, ow * 0.5 + d - 1, steps=ow, dtype=theta.dtype)
-    y = jtorch.linspace(-oh * 0.5 + d, oh * 0.5 + d - 1, steps=oh, dtype=theta.dtype)
-    base_grid = jtorch.stack((x.view(1, ow).expand(oh, ow), y.view(oh, 1).expand(oh, ow),
-                              jtorch.ones(oh, ow, dtype=theta.dtype)), dim=-1)
-    rescaled_theta = theta.transpose(1, 2) / jtorch.tensor([0.5 * w, 0.5 * h],
+    x = linspace(-ow * 0.5 + d, ow * 0.5 + d - 1, steps=ow, dtype=theta.dtype)
+    y = linspace(-oh * 0.5 + d, oh * 0.5 + d - 1, steps=oh, dtype=theta.dtype)
+    base_grid = stack((x.view(1, ow).expand(oh, ow), y.view(oh, 1).expand(oh, ow),
+                              torch_ones(oh, ow, dtype=theta.dtype)), dim=-1)
+    rescaled_theta = theta.transpose(1, 2) / torch_tensor([0.5 * w, 0.5 * h],
                                                            dtype=theta.dtype)
     return base_grid.view(1, oh * ow, 3).bmm(rescaled_theta).view(1, oh, ow, 2)
 
@@ -415,8 +432,8 @@ def _compute_affine_output_size(matrix: list[float], w: int, h: int) -> tuple[in
 
 def affine(img, matrix: list[float], interpolation: str = "nearest", fill=None):
     _assert_grid_transform_inputs(img, matrix, interpolation, fill, ["nearest", "bilinear"])
-    dtype = img.dtype if img.is_floating_point() else jtorch.float32
-    theta = jtorch.tensor(matrix, dtype=dtype, device=img.device).reshape(1, 2, 3)
+    dtype = img.dtype if img.is_floating_point() else float32
+    theta = torch_tensor(matrix, dtype=dtype, device=img.device).reshape(1, 2, 3)
     h, w = img.shape[-2:]
     return _apply_grid_transform(img, _gen_affine_grid(theta, w=w, h=h, ow=w, oh=h),
                                  interpolation, fill=fill)
@@ -427,8 +444,8 @@ def rotate(img, matrix: list[float], interpolation: str = "nearest", expand: boo
     _assert_grid_transform_inputs(img, matrix, interpolation, fill, ["nearest", "bilinear"])
     w, h = img.shape[-1], img.shape[-2]
     ow, oh = _compute_affine_output_size(matrix, w, h) if expand else (w, h)
-    dtype = img.dtype if img.is_floating_point() else jtorch.float32
-    theta = jtorch.tensor(matrix, dtype=dtype, device=img.device).reshape(1, 2, 3)
+    dtype = img.dtype if img.is_floating_point() else float32
+    theta = torch_tensor(matrix, dtype=dtype, device=img.device).reshape(1, 2, 3)
     return _apply_grid_transform(img, _gen_affine_grid(theta, w=w, h=h, ow=ow, oh=oh),
                                  interpolation, fill=fill)
 
@@ -450,7 +467,7 @@ def check_normalize(tensor, std) -> None:
     if tensor.ndim < 3:
         raise ValueError("Expected tensor to be a tensor image of size (..., C, H, W). Got "
                          f"tensor.size() = {tensor.size()}")
-    np_std = np.asarray(std.tolist() if isinstance(std, jtorch.Tensor) else std,
+    np_std = np.asarray(std.tolist() if isinstance(std, Tensor) else std,
                         tensor.dtype.np)
     if (np_std == 0).any():
         raise ValueError(f"std evaluated to zero after conversion to {tensor.dtype}, leading "
@@ -460,8 +477,8 @@ def check_normalize(tensor, std) -> None:
 def normalize(tensor, mean, std, inplace: bool = False):
     check_normalize(tensor, std)
     dtype = tensor.dtype
-    mean = jtorch.as_tensor(mean, dtype=dtype, device=tensor.device)
-    std = jtorch.as_tensor(std, dtype=dtype, device=tensor.device)
+    mean = as_tensor(mean, dtype=dtype, device=tensor.device)
+    std = as_tensor(std, dtype=dtype, device=tensor.device)
     if mean.ndim == 1:
         mean = mean.view(-1, 1, 1)
     if std.ndim == 1:

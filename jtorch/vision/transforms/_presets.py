@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import jtorch
-from jtorch import Tensor, nn
+from jtorch import nn
+from jtorch._tensor import Tensor
 
+from ..._core.dtypes import float32
 from . import functional as F
 from .functional import InterpolationMode
 
@@ -42,7 +43,7 @@ class ImageClassification(nn.Module):
         img = F.center_crop(img, self.crop_size)
         if not isinstance(img, Tensor):
             img = F.pil_to_tensor(img)
-        img = F.convert_image_dtype(img, jtorch.float)
+        img = F.convert_image_dtype(img, float32)
         return F.normalize(img, mean=self.mean, std=self.std)
 
     def __repr__(self) -> str:

@@ -20,9 +20,9 @@ from enum import Enum
 
 import numpy as np
 
-import jtorch
-from jtorch import Tensor
+from jtorch._tensor import Tensor
 
+from ..._core.dtypes import float32, get_default_dtype
 from ...utils.data import _worker as worker
 from . import _functional_tensor as F_t
 
@@ -140,7 +140,7 @@ def _to_chw(arr, lead):
         arr = arr[..., None]
     arr = np.moveaxis(arr, -1, -3)
     if arr.dtype == np.uint8:
-        f = jtorch.get_default_dtype().np
+        f = get_default_dtype().np
         out = np.empty(arr.shape, f)
         np.true_divide(arr, f.type(255), out=out, dtype=f)
         return out
@@ -180,7 +180,7 @@ def pil_to_tensor(pic):
     return _out(np.ascontiguousarray(arr.transpose(2, 0, 1)))
 
 
-def convert_image_dtype(image, dtype=jtorch.float):
+def convert_image_dtype(image, dtype=float32):
     """Converts a tensor image to ``dtype``, scaling values (ints use their full range)."""
     if not isinstance(image, Tensor):
         raise TypeError("Input img should be Tensor Image")

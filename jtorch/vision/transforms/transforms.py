@@ -21,9 +21,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-import jtorch
-from jtorch import Tensor, nn
+from jtorch import nn
+from jtorch._tensor import Tensor
 
+from ..._ops.creation import from_numpy
 from ...utils.data import _worker as worker
 from . import _random, functional as F
 from .functional import InterpolationMode, _interpolation_modes_from_int, _to_chw
@@ -157,7 +158,7 @@ class Normalize(_Safe, nn.Module):
         mean, std = np.asarray(self.mean, arr.dtype), np.asarray(self.std, arr.dtype)
         if (std == 0).any():
             raise ValueError(f"std evaluated to zero after conversion to "
-                             f"{jtorch.from_numpy(arr[:0]).dtype}, leading to division by zero.")
+                             f"{from_numpy(arr[:0]).dtype}, leading to division by zero.")
         mean = mean.reshape(-1, 1, 1) if mean.ndim == 1 else mean
         std = std.reshape(-1, 1, 1) if std.ndim == 1 else std
         return (arr - mean) / std

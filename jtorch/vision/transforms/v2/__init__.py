@@ -7,9 +7,9 @@ import warnings
 
 import numpy as np
 
-import jtorch
-from jtorch import Tensor
+from jtorch._tensor import Tensor
 
+from ...._ops.creation import from_numpy
 from .. import _augment as _a, _random, transforms as _t
 from ..functional import InterpolationMode as InterpolationMode, _is_pil_image
 from . import functional as functional
@@ -106,7 +106,7 @@ class ToImage(Transform):
             return img
         if isinstance(img, np.ndarray):
             arr = img[..., None] if img.ndim == 2 else img
-            return jtorch.from_numpy(np.ascontiguousarray(arr.transpose(2, 0, 1)))
+            return from_numpy(np.ascontiguousarray(arr.transpose(2, 0, 1)))
         return functional.pil_to_tensor(img)
 
 

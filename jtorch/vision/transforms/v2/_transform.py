@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from jtorch import Tensor, nn
+from jtorch import nn
+from jtorch._tensor import Tensor
 
 from ..functional import _is_pil_image
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-import jtorch
-
+from ...._core.dtypes import float32
+from ...._ops.creation import from_numpy
+from ...._tensor import Tensor
 from .. import _functional_tensor as _F_t
 from ..functional import (
     InterpolationMode as InterpolationMode,
@@ -50,15 +51,15 @@ def get_size(inpt) -> list[int]:
 
 def to_image(inpt):
     """PIL image or NumPy ``H x W (x C)`` -> ``C x H x W`` tensor (dtype kept)."""
-    if isinstance(inpt, jtorch.Tensor):
+    if isinstance(inpt, Tensor):
         return inpt
     if isinstance(inpt, np.ndarray):
         arr = inpt[..., None] if inpt.ndim == 2 else inpt
-        return jtorch.from_numpy(np.ascontiguousarray(arr.transpose(2, 0, 1)))
+        return from_numpy(np.ascontiguousarray(arr.transpose(2, 0, 1)))
     return pil_to_tensor(inpt)
 
 
-def to_dtype(inpt, dtype=jtorch.float, scale: bool = False):
+def to_dtype(inpt, dtype=float32, scale: bool = False):
     """``inpt.to(dtype)``, rescaling the value range when ``scale``."""
     if not scale:
         return inpt.to(dtype)
