@@ -83,7 +83,9 @@ from .autograd import (  # noqa: E402
 )
 
 # the components built on them
-from . import amp, cpu, cuda, func, hub, nn, optim, serialization, utils, vision  # noqa: E402
+from . import (  # noqa: E402
+    amp, cpu, cuda, distributions, func, hub, nn, optim, serialization, utils, vision,
+)
 from . import compiler  # noqa: E402
 from .amp.autocast_mode import (  # noqa: E402
     autocast,
