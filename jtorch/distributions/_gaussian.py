@@ -8,6 +8,19 @@ import math
 
 from . import _lib as jt
 
+_MATRICES = ("covariance_matrix", "precision_matrix", "scale_tril")
+
+
+def the_one_matrix(covariance_matrix, precision_matrix, scale_tril, error=ValueError):
+    """``(name, matrix)`` of the one matrix given among the three ways to specify a
+    covariance; ``error`` (PyTorch's type for the class) when not exactly one is given."""
+    given = [(k, m) for k, m in zip(_MATRICES, (covariance_matrix, precision_matrix,
+                                                scale_tril)) if m is not None]
+    if len(given) != 1:
+        raise error("Exactly one of covariance_matrix or precision_matrix or scale_tril may "
+                    "be specified.")
+    return given[0]
+
 
 def solve_lower(lower, b):
     """``lower^{-1} b`` for lower-triangular ``lower`` (b: a batch of matrices), the batch

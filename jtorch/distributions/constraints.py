@@ -158,34 +158,9 @@ class MixtureSameFamilyConstraint(Constraint):
         return f"{type(self).__name__}({self.base_constraint!r})"
 
 
-class _Cat(Constraint):
-    """Constraints ``cseq`` applied to consecutive slices (of ``lengths``) along ``dim``."""
-
-    def __init__(self, cseq, dim=0, lengths=None):
-        self.cseq = list(cseq)
-        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
-        if len(self.lengths) != len(self.cseq):
-            raise ValueError("cseq and lengths must have the same length")
-        self.dim = dim
-
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
-
-    @property
-    def event_dim(self):
-        return max(c.event_dim for c in self.cseq)
-
-    def check(self, value):
-        out, start = [], 0
-        for c, n in zip(self.cseq, self.lengths):
-            out.append(c.check(value.narrow(self.dim, start, n)))
-            start += n
-        return jt.cat(out, self.dim)
-
-
-class _Stack(Constraint):
-    """Constraints ``cseq`` applied to the slices along ``dim``, one each."""
+class _PerSlice(Constraint):
+    """Constraints ``cseq`` applied to slices along ``dim``: discrete if any is, with the
+    largest event dim among them."""
 
     def __init__(self, cseq, dim=0):
         self.cseq = list(cseq)
@@ -198,6 +173,27 @@ class _Stack(Constraint):
     @property
     def event_dim(self):
         return max(c.event_dim for c in self.cseq)
+
+
+class _Cat(_PerSlice):
+    """Constraints ``cseq`` applied to consecutive slices (of ``lengths``) along ``dim``."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        super().__init__(cseq, dim)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError("cseq and lengths must have the same length")
+
+    def check(self, value):
+        out, start = [], 0
+        for c, n in zip(self.cseq, self.lengths):
+            out.append(c.check(value.narrow(self.dim, start, n)))
+            start += n
+        return jt.cat(out, self.dim)
+
+
+class _Stack(_PerSlice):
+    """Constraints ``cseq`` applied to the slices along ``dim``, one each."""
 
     def check(self, value):
         parts = value.unbind(self.dim)

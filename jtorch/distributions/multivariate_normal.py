@@ -10,14 +10,12 @@ from ._gaussian import (
     half_log_det,
     mahalanobis,
     precision_to_scale_tril,
+    the_one_matrix,
 )
 from .distribution import Distribution
 from .utils import lazy_property
 
 __all__ = ["MultivariateNormal"]
-
-_MATRICES = ("covariance_matrix", "precision_matrix", "scale_tril")
-
 
 class MultivariateNormal(Distribution):
     """MultivariateNormal(loc, covariance_matrix=None, precision_matrix=None,
@@ -35,14 +33,9 @@ class MultivariateNormal(Distribution):
 
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None,
                  validate_args=None):
-        given = [(k, m) for k, m in zip(_MATRICES, (covariance_matrix, precision_matrix,
-                                                    scale_tril)) if m is not None]
-        if len(given) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or "
-                             "scale_tril may be specified.")
+        name, matrix = the_one_matrix(covariance_matrix, precision_matrix, scale_tril)
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        name, matrix = given[0]
         if matrix.dim() < 2:
             what = "scale_tril matrix" if name == "scale_tril" else name
             raise ValueError(f"{what} must be at least two-dimensional, with optional "

@@ -6,15 +6,17 @@ import math
 import numbers
 
 from . import _lib as jt, _noise, constraints
-from ._gaussian import cholesky_inverse, half_log_det, precision_to_scale_tril
+from ._gaussian import (
+    cholesky_inverse,
+    half_log_det,
+    precision_to_scale_tril,
+    the_one_matrix,
+)
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
 from .utils import lazy_property
 
 __all__ = ["Wishart"]
-
-_MATRICES = ("covariance_matrix", "precision_matrix", "scale_tril")
-
 
 class Wishart(ExponentialFamily):
     """Wishart(df, covariance_matrix=None, precision_matrix=None, scale_tril=None,
@@ -32,12 +34,8 @@ class Wishart(ExponentialFamily):
 
     def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None,
                  validate_args=None):
-        given = [(k, m) for k, m in zip(_MATRICES, (covariance_matrix, precision_matrix,
-                                                    scale_tril)) if m is not None]
-        if len(given) != 1:
-            raise AssertionError("Exactly one of covariance_matrix or precision_matrix or "
-                                 "scale_tril may be specified.")
-        name, matrix = given[0]
+        name, matrix = the_one_matrix(covariance_matrix, precision_matrix, scale_tril,
+                                      AssertionError)
         if matrix.dim() < 2:
             raise ValueError("scale_tril must be at least two-dimensional, with optional "
                              "leading batch dimensions")
