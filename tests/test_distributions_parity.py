@@ -29,7 +29,7 @@ TORCH_WRONG = {("Kumaraswamy", "mode")}
 EAGER_ONLY = {"Binomial", "Binomial_logits", "Multinomial"}
 # the distributions also run under jax.jit (all of them would make the file slow; the others
 # share these code paths and run under jtorch.compile in test_distributions_sampling)
-JIT = {"Normal", "Categorical_probs", "Gamma", "Dirichlet", "MultivariateNormal_tril"}
+JIT = {"Gamma", "Dirichlet", "MultivariateNormal_tril"}
 
 
 def _call(d, method, value, q):

@@ -21,7 +21,14 @@ def binary_log_prob(logits, value):
 
 class Bernoulli(BinaryProbs, ExponentialFamily):
     """Bernoulli(probs=None, logits=None, validate_args=None): 1 with probability ``probs``
-    (or ``sigmoid(logits)``), else 0."""
+    (or ``sigmoid(logits)``), else 0.
+
+    Args:
+        probs (Number, Tensor): the probability of 1.
+        logits (Number, Tensor): its log-odds (give exactly one of the two).
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
+    """
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean

@@ -16,7 +16,14 @@ __all__ = ["Beta"]
 class Beta(ExponentialFamily):
     """Beta(concentration1, concentration0, validate_args=None): density proportional to
     ``x^(concentration1 - 1) (1 - x)^(concentration0 - 1)`` on [0, 1]; the first coordinate
-    of a two-category Dirichlet."""
+    of a two-category Dirichlet.
+
+    Args:
+        concentration1 (float or Tensor): the first concentration, alpha (> 0).
+        concentration0 (float or Tensor): the second concentration, beta (> 0).
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
+    """
 
     arg_constraints = {"concentration1": constraints.positive,
                        "concentration0": constraints.positive}

@@ -31,7 +31,15 @@ def log_binomial_coefficient(n, k):
 class Binomial(BinaryProbs, Distribution):
     """Binomial(total_count=1, probs=None, logits=None, validate_args=None): the number of
     successes in ``total_count`` independent trials of success probability ``probs`` (or
-    ``sigmoid(logits)``)."""
+    ``sigmoid(logits)``).
+
+    Args:
+        total_count (int or Tensor): the number of trials.
+        probs (Tensor): the probability of success of each trial.
+        logits (Tensor): its log-odds (give exactly one of probs and logits).
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
+    """
 
     arg_constraints = {"total_count": constraints.nonnegative_integer,
                        "probs": constraints.unit_interval, "logits": constraints.real}

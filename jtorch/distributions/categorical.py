@@ -18,6 +18,12 @@ class Categorical(CategoricalProbs, Distribution):
     dimension) or ``softmax(logits)``; the last dimension of the parameter is the
     categories, the others the batch.
 
+    Args:
+        probs (Tensor): event probabilities (non-negative, normalised here).
+        logits (Tensor): unnormalised log-probabilities (give exactly one of the two).
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
+
     Example:
         >>> m = Categorical(torch.tensor([0.25, 0.25, 0.25, 0.25]))
         >>> m.sample()  # equal probability of 0, 1, 2, 3

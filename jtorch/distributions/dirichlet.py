@@ -12,7 +12,13 @@ __all__ = ["Dirichlet"]
 class Dirichlet(ExponentialFamily):
     """Dirichlet(concentration, validate_args=None): points of the simplex with density
     proportional to ``prod x_i^(concentration_i - 1)``; the last dimension of
-    ``concentration`` is the event."""
+    ``concentration`` is the event.
+
+    Args:
+        concentration (Tensor): the concentrations alpha (> 0), the last dimension the categories.
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
+    """
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex

@@ -10,7 +10,13 @@ __all__ = ["Exponential"]
 
 
 class Exponential(ExponentialFamily):
-    """Exponential(rate, validate_args=None): density ``rate * exp(-rate * x)`` on x >= 0."""
+    """Exponential(rate, validate_args=None): density ``rate * exp(-rate * x)`` on x >= 0.
+
+    Args:
+        rate (float or Tensor): the rate, 1 / scale (> 0).
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
+    """
 
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative

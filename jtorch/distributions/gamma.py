@@ -19,7 +19,14 @@ def standard_gamma(concentration, shape):
 
 class Gamma(ExponentialFamily):
     """Gamma(concentration, rate, validate_args=None): density proportional to
-    ``x^(concentration - 1) exp(-rate x)`` on x >= 0."""
+    ``x^(concentration - 1) exp(-rate x)`` on x >= 0.
+
+    Args:
+        concentration (float or Tensor): the shape, alpha (> 0).
+        rate (float or Tensor): the rate, beta = 1 / scale (> 0).
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
+    """
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative

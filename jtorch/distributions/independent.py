@@ -14,6 +14,12 @@ class Independent(Distribution):
     ``reinterpreted_batch_ndims`` rightmost batch dimensions of ``base_distribution`` made
     part of the event (log_prob and entropy sum over them).
 
+    Args:
+        base_distribution (Distribution): the distribution to reinterpret.
+        reinterpreted_batch_ndims (int): how many batch dimensions become event dimensions.
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
+
     Example:
         >>> normal = Normal(torch.zeros(3), torch.ones(3))  # batch (3,), event ()
         >>> Independent(normal, 1).log_prob(torch.zeros(3))  # batch (), event (3,)

@@ -13,7 +13,14 @@ __all__ = ["Laplace"]
 
 class Laplace(LocationScale, Distribution):
     """Laplace(loc, scale, validate_args=None): the Laplace (double exponential) distribution,
-    density ``exp(-|x - loc| / scale) / (2 scale)``."""
+    density ``exp(-|x - loc| / scale) / (2 scale)``.
+
+    Args:
+        loc (float or Tensor): the mean.
+        scale (float or Tensor): the scale (> 0).
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
+    """
 
     _standard_entropy = 1 + math.log(2)
 

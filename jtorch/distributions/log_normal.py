@@ -12,6 +12,12 @@ __all__ = ["LogNormal"]
 
 class LogNormal(TransformedDistribution):
     """LogNormal(loc, scale, validate_args=None): ``exp(X)`` for ``X ~ Normal(loc, scale)``.
+
+    Args:
+        loc (float or Tensor): the mean of the log.
+        scale (float or Tensor): the standard deviation of the log (> 0).
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
     """
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}

@@ -22,6 +22,14 @@ class MultivariateNormal(Distribution):
     scale_tril=None, validate_args=None): the Gaussian with mean vector ``loc`` and a
     covariance given by exactly one of: the covariance matrix, its inverse (precision) or
     its lower Cholesky factor ``scale_tril`` (the cheapest).
+
+    Args:
+        loc (Tensor): the mean, shape ``batch_shape + (n,)``.
+        covariance_matrix (Tensor): a positive-definite covariance.
+        precision_matrix (Tensor): a positive-definite inverse covariance.
+        scale_tril (Tensor): a lower-triangular Cholesky factor of the covariance.
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
     """
 
     arg_constraints = {"loc": constraints.real_vector,

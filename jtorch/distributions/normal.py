@@ -17,6 +17,12 @@ class Normal(LocationScale, ExponentialFamily):
     """Normal(loc, scale, validate_args=None): the normal (Gaussian) distribution with mean
     ``loc`` and standard deviation ``scale``.
 
+    Args:
+        loc (float or Tensor): the mean.
+        scale (float or Tensor): the standard deviation (> 0).
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
+
     Example:
         >>> m = Normal(torch.tensor([0.0]), torch.tensor([1.0]))
         >>> m.sample()  # normally distributed with loc=0 and scale=1

@@ -12,7 +12,14 @@ __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 class OneHotCategorical(Distribution):
     """OneHotCategorical(probs=None, logits=None, validate_args=None): a Categorical draw
-    written as a one-hot vector of length K (the event shape)."""
+    written as a one-hot vector of length K (the event shape).
+
+    Args:
+        probs (Tensor): event probabilities.
+        logits (Tensor): unnormalised log-probabilities (give exactly one of the two).
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
+    """
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot

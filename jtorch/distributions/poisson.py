@@ -10,7 +10,13 @@ __all__ = ["Poisson"]
 
 
 class Poisson(ExponentialFamily):
-    """Poisson(rate, validate_args=None): counts with mass ``rate^k exp(-rate) / k!``."""
+    """Poisson(rate, validate_args=None): counts with mass ``rate^k exp(-rate) / k!``.
+
+    Args:
+        rate (Number, Tensor): the rate (>= 0).
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
+    """
 
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer

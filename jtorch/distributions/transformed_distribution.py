@@ -16,6 +16,12 @@ class TransformedDistribution(Distribution):
     distribution of ``transforms[-1](...transforms[0](x))`` for ``x`` drawn from
     ``base_distribution``; ``log_prob`` adds the inverse maps' log-determinant Jacobians.
 
+    Args:
+        base_distribution (Distribution): the distribution of the input.
+        transforms (Transform or list of Transform): applied in order.
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
+
     Example:
         >>> base = Uniform(0.0, 1.0)
         >>> logistic = TransformedDistribution(base, [SigmoidTransform().inv,

@@ -13,7 +13,14 @@ __all__ = ["Uniform"]
 
 class Uniform(Distribution):
     """Uniform(low, high, validate_args=None): uniformly distributed on the half-open
-    interval ``[low, high)``."""
+    interval ``[low, high)``.
+
+    Args:
+        low (float or Tensor): the lower bound (inclusive).
+        high (float or Tensor): the upper bound (exclusive).
+        validate_args (bool, optional): check the arguments (and values) against the
+            constraints; default ``Distribution``'s setting.
+    """
 
     has_rsample = True
 
