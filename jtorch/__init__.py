@@ -87,7 +87,9 @@ from .autograd import (  # noqa: E402
 )
 
 # the components built on them
-from . import amp, cpu, cuda, func, hub, nn, optim, serialization, testing, utils, vision  # noqa: E402,E501
+from . import (  # noqa: E402
+    amp, cpu, cuda, distributions, func, hub, nn, optim, serialization, testing, utils, vision,
+)
 from . import accelerator, backends, version  # noqa: E402
 from ._core.device import get_default_device, set_default_device  # noqa: E402
 from .backends._determinism import (  # noqa: E402
