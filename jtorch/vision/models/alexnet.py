@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
 
 from jtorch import nn
 
 from ..._ops.shape import flatten
-from ._api import WeightsEnum, register_model
-from ._utils import _imagenet1k, _load_weights, _ovewrite_named_param, handle_legacy_interface
+from ._api import WeightsEnum
+from ._utils import _build, _imagenet1k, _model_builder
 
 __all__ = ["AlexNet", "AlexNet_Weights", "alexnet"]
 
@@ -57,18 +57,6 @@ class AlexNet_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", AlexNet_Weights.IMAGENET1K_V1))
-def alexnet(*, weights: AlexNet_Weights | None = None, progress: bool = True,
-            **kwargs: Any) -> AlexNet:
-    """AlexNet from `One weird trick for parallelizing convolutional neural networks`.
-
-    Args:
-        weights (AlexNet_Weights, optional): pre-trained weights (None: random init).
-        progress (bool): show a download progress bar. Default True
-        **kwargs: passed to ``AlexNet``.
-    """
-    weights = AlexNet_Weights.verify(weights)
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    return _load_weights(AlexNet(**kwargs), weights, progress)
+alexnet = _model_builder(
+    __name__, "alexnet", AlexNet_Weights, AlexNet, partial(_build, AlexNet),
+    "AlexNet from `One weird trick for parallelizing convolutional neural networks`.")

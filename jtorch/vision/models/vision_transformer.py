@@ -14,8 +14,8 @@ from ..._ops.creation import empty, zeros
 from ..._ops.shape_copy import cat
 from ..ops.misc import MLP, Conv2dNormActivation
 from ..transforms.functional import InterpolationMode
-from ._api import WeightsEnum, register_model
-from ._utils import _imagenet1k, _load_weights, _ovewrite_named_param, handle_legacy_interface
+from ._api import WeightsEnum
+from ._utils import _build, _imagenet1k, _model_builder
 
 __all__ = ["VisionTransformer", "ViT_B_16_Weights", "vit_b_16"]
 
@@ -210,15 +210,13 @@ class VisionTransformer(nn.Module):
 
 def _vision_transformer(patch_size: int, num_layers: int, num_heads: int, hidden_dim: int,
                         mlp_dim: int, weights: WeightsEnum | None, progress: bool,
-                        **kwargs: Any) -> VisionTransformer:
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-        _ovewrite_named_param(kwargs, "image_size", weights.meta["min_size"][0])
-    image_size = kwargs.pop("image_size", 224)
-    model = VisionTransformer(image_size=image_size, patch_size=patch_size,
-                              num_layers=num_layers, num_heads=num_heads, hidden_dim=hidden_dim,
-                              mlp_dim=mlp_dim, **kwargs)
-    return _load_weights(model, weights, progress)
+                        kwargs: dict[str, Any]) -> VisionTransformer:
+    def make(image_size=224, **kw):
+        return VisionTransformer(image_size=image_size, patch_size=patch_size,
+                                 num_layers=num_layers, num_heads=num_heads,
+                                 hidden_dim=hidden_dim, mlp_dim=mlp_dim, **kw)
+
+    return _build(make, weights, progress, kwargs, image_size=lambda meta: meta["min_size"][0])
 
 
 _SWAG = {"license": "https://github.com/facebookresearch/SWAG/blob/main/LICENSE"}
@@ -247,17 +245,7 @@ class ViT_B_16_Weights(WeightsEnum):
     DEFAULT = IMAGENET1K_V1
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ViT_B_16_Weights.IMAGENET1K_V1))
-def vit_b_16(*, weights: ViT_B_16_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VisionTransformer:
-    """ViT-B/16 from `An Image is Worth 16x16 Words`.
-
-    Args:
-        weights (ViT_B_16_Weights, optional): pre-trained weights (None: random init).
-        progress (bool): show a download progress bar. Default True
-        **kwargs: passed to ``VisionTransformer`` (``image_size`` defaults to 224).
-    """
-    weights = ViT_B_16_Weights.verify(weights)
-    return _vision_transformer(patch_size=16, num_layers=12, num_heads=12, hidden_dim=768,
-                               mlp_dim=3072, weights=weights, progress=progress, **kwargs)
+vit_b_16 = _model_builder(
+    __name__, "vit_b_16", ViT_B_16_Weights, VisionTransformer,
+    partial(_vision_transformer, 16, 12, 12, 768, 3072),
+    "ViT-B/16 from `An Image is Worth 16x16 Words`.", " (``image_size`` defaults to 224)")
