@@ -23,6 +23,20 @@ def cpp_name(x):
     return dtype_of(x).cpp_name
 
 
+def check_expand(src, target, too_many_dims):
+    """PyTorch's errors for expanding a tensor of shape ``src`` to ``target``: the message
+    ``too_many_dims`` when ``src`` has more dimensions (its wording differs between callers),
+    else the per-dimension size mismatch."""
+    if len(src) > len(target):
+        raise RuntimeError(too_many_dims)
+    for i in range(1, len(src) + 1):
+        if src[-i] != 1 and src[-i] != target[-i]:
+            raise RuntimeError(f"The expanded size of the tensor ({target[-i]}) must match the "
+                               f"existing size ({src[-i]}) at non-singleton dimension "
+                               f"{len(target) - i}.  Target sizes: {list(target)}.  Tensor "
+                               f"sizes: {list(src)}")
+
+
 def check_broadcast(a, b):
     """PyTorch's broadcast error for shapes a and b."""
     for i in range(1, min(len(a), len(b)) + 1):
