@@ -112,6 +112,26 @@ def _conj(g):
 
 
 # ----------------------------------------------------------------------------- vjp
+def _call_rebuilt(func, inp, arrays, has_aux, api, side):
+    """``func`` called on the inputs rebuilt around ``arrays``: ``(output leaves, aux arrays)``,
+    the output (and aux) tree specs kept on ``side``; ``api``'s checks of the outputs (vjp's
+    must be floating-point or complex)."""
+    a, _ = inp.rebuild(arrays)
+    out = func(*a)
+    aux_arrays = []
+    if has_aux:
+        out, aux = split_aux(out, api)
+        aux_arrays, side.aux_spec = unwrap_aux(aux)
+    leaves, side.out_spec = pt.flatten(out)
+    check_tensor_outputs(leaves, api)
+    if api == _VJP:
+        for o in leaves:
+            if not o.dtype.is_floating_point and not o.dtype.is_complex:
+                raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or "
+                                   f"complex Tensors, got Tensor with dtype {o.dtype}")
+    return leaves, aux_arrays
+
+
 def vjp(func, *primals, has_aux=False):
     """``torch.func.vjp``: ``(output, vjp_fn)`` (``(output, vjp_fn, aux)`` with ``has_aux``);
     ``vjp_fn(cotangents)`` returns a tuple with the vjp for each primal."""
@@ -121,18 +141,7 @@ def vjp(func, *primals, has_aux=False):
     side = SimpleNamespace(aux_spec=None)
 
     def pure(*arrays):
-        a, _ = inp.rebuild(arrays)
-        out = func(*a)
-        aux_arrays = []
-        if has_aux:
-            out, aux = split_aux(out, _VJP)
-            aux_arrays, side.aux_spec = unwrap_aux(aux)
-        leaves, side.out_spec = pt.flatten(out)
-        check_tensor_outputs(leaves, _VJP)
-        for o in leaves:
-            if not o.dtype.is_floating_point and not o.dtype.is_complex:
-                raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or "
-                                   f"complex Tensors, got Tensor with dtype {o.dtype}")
+        leaves, aux_arrays = _call_rebuilt(func, inp, arrays, has_aux, _VJP, side)
         return [o._value for o in leaves], aux_arrays
 
     tensors = inp.tensors
@@ -211,14 +220,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     n = len(p_leaves)
 
     def pure(*arrays):
-        a, _ = inp.rebuild(arrays)
-        out = func(*a)
-        aux_arrays = []
-        if has_aux:
-            out, aux = split_aux(out, _JVP)
-            aux_arrays, side.aux_spec = unwrap_aux(aux)
-        leaves, side.out_spec = pt.flatten(out)
-        check_tensor_outputs(leaves, _JVP)
+        leaves, aux_arrays = _call_rebuilt(func, inp, arrays, has_aux, _JVP, side)
         return [o._value for o in leaves], aux_arrays
 
     def compute(*arrays):
@@ -256,19 +258,8 @@ def _diff_outputs(func, inp, dpos, arrays, has_aux, api, jac_name, side):
     """The pure function of the differentiated arrays used by jacrev/jacfwd."""
 
     def pure(*diff):
-        a, _ = inp.rebuild(_replace(arrays, dpos, diff))
-        out = func(*a)
-        aux_arrays = []
-        if has_aux:
-            out, aux = split_aux(out, api)
-            aux_arrays, side.aux_spec = unwrap_aux(aux)
-        leaves, side.out_spec = pt.flatten(out)
-        check_tensor_outputs(leaves, api)
-        if api == _VJP:
-            for o in leaves:
-                if not o.dtype.is_floating_point and not o.dtype.is_complex:
-                    raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point "
-                                       f"or complex Tensors, got Tensor with dtype {o.dtype}")
+        leaves, aux_arrays = _call_rebuilt(func, inp, _replace(arrays, dpos, diff), has_aux, api,
+                                           side)
         error_if_complex(jac_name, leaves, is_input=False)
         return [o._value for o in leaves], aux_arrays
 
