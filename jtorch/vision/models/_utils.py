@@ -1,18 +1,21 @@
 """Helpers shared by the model builders (torchvision's ``models/_utils.py``): the legacy
 ``pretrained=`` interface, the builder functions, keyword overrides from weights, the shared
-weight initialization, ``_make_divisible``, and the ImageNet-1K ``Weights`` entries."""
+weight initialization, ``_make_divisible``, and the weights enums (from ``_weights.json``)."""
 
 from __future__ import annotations
 
 import functools
 import inspect
+import json
 import warnings
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from jtorch import nn
 
 from ..transforms._presets import ImageClassification
+from ..transforms.functional import InterpolationMode
 from ._api import Weights, WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
 
@@ -177,14 +180,23 @@ def _model_builder(module, name, weights_enum, model_cls, build, summary, kwargs
     return register_model()(legacy(builder))
 
 
-def _imagenet1k(url, *, num_params, min_size, recipe, acc1, acc5, ops, file_size,
-                transforms=None, **meta):
-    """A ``Weights`` entry trained on ImageNet-1K: torchvision's url, preset and meta
-    (``transforms`` holds the ``ImageClassification`` keywords; ``crop_size=224`` default)."""
-    return Weights(
-        url=url,
-        transforms=partial(ImageClassification, **(transforms or {"crop_size": 224})),
-        meta={"categories": _IMAGENET_CATEGORIES, "min_size": min_size,
-              "num_params": num_params, "recipe": recipe,
-              "_metrics": {"ImageNet-1K": {"acc@1": acc1, "acc@5": acc5}}, "_ops": ops,
-              "_file_size": file_size, **meta})
+def _weights_value(entry):
+    """A ``Weights`` from its ``_weights.json`` entry: ``ImageClassification`` with the entry's
+    keywords, the ImageNet-1K categories where the entry names them."""
+    preset = {k: InterpolationMode(v) if k == "interpolation" else
+              tuple(v) if isinstance(v, list) else v for k, v in entry["transforms"].items()}
+    meta = {k: tuple(v) if isinstance(v, list) else v for k, v in entry["meta"].items()}
+    meta["categories"] = _IMAGENET_CATEGORIES if meta["categories"] == "ImageNet-1K" else None
+    return Weights(url=entry["url"], transforms=partial(ImageClassification, **preset), meta=meta)
+
+
+_WEIGHTS = json.loads(Path(__file__).with_name("_weights.json").read_text(encoding="utf-8"))
+
+
+def _weights_enum(module, name):
+    """The ``WeightsEnum`` ``name`` of ``module``, its members (and aliases such as ``DEFAULT``)
+    read from ``_weights.json``: torchvision's urls, preprocessing and meta."""
+    members = {}
+    for member, entry in _WEIGHTS[name].items():
+        members[member] = members[entry] if isinstance(entry, str) else _weights_value(entry)
+    return WeightsEnum(name, list(members.items()), module=module, qualname=name)

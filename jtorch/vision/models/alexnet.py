@@ -7,8 +7,7 @@ from functools import partial
 from jtorch import nn
 
 from ..._ops.shape import flatten
-from ._api import WeightsEnum
-from ._utils import _build, _imagenet1k, _model_builder
+from ._utils import _build, _model_builder, _weights_enum
 
 __all__ = ["AlexNet", "AlexNet_Weights", "alexnet"]
 
@@ -47,14 +46,7 @@ class AlexNet(nn.Module):
         return self.classifier(x)
 
 
-class AlexNet_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/alexnet-owt-7be5be79.pth", num_params=61100840,
-        min_size=(63, 63),
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification"
-               "#alexnet-and-vgg",
-        acc1=56.522, acc5=79.066, ops=0.714, file_size=233.087)
-    DEFAULT = IMAGENET1K_V1
+AlexNet_Weights = _weights_enum(__name__, "AlexNet_Weights")
 
 
 alexnet = _model_builder(

@@ -14,9 +14,8 @@ from jtorch import nn
 from ..._ops.shape import flatten
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
 from ..ops.stochastic_depth import StochasticDepth
-from ..transforms.functional import InterpolationMode
 from ._api import WeightsEnum
-from ._utils import _build, _imagenet1k, _init_conv_norm_linear, _make_divisible, _model_builder
+from ._utils import _build, _init_conv_norm_linear, _make_divisible, _model_builder, _weights_enum
 
 __all__ = ["EfficientNet", "EfficientNet_B0_Weights", "efficientnet_b0"]
 
@@ -170,17 +169,7 @@ def _efficientnet_conf(arch: str, **kwargs: Any):
     return setting, None
 
 
-class EfficientNet_B0_Weights(WeightsEnum):
-    # ported by torchvision from rwightman's pytorch-image-models
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/efficientnet_b0_rwightman-7f5810bc.pth",
-        transforms={"crop_size": 224, "resize_size": 256,
-                    "interpolation": InterpolationMode.BICUBIC},
-        num_params=5288548, min_size=(1, 1),
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification"
-               "#efficientnet-v1",
-        acc1=77.692, acc5=93.532, ops=0.386, file_size=20.451)
-    DEFAULT = IMAGENET1K_V1
+EfficientNet_B0_Weights = _weights_enum(__name__, "EfficientNet_B0_Weights")
 
 
 def _efficientnet_b0(weights: WeightsEnum | None, progress: bool,

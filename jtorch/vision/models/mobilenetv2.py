@@ -9,8 +9,7 @@ from jtorch import nn
 
 from ..._ops.shape import flatten
 from ..ops.misc import Conv2dNormActivation
-from ._api import WeightsEnum
-from ._utils import _build, _imagenet1k, _init_conv_norm_linear, _make_divisible, _model_builder
+from ._utils import _build, _init_conv_norm_linear, _make_divisible, _model_builder, _weights_enum
 
 __all__ = ["MobileNetV2", "MobileNet_V2_Weights", "mobilenet_v2"]
 
@@ -109,20 +108,7 @@ class MobileNetV2(nn.Module):
         return self._forward_impl(x)
 
 
-class MobileNet_V2_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/mobilenet_v2-b0353104.pth", num_params=3504872,
-        min_size=(1, 1),
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification"
-               "#mobilenetv2",
-        acc1=71.878, acc5=90.286, ops=0.301, file_size=13.555)
-    IMAGENET1K_V2 = _imagenet1k(
-        "https://download.pytorch.org/models/mobilenet_v2-7ebf99e0.pth",
-        transforms={"crop_size": 224, "resize_size": 232}, num_params=3504872,
-        min_size=(1, 1),
-        recipe="https://github.com/pytorch/vision/issues/3995#new-recipe-with-reg-tuning",
-        acc1=72.154, acc5=90.822, ops=0.301, file_size=13.598)
-    DEFAULT = IMAGENET1K_V2
+MobileNet_V2_Weights = _weights_enum(__name__, "MobileNet_V2_Weights")
 
 
 mobilenet_v2 = _model_builder(

@@ -11,7 +11,7 @@ from jtorch import nn
 from ..._ops.shape import flatten
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation as SElayer
 from ._api import WeightsEnum
-from ._utils import _build, _imagenet1k, _init_conv_norm_linear, _make_divisible, _model_builder
+from ._utils import _build, _init_conv_norm_linear, _make_divisible, _model_builder, _weights_enum
 
 __all__ = ["MobileNetV3", "MobileNet_V3_Large_Weights", "MobileNet_V3_Small_Weights",
            "mobilenet_v3_large", "mobilenet_v3_small"]
@@ -172,30 +172,8 @@ def _mobilenet_v3(arch: str, weights: WeightsEnum | None, progress: bool,
     return _build(partial(MobileNetV3, setting, last_channel), weights, progress, kwargs)
 
 
-_RECIPE = ("https://github.com/pytorch/vision/tree/main/references/classification"
-           "#mobilenetv3-large--small")
-
-
-class MobileNet_V3_Large_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/mobilenet_v3_large-8738ca79.pth",
-        num_params=5483032, min_size=(1, 1), recipe=_RECIPE, acc1=74.042, acc5=91.340,
-        ops=0.217, file_size=21.114)
-    IMAGENET1K_V2 = _imagenet1k(
-        "https://download.pytorch.org/models/mobilenet_v3_large-5c1a4163.pth",
-        transforms={"crop_size": 224, "resize_size": 232}, num_params=5483032,
-        min_size=(1, 1),
-        recipe="https://github.com/pytorch/vision/issues/3995#new-recipe-with-reg-tuning",
-        acc1=75.274, acc5=92.566, ops=0.217, file_size=21.107)
-    DEFAULT = IMAGENET1K_V2
-
-
-class MobileNet_V3_Small_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/mobilenet_v3_small-047dcff4.pth",
-        num_params=2542856, min_size=(1, 1), recipe=_RECIPE, acc1=67.668, acc5=87.402,
-        ops=0.057, file_size=9.829)
-    DEFAULT = IMAGENET1K_V1
+MobileNet_V3_Large_Weights = _weights_enum(__name__, "MobileNet_V3_Large_Weights")
+MobileNet_V3_Small_Weights = _weights_enum(__name__, "MobileNet_V3_Small_Weights")
 
 
 _CONF_KWARGS = " (and ``width_mult``, ``reduced_tail``, ``dilated`` to the configuration)"

@@ -11,7 +11,7 @@ from jtorch import nn
 
 from ..._ops.shape import flatten
 from ._api import WeightsEnum
-from ._utils import _build, _imagenet1k, _init_conv_norm_linear, _model_builder
+from ._utils import _build, _init_conv_norm_linear, _model_builder, _weights_enum
 
 __all__ = ["ResNet", "ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights",
            "ResNet101_Weights", "resnet18", "resnet34", "resnet50", "resnet101"]
@@ -186,47 +186,10 @@ def _resnet(block, layers: list[int], weights: WeightsEnum | None, progress: boo
     return _build(partial(ResNet, block, layers), weights, progress, kwargs)
 
 
-_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#resnet"
-_V2 = {"crop_size": 224, "resize_size": 232}
-
-
-class ResNet18_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/resnet18-f37072fd.pth", num_params=11689512,
-        min_size=(1, 1), recipe=_RECIPE, acc1=69.758, acc5=89.078, ops=1.814, file_size=44.661)
-    DEFAULT = IMAGENET1K_V1
-
-
-class ResNet34_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/resnet34-b627a593.pth", num_params=21797672,
-        min_size=(1, 1), recipe=_RECIPE, acc1=73.314, acc5=91.420, ops=3.664, file_size=83.275)
-    DEFAULT = IMAGENET1K_V1
-
-
-class ResNet50_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/resnet50-0676ba61.pth", num_params=25557032,
-        min_size=(1, 1), recipe=_RECIPE, acc1=76.130, acc5=92.862, ops=4.089, file_size=97.781)
-    IMAGENET1K_V2 = _imagenet1k(
-        "https://download.pytorch.org/models/resnet50-11ad3fa6.pth", transforms=_V2,
-        num_params=25557032, min_size=(1, 1),
-        recipe="https://github.com/pytorch/vision/issues/3995#issuecomment-1013906621",
-        acc1=80.858, acc5=95.434, ops=4.089, file_size=97.79)
-    DEFAULT = IMAGENET1K_V2
-
-
-class ResNet101_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/resnet101-63fe2227.pth", num_params=44549160,
-        min_size=(1, 1), recipe=_RECIPE, acc1=77.374, acc5=93.546, ops=7.801,
-        file_size=170.511)
-    IMAGENET1K_V2 = _imagenet1k(
-        "https://download.pytorch.org/models/resnet101-cd907fc2.pth", transforms=_V2,
-        num_params=44549160, min_size=(1, 1),
-        recipe="https://github.com/pytorch/vision/issues/3995#new-recipe", acc1=81.886,
-        acc5=95.780, ops=7.801, file_size=170.53)
-    DEFAULT = IMAGENET1K_V2
+ResNet18_Weights = _weights_enum(__name__, "ResNet18_Weights")
+ResNet34_Weights = _weights_enum(__name__, "ResNet34_Weights")
+ResNet50_Weights = _weights_enum(__name__, "ResNet50_Weights")
+ResNet101_Weights = _weights_enum(__name__, "ResNet101_Weights")
 
 
 def _resnet_builder(name, weights_enum, block, layers, summary):

@@ -10,7 +10,7 @@ from jtorch.nn import init
 from ..._ops.shape import flatten
 from ..._ops.shape_copy import cat
 from ._api import WeightsEnum
-from ._utils import _build, _imagenet1k, _model_builder
+from ._utils import _build, _model_builder, _weights_enum
 
 __all__ = ["SqueezeNet", "SqueezeNet1_0_Weights", "SqueezeNet1_1_Weights", "squeezenet1_0",
            "squeezenet1_1"]
@@ -86,23 +86,8 @@ class SqueezeNet(nn.Module):
         return flatten(self.classifier(self.features(x)), 1)
 
 
-_RECIPE = "https://github.com/pytorch/vision/pull/49#issuecomment-277560717"
-
-
-class SqueezeNet1_0_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/squeezenet1_0-b66bff10.pth", num_params=1248424,
-        min_size=(21, 21), recipe=_RECIPE, acc1=58.092, acc5=80.420, ops=0.819,
-        file_size=4.778)
-    DEFAULT = IMAGENET1K_V1
-
-
-class SqueezeNet1_1_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/squeezenet1_1-b8a52dc0.pth", num_params=1235496,
-        min_size=(17, 17), recipe=_RECIPE, acc1=58.178, acc5=80.624, ops=0.349,
-        file_size=4.729)
-    DEFAULT = IMAGENET1K_V1
+SqueezeNet1_0_Weights = _weights_enum(__name__, "SqueezeNet1_0_Weights")
+SqueezeNet1_1_Weights = _weights_enum(__name__, "SqueezeNet1_1_Weights")
 
 
 def _squeezenet(version: str, weights: WeightsEnum | None, progress: bool,

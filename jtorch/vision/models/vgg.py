@@ -9,7 +9,7 @@ from jtorch import nn
 
 from ..._ops.shape import flatten
 from ._api import WeightsEnum
-from ._utils import _build, _imagenet1k, _init_conv_norm_linear, _model_builder
+from ._utils import _build, _init_conv_norm_linear, _model_builder, _weights_enum
 
 __all__ = ["VGG", "VGG11_Weights", "VGG11_BN_Weights", "VGG16_Weights", "VGG16_BN_Weights",
            "vgg11", "vgg11_bn", "vgg16", "vgg16_bn"]
@@ -82,46 +82,10 @@ def _vgg(cfg: str, batch_norm: bool, weights: WeightsEnum | None, progress: bool
                   kwargs)
 
 
-_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#alexnet-and-vgg"
-
-
-def _vgg_weights(url, num_params, acc1, acc5, ops, file_size, **kw):
-    return _imagenet1k(url, num_params=num_params, min_size=(32, 32), recipe=_RECIPE, acc1=acc1,
-                       acc5=acc5, ops=ops, file_size=file_size, **kw)
-
-
-class VGG11_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _vgg_weights("https://download.pytorch.org/models/vgg11-8a719046.pth",
-                                 132863336, 69.020, 88.628, 7.609, 506.84)
-    DEFAULT = IMAGENET1K_V1
-
-
-class VGG11_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _vgg_weights("https://download.pytorch.org/models/vgg11_bn-6002323d.pth",
-                                 132868840, 70.370, 89.810, 7.609, 506.881)
-    DEFAULT = IMAGENET1K_V1
-
-
-class VGG16_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _vgg_weights("https://download.pytorch.org/models/vgg16-397923af.pth",
-                                 138357544, 71.592, 90.382, 15.47, 527.796)
-    # the features of amdegroot's SSD port: the classifier holds no trained values
-    IMAGENET1K_FEATURES = _vgg_weights(
-        "https://download.pytorch.org/models/vgg16_features-amdegroot-88682ab5.pth", 138357544,
-        float("nan"), float("nan"), 15.47, 527.802,
-        transforms={"crop_size": 224, "mean": (0.48235, 0.45882, 0.40784),
-                    "std": (1.0 / 255.0, 1.0 / 255.0, 1.0 / 255.0)})
-    DEFAULT = IMAGENET1K_V1
-
-
-VGG16_Weights.IMAGENET1K_FEATURES.meta.update(
-    categories=None, recipe="https://github.com/amdegroot/ssd.pytorch#training-ssd")
-
-
-class VGG16_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _vgg_weights("https://download.pytorch.org/models/vgg16_bn-6c64b313.pth",
-                                 138365992, 73.360, 91.516, 15.47, 527.866)
-    DEFAULT = IMAGENET1K_V1
+VGG11_Weights = _weights_enum(__name__, "VGG11_Weights")
+VGG11_BN_Weights = _weights_enum(__name__, "VGG11_BN_Weights")
+VGG16_Weights = _weights_enum(__name__, "VGG16_Weights")
+VGG16_BN_Weights = _weights_enum(__name__, "VGG16_BN_Weights")
 
 
 def _vgg_builder(name, weights_enum, cfg, batch_norm, summary):

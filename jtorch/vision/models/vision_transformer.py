@@ -13,9 +13,8 @@ from jtorch import nn
 from ..._ops.creation import empty, zeros
 from ..._ops.shape_copy import cat
 from ..ops.misc import MLP, Conv2dNormActivation
-from ..transforms.functional import InterpolationMode
 from ._api import WeightsEnum
-from ._utils import _build, _imagenet1k, _model_builder
+from ._utils import _build, _model_builder, _weights_enum
 
 __all__ = ["VisionTransformer", "ViT_B_16_Weights", "vit_b_16"]
 
@@ -219,30 +218,7 @@ def _vision_transformer(patch_size: int, num_layers: int, num_heads: int, hidden
     return _build(make, weights, progress, kwargs, image_size=lambda meta: meta["min_size"][0])
 
 
-_SWAG = {"license": "https://github.com/facebookresearch/SWAG/blob/main/LICENSE"}
-
-
-class ViT_B_16_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/vit_b_16-c867db91.pth", num_params=86567656,
-        min_size=(224, 224),
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_b_16",
-        acc1=81.072, acc5=95.318, ops=17.564, file_size=330.285)
-    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/vit_b_16_swag-9ac1b537.pth",
-        transforms={"crop_size": 384, "resize_size": 384,
-                    "interpolation": InterpolationMode.BICUBIC},
-        num_params=86859496, min_size=(384, 384),
-        recipe="https://github.com/facebookresearch/SWAG", acc1=85.304, acc5=97.650,
-        ops=55.484, file_size=331.398, **_SWAG)
-    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/vit_b_16_lc_swag-4e70ced5.pth",
-        transforms={"crop_size": 224, "resize_size": 224,
-                    "interpolation": InterpolationMode.BICUBIC},
-        num_params=86567656, min_size=(224, 224),
-        recipe="https://github.com/pytorch/vision/pull/5793", acc1=81.886, acc5=96.180,
-        ops=17.564, file_size=330.285, **_SWAG)
-    DEFAULT = IMAGENET1K_V1
+ViT_B_16_Weights = _weights_enum(__name__, "ViT_B_16_Weights")
 
 
 vit_b_16 = _model_builder(
