@@ -5,7 +5,9 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from .._core import dtypes
+from .._core.errors import missing_function
 from .._core.tensor_base import wrap_dim as wrap_dim
+from ._registry import export
 
 
 def dtype_of(x):
@@ -44,3 +46,11 @@ def check_broadcast(a, b):
         if x != y and x != 1 and y != 1:
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
                                f"({y}) at non-singleton dimension {max(len(a), len(b)) - i}")
+
+
+def published_stand_ins(namespace, names):
+    """Stand-ins (``missing_function``: they raise NotImplementedError naming the API) for the
+    functions ``names`` (space-separated) of ``torch.<namespace>`` that jtorch does not
+    implement, each published there; returned in the order of ``names``."""
+    return tuple(export(name, namespace=namespace)(missing_function(f"torch.{namespace}.{name}"))
+                 for name in names.split())
