@@ -30,7 +30,17 @@ def conv1x1(in_planes: int, out_planes: int, stride: int = 1) -> nn.Conv2d:
 
 
 class _ResidualBlock(nn.Module):
-    """The residual connection of ``BasicBlock`` and ``Bottleneck``."""
+    """What ``BasicBlock`` and ``Bottleneck`` share: torchvision's constructor signature (the
+    layers come from ``_layers``, then ``downsample``) and the residual connection."""
+
+    def __init__(self, inplanes: int, planes: int, stride: int = 1,
+                 downsample: nn.Module | None = None, groups: int = 1, base_width: int = 64,
+                 dilation: int = 1, norm_layer: Callable[..., nn.Module] | None = None) -> None:
+        super().__init__()
+        self._layers(inplanes, planes, stride, groups, base_width, dilation,
+                     nn.BatchNorm2d if norm_layer is None else norm_layer)
+        self.downsample = downsample
+        self.stride = stride
 
     def _add_identity(self, x, out):
         identity = x if self.downsample is None else self.downsample(x)
@@ -43,12 +53,7 @@ class BasicBlock(_ResidualBlock):
 
     expansion: int = 1
 
-    def __init__(self, inplanes: int, planes: int, stride: int = 1,
-                 downsample: nn.Module | None = None, groups: int = 1, base_width: int = 64,
-                 dilation: int = 1, norm_layer: Callable[..., nn.Module] | None = None) -> None:
-        super().__init__()
-        if norm_layer is None:
-            norm_layer = nn.BatchNorm2d
+    def _layers(self, inplanes, planes, stride, groups, base_width, dilation, norm_layer):
         if groups != 1 or base_width != 64:
             raise ValueError("BasicBlock only supports groups=1 and base_width=64")
         if dilation > 1:
@@ -58,8 +63,6 @@ class BasicBlock(_ResidualBlock):
         self.relu = nn.ReLU(inplace=True)
         self.conv2 = conv3x3(planes, planes)
         self.bn2 = norm_layer(planes)
-        self.downsample = downsample
-        self.stride = stride
 
     def forward(self, x):
         out = self.relu(self.bn1(self.conv1(x)))
@@ -72,12 +75,7 @@ class Bottleneck(_ResidualBlock):
 
     expansion: int = 4
 
-    def __init__(self, inplanes: int, planes: int, stride: int = 1,
-                 downsample: nn.Module | None = None, groups: int = 1, base_width: int = 64,
-                 dilation: int = 1, norm_layer: Callable[..., nn.Module] | None = None) -> None:
-        super().__init__()
-        if norm_layer is None:
-            norm_layer = nn.BatchNorm2d
+    def _layers(self, inplanes, planes, stride, groups, base_width, dilation, norm_layer):
         width = int(planes * (base_width / 64.0)) * groups
         self.conv1 = conv1x1(inplanes, width)
         self.bn1 = norm_layer(width)
@@ -86,8 +84,6 @@ class Bottleneck(_ResidualBlock):
         self.conv3 = conv1x1(width, planes * self.expansion)
         self.bn3 = norm_layer(planes * self.expansion)
         self.relu = nn.ReLU(inplace=True)
-        self.downsample = downsample
-        self.stride = stride
 
     def forward(self, x):
         out = self.relu(self.bn1(self.conv1(x)))
