@@ -30,10 +30,7 @@ class Size(tuple):
         return f"torch.Size([{', '.join(str(int(s)) for s in self)}])"
 
     def numel(self):
-        n = 1
-        for s in self:
-            n *= s
-        return n
+        return math.prod(self)
 
     def __getitem__(self, i):
         r = tuple.__getitem__(self, i)
