@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -397,7 +398,6 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """Samples of the Gumbel-softmax distribution (``hard``: one-hot, straight-through
     gradient). ``eps`` is unused, as in PyTorch."""
     if eps != 1e-10:
-        import warnings
 
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
 

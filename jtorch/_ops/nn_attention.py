@@ -16,6 +16,7 @@ Semantics follow PyTorch's math backend:
 from __future__ import annotations
 
 import math
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -279,7 +280,6 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
 @export("_canonical_mask", namespace="nn.functional")
 def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
     """PyTorch's mask normaliser: bool masks become float 0/-inf masks of ``target_type``."""
-    import warnings
 
     if mask is None:
         return None
@@ -326,7 +326,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  static_v=None, average_attn_weights=True, is_causal=False,
                                  _batch_first=False):
     """``F.multi_head_attention_forward``: PyTorch's checks, then one kernel."""
-    import warnings
 
     batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     check_mask_dtype(key_padding_mask, "key_padding_mask")

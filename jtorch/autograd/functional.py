@@ -7,6 +7,8 @@ element).
 
 from __future__ import annotations
 
+import jax.numpy as jnp
+
 from .._core.state import STATE
 from .._core.tensor_base import TensorBase
 from .._ops.creation import zeros, zeros_like
@@ -192,7 +194,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def _one_hot(out, j):
-    import jax.numpy as jnp
     n = out.numel()
     arr = jnp.zeros((n,), out.dtype.np).at[j].set(1).reshape(tuple(out.shape))
     return TensorBase._make(arr, out.device)

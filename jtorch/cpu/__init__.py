@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 
+import jax
+
 from .._core.errors import torch_name_fallback
 
 __all__ = ["is_available", "synchronize", "current_device", "current_stream", "stream",
@@ -21,7 +23,6 @@ def is_initialized() -> bool:
 
 def synchronize(device=None) -> None:
     """Waits for the CPU: every live CPU array is blocked on."""
-    import jax
 
     for a in jax.live_arrays():
         if all(d.platform == "cpu" for d in a.devices()):
