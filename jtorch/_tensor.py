@@ -14,6 +14,7 @@ import numpy as np
 
 from . import autograd
 from ._core import dtypes
+from ._core.errors import not_implemented, torch_names
 from ._core.hooks import (
     grad_assign_error,
     register_post_accumulate_hook,
@@ -40,6 +41,28 @@ class Tensor(TensorBase, TensorOps):
         if cls is Tensor or not args or not isinstance(args[0], TensorBase):
             return _legacy_new(cls, *args, **kwargs)
         return super().__new__(cls)
+
+    # device kinds and layouts a jtorch tensor never has (PyTorch's properties; always False)
+    is_ipu = is_maia = is_mkldnn = is_mps = is_mtia = is_vulkan = is_xla = is_xpu = \
+        is_nested = is_sparse_csr = property(lambda self: False)
+
+    def is_pinned(self, device=None):
+        """False: a jtorch tensor lives in a jax.Array (no page-locked host memory)."""
+        return False
+
+    def is_shared(self):
+        """False: a jtorch tensor is never in shared memory."""
+        return False
+
+    def is_distributed(self):
+        return False
+
+    def __getattr__(self, name):
+        """Only for names the class does not define: a ``torch.Tensor`` attribute jtorch lacks
+        raises NotImplementedError naming it, anything else Python's AttributeError."""
+        if name in torch_names("torch.Tensor") and not hasattr(type(self), name):
+            raise not_implemented(f"torch.Tensor.{name}")
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     # ---------------------------------------------------------------- storage and views
     @property

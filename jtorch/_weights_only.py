@@ -11,6 +11,7 @@ and the extension registry all go through it).
 from __future__ import annotations
 
 import _codecs
+import _compat_pickle
 import collections
 import contextlib
 import pickle
@@ -141,6 +142,9 @@ class WeightsOnlyUnpickler(TorchUnpickler):
     """Refuses every global outside the allow-list and the user's add_safe_globals."""
 
     def find_class(self, module, name):
+        # Python 2's names (``__builtin__.set``, protocol 2) as pickle's fix_imports maps them
+        module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
+        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         full = f"{module}.{name}"
         if full in self._torch:
             return self._torch[full]

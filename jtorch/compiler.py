@@ -11,6 +11,7 @@ from __future__ import annotations
 from ._compile import stats
 from ._compile.module import OptimizedModule
 from ._compile.step import CompiledFunction, CompileError
+from ._core.errors import torch_name_fallback
 from ._core.state import STATE
 from .nn.modules.module import Module
 
@@ -83,3 +84,6 @@ def disable(fn=None, recursive=True):
 def is_compiling():
     """True while jtorch.compile traces a function."""
     return STATE.trace is not None
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.compiler")

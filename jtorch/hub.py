@@ -34,6 +34,7 @@ from urllib.error import HTTPError, URLError
 from urllib.parse import urlparse
 from urllib.request import Request, urlopen
 
+from ._core.errors import torch_name_fallback
 from .serialization import load as _load
 
 __all__ = ["download_url_to_file", "get_dir", "help", "list", "load",
@@ -453,3 +454,5 @@ def load_state_dict_from_url(url, model_dir=None, map_location=None, progress=Tr
             cached_file = os.path.join(model_dir, zf.infolist()[0].filename)
     return _load(cached_file, map_location=map_location, weights_only=weights_only)
 
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.hub")

@@ -4,6 +4,7 @@ See ``jtorch/_random.py`` for the generator itself and how jtorch's streams diff
 PyTorch's.
 """
 
+from ._core.errors import torch_name_fallback
 from ._core.generator import (
            Generator,
            default_generator,
@@ -17,3 +18,6 @@ from ._core.generator import (
 
 __all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initial_seed",
            "manual_seed", "seed", "set_rng_state"]
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.random")

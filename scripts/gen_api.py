@@ -58,7 +58,9 @@ def _where(obj):
     family that binds it (a stand-in from jtorch._core.errors, say)."""
     homes = [obj.__module__] + sorted(m for m in sys.modules if m.startswith("jtorch._ops."))
     for home in homes:
-        mod = sys.modules[home]
+        mod = sys.modules.get(home)   # None: a class that names PyTorch's module ("torch")
+        if mod is None:
+            continue
         for name in (obj.__name__, *sorted(vars(mod))):
             if getattr(mod, name, None) is obj:
                 return home, name
@@ -153,26 +155,29 @@ def main():
             texts[ns] = f.read()
         _split(texts[ns], path)
     blank = {ns: _split(t, FILES[ns][0]) for ns, t in texts.items()}
-    if check:  # read-only: files are never rewritten, even for a moment (tests run in parallel)
-        try:
-            tables = _collect()
-        except Exception as e:  # a stale block can break the import itself
+    # the op table is filled by the @op/@export decorators as jtorch imports, whatever the
+    # generated blocks hold; so import the files as they are (read-only: tests run in
+    # parallel), and only when a stale block breaks the import itself, blank the blocks and
+    # import again (not with --check: files are never rewritten then, even for a moment)
+    try:
+        tables = _collect()
+    except Exception as e:
+        if check:
             print(f"stale generated blocks: importing jtorch fails ({e!r})")
             return 1
-        blocks = {ns: _tensor_block(tables[ns]) if ns == "Tensor" else
-                  _namespace_block(ns, tables[ns]) for ns in FILES}
-    else:
-        for ns, (head, tail) in blank.items():  # so a stale block cannot break the import
+        for name in [m for m in sys.modules if m == "jtorch" or m.startswith("jtorch.")]:
+            del sys.modules[name]
+        for ns, (head, tail) in blank.items():
             empty = "\n\nclass TensorOps:\n    __slots__ = ()\n" if ns == "Tensor" else "\n"
             with open(os.path.join(ROOT, FILES[ns][0]), "w") as f:
                 f.write(head + BEGIN + empty + END + tail)
         try:
             tables = _collect()
-            blocks = {ns: _tensor_block(tables[ns]) if ns == "Tensor" else
-                      _namespace_block(ns, tables[ns]) for ns in FILES}
         except BaseException:
             _write(texts)  # put the files back as they were
             raise
+    blocks = {ns: _tensor_block(tables[ns]) if ns == "Tensor" else
+              _namespace_block(ns, tables[ns]) for ns in FILES}
     stale, new = [], {}
     for ns, (path, _) in FILES.items():
         head, tail = blank[ns]

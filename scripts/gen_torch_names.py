@@ -75,6 +75,11 @@ def main():
                 except Exception:
                     names[n] = "torch"
             table[ns] = names
+    # submodules that torch imports lazily (torch.onnx...) are names of their parent too
+    for ns in NAMESPACES:
+        parent, _, child = ns.rpartition(".")
+        if parent in table:
+            table[parent].setdefault(child, "torch")
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         json.dump({"torch_version": torch.__version__, "namespaces": table}, f, indent=0,

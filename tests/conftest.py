@@ -36,6 +36,15 @@ def _seed_and_defaults():
     jtorch.set_default_dtype(jtorch.float32)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _every_parity_op_is_jit_checked():
+    """At the end of the session (this process's last test): every op that a parity case with
+    ``jit=True`` dispatched was also traced by a jit re-run (helpers.check_jit's sample)."""
+    yield
+    missing = helpers.jit_coverage_gaps()
+    assert not missing, f"ops never re-run under jax.jit by helpers.check_jit: {sorted(missing)}"
+
+
 def pytest_sessionfinish(session, exitstatus):
     """With JTORCH_RECORD_OPS=file, write the op names parity tests exercised (one a line)."""
     path = os.environ.get("JTORCH_RECORD_OPS")

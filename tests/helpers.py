@@ -3,14 +3,21 @@
 ``parity(fn, *args)`` calls ``fn(torch, *torch_args)`` and ``fn(jtorch, *jtorch_args)``, where
 NumPy arrays among ``args`` become tensors of each library (floating ones requiring grad), and
 compares output values and dtypes, then the gradients of every differentiable input after
-backward from a random cotangent. With ``jit=True`` (default) it also runs the jtorch forward and
-backward under ``jax.jit``, with every Tensor holding a tracer, and compares with eager.
+backward from a random cotangent. With ``jit=True`` (default) it may also run the jtorch forward
+and backward under ``jax.jit``, with every Tensor holding a tracer, and compare with eager: on a
+deterministic sample of the cases that covers every op (see :func:`check_jit`).
 """
 
 from __future__ import annotations
 
+import collections
+import contextlib
+import os
+import warnings
+
 import jax
 import numpy as np
+import pytest
 import torch
 
 import jtorch
@@ -18,6 +25,11 @@ from jtorch._core import dispatch as jdispatch
 
 # names of the jtorch ops exercised inside parity() (dumped for docs/ops.md by conftest.py)
 PARITY_OPS: set = set()
+# the jit re-run's sample (see check_jit): the ops dispatched by parity cases that ask for it
+# (jit=True), the ops dispatched inside jit re-runs, and per test file the op sets re-run there
+JIT_WANTED: set = set()
+JIT_TRACED: set = set()
+JIT_SAMPLED: dict[str, set] = collections.defaultdict(set)
 
 TOL = {np.float16: (1e-2, 1e-2), np.float32: (1e-5, 1e-5), np.float64: (1e-10, 1e-10),
        np.complex64: (1e-5, 1e-5), np.complex128: (1e-10, 1e-10)}
@@ -95,7 +107,7 @@ def _outputs(out):
 
 def _np(x):
     if isinstance(x, torch.Tensor):
-        x = x.detach()
+        x = x.detach().resolve_conj().resolve_neg()  # torch.fft's ihfft returns a conj view
         if x.dtype == torch.bfloat16:
             x = x.float()
         return x.numpy()
@@ -139,11 +151,13 @@ def parity(fn, *args, grad=True, atol=None, rtol=None, jit=True, check_dtype=Tru
     t_args = [_convert(torch, a, grad) for a in args]
     j_args = [_convert(jtorch, a, grad) for a in args]
     t_out = fn(torch, *[a for a, _ in t_args])
-    prev, jdispatch.RECORD = jdispatch.RECORD, PARITY_OPS
+    ops = set()
+    prev, jdispatch.RECORD = jdispatch.RECORD, ops
     try:
         j_out = fn(jtorch, *[a for a, _ in j_args])
     finally:
         jdispatch.RECORD = prev
+    PARITY_OPS.update(ops)
     assert_close(j_out, t_out, atol, rtol, check_dtype, "output")
     t_leaves = _leaves([lv for _, lv in t_args])
     j_leaves = _leaves([lv for _, lv in j_args])
@@ -166,12 +180,43 @@ def parity(fn, *args, grad=True, atol=None, rtol=None, jit=True, check_dtype=Tru
             assert_close(jl.grad, tl.grad, grad_atol or atol, grad_rtol or rtol, check_dtype,
                          f"grad[{i}]")
     if jit:
-        check_jit(fn, args, j_out, j_leaves, grad and bool(outs_t), cotangent_seed)
+        JIT_WANTED.update(ops)
+        sampled = JIT_SAMPLED[_test_module()]
+        if not ops or frozenset(ops) not in sampled:
+            sampled.add(frozenset(ops))
+            JIT_TRACED.update(check_jit(fn, args, j_out, j_leaves, grad and bool(outs_t),
+                                        cotangent_seed))
     return j_out
 
 
+def _test_module():
+    """The file of the running test (pytest sets PYTEST_CURRENT_TEST: 'path::name (call)')."""
+    return os.environ.get("PYTEST_CURRENT_TEST", "").split("::")[0]
+
+
+def jit_coverage_gaps():
+    """Ops that a parity case asking for the jit re-run dispatched, but no jit re-run did."""
+    return JIT_WANTED - JIT_TRACED
+
+
 def check_jit(fn, args, eager_out, eager_leaves, grad, cotangent_seed=0):
-    """Run ``fn(jtorch, ...)`` forward and backward under jax.jit and compare with eager."""
+    """Run ``fn(jtorch, ...)`` forward and backward under jax.jit and compare with eager.
+
+    Returns the names of the ops dispatched while tracing.
+
+    ``parity`` runs it on a deterministic sample of its cases: a case is re-run under jit
+    unless an earlier case of the same test file that was re-run dispatched (eagerly) exactly
+    the same set of ops; cases that dispatch no op (factories) are always re-run. The tests of
+    a file run in one process in collection order (``--dist loadfile``, set in pyproject.toml;
+    or no xdist), so the sample depends only on which tests of the file are selected: the same
+    cases every run. Every op that a parity case with ``jit=True`` dispatches is traced under
+    jit at least once per file; ``conftest.py`` asserts that at the end of the session
+    (``jit_coverage_gaps``). What the sample leaves out is the re-run of a case whose op set was
+    already re-run in its file with other dtypes, shapes or arguments: those are compared
+    eagerly only. The re-run proves that each op traces, compiles and differentiates under
+    jax.jit with a tracer in every Tensor, and compiling it costs as much as the whole eager
+    comparison, so re-running every case took a third of the parity tests' time.
+    """
     arrays = []
 
     def collect(a):
@@ -224,7 +269,12 @@ def check_jit(fn, args, eager_out, eager_leaves, grad, cotangent_seed=0):
                      for lv in _leaves([lv for _, lv in built])]
         return [o._value for o in outs], grads
 
-    outs, grads = jax.jit(traced)(*arrays)
+    traced_ops = set()
+    prev, jdispatch.RECORD = jdispatch.RECORD, traced_ops
+    try:
+        outs, grads = jax.jit(traced)(*arrays)
+    finally:
+        jdispatch.RECORD = prev
     eager = [o for o in _outputs(eager_out) if isinstance(o, jtorch.Tensor)]
     for i, (a, e) in enumerate(zip(outs, eager)):
         np.testing.assert_allclose(_np_arr(a), _np(e), rtol=1e-4, atol=1e-5, equal_nan=True,
@@ -234,6 +284,7 @@ def check_jit(fn, args, eager_out, eager_leaves, grad, cotangent_seed=0):
             if g is not None and lv.grad is not None:
                 np.testing.assert_allclose(_np_arr(g), _np(lv.grad), rtol=1e-4, atol=1e-5,
                                            err_msg=f"jit grad[{i}]")
+    return traced_ops
 
 
 def _np_arr(a):
@@ -242,12 +293,11 @@ def _np_arr(a):
 
 
 def raises_like(torch_fn, jt_fn, exc_type=None):
-    """Both calls raise the same exception type with the same message."""
-    import pytest
-
-    with pytest.raises(BaseException) as te:
+    """Both calls raise the same exception type with the same message, and jtorch warns nothing
+    that PyTorch does not."""
+    with _recording_warnings() as t_warned, pytest.raises(BaseException) as te:
         torch_fn()
-    with pytest.raises(BaseException) as je:
+    with _recording_warnings() as j_warned, pytest.raises(BaseException) as je:
         jt_fn()
     t_exc, j_exc = te.value, je.value
     expected_type = exc_type or type(t_exc)
@@ -255,3 +305,38 @@ def raises_like(torch_fn, jt_fn, exc_type=None):
                                              f"{type(t_exc).__name__}: {t_exc})"
     t_msg = str(t_exc).split("\n")[0]
     assert str(j_exc).split("\n")[0] == t_msg, f"message {str(j_exc)!r} != torch {t_msg!r}"
+    extra = set(_warning_texts(j_warned)) - set(_warning_texts(t_warned))
+    assert not extra, f"jtorch warns {sorted(extra)}, torch does not"
+
+
+@contextlib.contextmanager
+def _recording_warnings():
+    """Records the warnings that the active filters would raise as errors (so that the
+    exception a caller catches is the real one, not a warning), keeping the other filters."""
+    with warnings.catch_warnings(record=True) as log:
+        active = list(warnings.filters)
+        warnings.resetwarnings()
+        for action, message, category, module, lineno in reversed(active):
+            warnings.filterwarnings("always" if action == "error" else action,
+                                    getattr(message, "pattern", message) or "", category,
+                                    getattr(module, "pattern", module) or "", lineno)
+        yield log
+
+
+def warns_like(torch_fn, jt_fn):
+    """Call both; jtorch warns exactly what PyTorch warns (categories and texts). Returns
+    ``(torch_result, jtorch_result)``."""
+    with warnings.catch_warnings(record=True) as t_warned:
+        warnings.simplefilter("always")
+        t = torch_fn()
+    with warnings.catch_warnings(record=True) as j_warned:
+        warnings.simplefilter("always")
+        j = jt_fn()
+    assert _warning_texts(j_warned) == _warning_texts(t_warned)
+    return t, j
+
+
+def _warning_texts(records):
+    """(category, message) of recorded warnings, without PyTorch's C++ location suffix."""
+    return [(w.category.__name__, str(w.message).split(" (Triggered internally at")[0])
+            for w in records]

@@ -135,6 +135,21 @@ CASES = [
      [r(3, 4), r(3, 4), r(3, 4, lo=0.1)], 0),
     ("linalg.det", lambda T, x: T.linalg.det(x), [spd(3)], 0),
     # ---- CPU fp32
+    ("cdist", lambda T, a, b: T.cdist(a, b), [r(3, 4), r(5, 4)], 1),
+    ("fft.fft", lambda T, x: T.fft.fft(x), [r(3, 8)], 1),
+    ("fft.ifft", lambda T, x: T.fft.ifft(x), [r(3, 8)], 1),
+    ("fft.fft2", lambda T, x: T.fft.fft2(x), [r(4, 8)], 1),
+    ("fft.ifft2", lambda T, x: T.fft.ifft2(x), [r(4, 8)], 1),
+    ("fft.fftn", lambda T, x: T.fft.fftn(x), [r(2, 4, 8)], 1),
+    ("fft.ifftn", lambda T, x: T.fft.ifftn(x), [r(2, 4, 8)], 1),
+    ("fft.rfft", lambda T, x: T.fft.rfft(x), [r(3, 8)], 1),
+    ("fft.irfft", lambda T, x: T.fft.irfft(x), [r(3, 8)], 1),
+    ("fft.rfft2", lambda T, x: T.fft.rfft2(x), [r(4, 8)], 1),
+    ("fft.irfft2", lambda T, x: T.fft.irfft2(x), [r(4, 8)], 1),
+    ("fft.rfftn", lambda T, x: T.fft.rfftn(x), [r(2, 4, 8)], 1),
+    ("fft.irfftn", lambda T, x: T.fft.irfftn(x), [r(2, 4, 8)], 1),
+    ("fft.hfft", lambda T, x: T.fft.hfft(x), [r(3, 8)], 1),
+    ("fft.ihfft", lambda T, x: T.fft.ihfft(x), [r(3, 8)], 1),
     ("prod", lambda T, x: T.prod(x, 1), [r(3, 4)], 1),
     ("quantile", lambda T, x, q: T.quantile(x, q, dim=1),
      [r(3, 4), NoGrad(np.array([0.25, 0.5], np.float32))], 1),
@@ -462,7 +477,8 @@ def test_warnings_and_errors():
                                                "deprecated"):
             assert T.cpu.amp.autocast().fast_dtype == T.bfloat16
         with pytest.warns(FutureWarning, match=r"torch.cuda.amp.autocast\(args...\)` is "
-                                               "deprecated"):
+                                               "deprecated"), \
+                pytest.warns(UserWarning, match="CUDA is not available"):
             assert T.cuda.amp.autocast().fast_dtype == T.float16
         with pytest.warns(DeprecationWarning, match="is_autocast_cpu_enabled"):
             T.is_autocast_cpu_enabled()

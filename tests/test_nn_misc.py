@@ -44,8 +44,10 @@ def test_dropout_fresh_mask_each_call_and_seeded():
 
 def test_dropout_inactive_returns_input():
     x = jtorch.randn(4, 3, requires_grad=True)
-    for fn in ("dropout", "dropout1d", "dropout2d", "alpha_dropout", "feature_alpha_dropout"):
+    for fn in ("dropout", "dropout1d", "alpha_dropout", "feature_alpha_dropout"):
         assert getattr(JF, fn)(x, 0.5, training=False) is x
+    with pytest.warns(UserWarning, match="dropout2d: Received a 2-D input"):  # as PyTorch
+        assert JF.dropout2d(x, 0.5, training=False) is x
     assert JF.dropout(x, 0.0) is x
     e = jtorch.randn(0, 3)
     assert JF.dropout(e, 0.5) is e

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from helpers import NoGrad, NonContig, parity, raises_like, rand
+from helpers import NoGrad, NonContig, assert_close, parity, raises_like, rand
 
 import jtorch
 
@@ -481,3 +481,14 @@ def test_setitem_row_of_expanded():
         if lib is torch:
             expected = x.numpy()
     np.testing.assert_array_equal(x.numpy(), expected)
+
+
+def test_python_range_as_an_index():
+    """``x[range(3), idx] = 1.0`` (one-hot rows), as PyTorch takes a range like a list."""
+    for T in (torch, jtorch):
+        x = T.zeros(4, 5)
+        x[range(3), T.tensor([0, 4, 2])] = 1.0
+        if T is torch:
+            want = x
+    assert_close(x, want)
+    parity(lambda T, a: a[range(1, 4)] * 2, rand(5, 3))

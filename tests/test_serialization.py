@@ -240,3 +240,47 @@ def test_safetensors_both_ways(tmp_path):
         assert_close(j[k], t2[k])
     with pytest.raises(ValueError):
         jst.load(b"\x10\x00")
+
+
+def _whole_model_class(T):
+    """A model class (one per library) holding a functional, a set and MultiheadAttention."""
+    class WholeModel(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = T.nn.Linear(4, 4)
+            self.act = T.nn.functional.relu
+            self.mha = T.nn.MultiheadAttention(4, 2)
+            self.tags = {"a", "b"}
+
+        def forward(self, x):
+            return self.mha(*(self.act(self.lin(x)),) * 3)[0]
+
+    WholeModel.__qualname__ = WholeModel.__name__ = f"WholeModel_{T.__name__}"
+    globals()[WholeModel.__name__] = WholeModel   # picklable by name, as a user's class is
+    return WholeModel
+
+
+def test_whole_model_saved_by_torch_loads_and_runs(tmp_path):
+    """``torch.save(model)`` of a whole model: jtorch loads PyTorch's file (module paths such as
+    torch.nn.modules.activation.MultiheadAttention, F.relu by name, a set) and computes the
+    same outputs; with weights_only=True the user's safe_globals admit the classes (and a set,
+    pickled as Python 2's ``__builtin__.set``)."""
+    tm = _whole_model_class(torch)().eval()
+    _whole_model_class(jtorch)
+    path = str(tmp_path / "whole.pt")
+    torch.save(tm, path)
+    jm = jtorch.load(path, weights_only=False)
+    assert type(jm.mha).__module__ == "jtorch.nn.modules.activation"
+    assert type(jm.mha.out_proj).__name__ == "NonDynamicallyQuantizableLinear"
+    assert jm.tags == {"a", "b"}
+    x = np.random.default_rng(0).standard_normal((3, 2, 4)).astype(np.float32)
+    assert_close(jm(jtorch.tensor(x)), tm(torch.tensor(x)))
+    jtorch.save(jm, path)
+    allowed = [type(jm), set, jtorch.nn.Linear, jtorch.nn.MultiheadAttention,
+               jtorch.nn.modules.linear.NonDynamicallyQuantizableLinear,
+               jtorch.nn.functional.relu]
+    with pytest.raises(pickle.UnpicklingError, match="was not an allowed global by default"):
+        jtorch.load(path)
+    with jtorch.serialization.safe_globals(allowed):
+        again = jtorch.load(path)
+    assert_close(again(jtorch.tensor(x)), tm(torch.tensor(x)))

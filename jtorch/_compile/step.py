@@ -21,9 +21,10 @@ import warnings
 
 import jax
 
-from .._core import errors as _compile_errors, xla_options
+from .._core import errors as _compile_errors
 from .._core.state import STATE, structure_epoch
 from .._tensor import Tensor
+from ..distributed._spmd import program as spmd_program
 from . import stats
 from .context import Rediscover, TraceContext, Unsupported, tracing
 from .state import PLAIN_OBJECT_DEPTH, State, explicit_roots, roots_of
@@ -301,7 +302,8 @@ class CompiledFunction:
                         [None if p._grad is None else p._grad._value
                          for p in post.grad_params])
 
-        jitted = xla_options.jit(pure, donate_argnums=(0, 1))
+        # one SPMD program per process when a DDP/FSDP module in the state names its group
+        jitted = spmd_program(pure, st.modules, donate_argnums=(0, 1))
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
             outs, new_state, new_grads = jitted(

@@ -1,7 +1,9 @@
 """jtorch.device: PyTorch's device names mapped onto JAX devices.
 
-``cuda[:i]`` is JAX's i-th GPU. Two jtorch extensions: ``tpu[:i]`` is the i-th TPU, and
-``cpu:i`` is JAX's i-th host device (PyTorch accepts and ignores a CPU index; with
+``cuda[:i]`` is the process's i-th GPU (``jax.local_devices()``: under ``jax.distributed``
+another process's devices are not this process's ``cuda:i``). Two jtorch extensions:
+``tpu[:i]`` is the i-th TPU, and ``cpu:i`` is JAX's i-th host device (PyTorch accepts and
+ignores a CPU index; with
 ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` JAX has N host devices, and jtorch
 places tensors on them). Plain ``cpu`` is host device 0.
 """
@@ -11,6 +13,8 @@ from __future__ import annotations
 import functools
 
 import jax
+
+from .state import STATE
 
 _PLATFORM = {"cpu": "cpu", "cuda": "gpu", "tpu": "tpu"}
 
@@ -59,6 +63,15 @@ class device:
 
     def __reduce__(self):
         return (device, (self.type,) if self.index is None else (self.type, self.index))
+
+    def __enter__(self):
+        """``with torch.device(d):`` factories without a ``device=`` put tensors on ``d``."""
+        STATE.device_blocks = STATE.device_blocks + (self,)
+        return self
+
+    def __exit__(self, *exc):
+        STATE.device_blocks = STATE.device_blocks[:-1]
+        return False
 
 
 def _invalid_args(args):
@@ -135,11 +148,13 @@ def accelerator(index):
 
 
 def jax_devices(kind: str):
+    """This process's JAX devices of ``kind`` (its local devices: in a multi-process run
+    ``jax.devices()`` also lists the other processes' devices)."""
     platform = _PLATFORM.get(kind)
     if platform is None:
         return []
     try:
-        return jax.devices(platform)
+        return jax.local_devices(backend=platform)
     except RuntimeError:
         return []
 
@@ -184,9 +199,18 @@ _KIND = {"cpu": "cpu", "gpu": "cuda", "tpu": "tpu"}
 def from_jax(jdev) -> device:
     """The jtorch device of a jax.Device. Host device 0 is plain ``cpu`` as in PyTorch."""
     kind = _KIND.get(jdev.platform, jdev.platform)
+    index = _local_index(jdev)
     if kind == "cpu":
-        return _make("cpu") if jdev.id == 0 else _make("cpu", jdev.id)
-    return _make(kind, jdev.id)
+        return _make("cpu") if index == 0 else _make("cpu", index)
+    return _make(kind, index)
+
+
+@functools.cache
+def _local_index(jdev):
+    """``jdev``'s index among this process's devices of its platform (its id in a single
+    process; another process's device keeps its global id)."""
+    local = jax_devices(_KIND.get(jdev.platform, jdev.platform))
+    return local.index(jdev) if jdev in local else jdev.id
 
 
 def canonical(dev: device) -> device:
@@ -195,8 +219,36 @@ def canonical(dev: device) -> device:
     return from_jax(to_jax(dev))
 
 
-def default_device() -> device:
+def host_cpu() -> device:
+    """Plain ``cpu``: the device of a tensor made without one (not the factories' default)."""
     return _make("cpu")
+
+
+def default_device() -> device:
+    """Where factories put a tensor without ``device=``: the innermost ``with torch.device``
+    block, else ``torch.set_default_device``'s device, else the CPU."""
+    blocks = STATE.device_blocks
+    if blocks:
+        return blocks[-1]
+    dev = STATE.default_device
+    return _make("cpu") if dev is None else dev
+
+
+def set_default_device(dev):
+    """``torch.set_default_device``: the device factories use when none is given, for this
+    thread (as PyTorch's); None restores the CPU.
+
+    Args:
+        dev (device or str or int): the new default device, or None.
+    """
+    STATE.default_device = None if dev is None else device(dev)
+
+
+def get_default_device() -> device:
+    """``torch.get_default_device``: the factories' device, with its index (the current one
+    where none was given, as PyTorch's)."""
+    dev = default_device()
+    return dev if dev.index is not None else canonical(dev)
 
 
 def device_of(arr) -> device:
@@ -204,4 +256,4 @@ def device_of(arr) -> device:
     try:
         return from_jax(next(iter(arr.devices())))
     except (AttributeError, jax.errors.ConcretizationTypeError):
-        return default_device()
+        return _make("cpu")

@@ -7,6 +7,7 @@ here exist only in jtorch, so they say what happened, why, and what to do instea
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import types
@@ -99,22 +100,30 @@ def torch_names(api: str) -> dict:
 
 
 def torch_name_fallback(api: str):
-    """A module ``__getattr__`` for jtorch's mirror of PyTorch namespace ``api``: a name
-    PyTorch has there and jtorch does not raises NotImplementedError naming it (or gives the
-    same standard-library object PyTorch re-exports, e.g. ``typing.Optional``); any other name
-    is Python's AttributeError."""
+    """A module ``__getattr__`` for jtorch's mirror of PyTorch namespace ``api``: a submodule
+    jtorch has is imported on first use (``jtorch.distributed`` as ``torch.distributed``); a
+    name PyTorch has there and jtorch does not raises NotImplementedError naming it (or gives
+    the same standard-library object PyTorch re-exports, e.g. ``typing.Optional``); any other
+    name is Python's AttributeError."""
+    module_name = api.replace("torch", "jtorch", 1)
 
     def __getattr__(name):
         kind = torch_names(api).get(name) if not name.startswith("_") else None
         if kind is None:
-            raise AttributeError(f"module '{api.replace('torch', 'jtorch', 1)}' has no "
-                                 f"attribute '{name}'")
+            raise AttributeError(f"module '{module_name}' has no attribute '{name}'")
         if kind.startswith("python:"):
             _, module, qual = kind.split(":", 2)
             obj = importlib.import_module(module)
             for part in filter(None, qual.split(".")):
                 obj = getattr(obj, part)
             return obj
+        # a submodule jtorch has but has not imported yet (run-time need: imported on use)
+        try:
+            spec = importlib.util.find_spec(f"{module_name}.{name}")
+        except ImportError:   # module_name is a module, not a package
+            spec = None
+        if spec is not None:
+            return importlib.import_module(f"{module_name}.{name}")
         full = f"{api}.{name}"
         raise not_implemented(full, ALTERNATIVES.get(full))
 

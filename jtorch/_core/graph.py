@@ -18,11 +18,11 @@ import jax
 import jax.numpy as jnp
 from jax.interpreters import partial_eval as pe
 
-from . import dtypes
+from . import anomaly, dtypes
 from .device import device_of
 from .hooks import _RETAINED, _add_hook
 from .kernel import OpDef
-from .state import STATE, grad_mode
+from .state import ANOMALY, STATE, grad_mode
 from .tensor_base import TensorBase
 
 # eager jnp ops take JAX's slow un-jitted path; gradient sums use one cached jitted add
@@ -78,6 +78,8 @@ class Node:
                                                    saved)
         if saves == "output":
             node.saved_out = []
+        if ANOMALY.enabled:
+            anomaly.store_stack(node)
         return node
 
     def save_outputs(self, tensors):
@@ -310,40 +312,49 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
         run = _to_run(order, target_nodes, capture)
     retained = {edge_of(t): t for t in list(_RETAINED) if t._node is not None} or None
     results = [None] * len(inputs) if capture else None
-    with grad_mode(create_graph):
-        for node in order:
-            buf = buffers.pop(node, None)
-            if buf is None:
-                continue
-            if run is not None and node not in run:
-                if node in target_nodes:  # an input that leads to no other: hooks, capture
-                    _tensor_pre_hooks(node, buf, retained)
+    in_anomaly_mode, check_nan = ANOMALY.enabled, ANOMALY.enabled and ANOMALY.check_nan
+    node = None
+    try:
+        with grad_mode(create_graph):
+            for node in order:
+                buf = buffers.pop(node, None)
+                if buf is None:
+                    continue
+                if run is not None and node not in run:
+                    if node in target_nodes:  # an input that leads to no other: hooks, capture
+                        _tensor_pre_hooks(node, buf, retained)
+                        _capture(node, buf, targets, results)
+                    continue
+                if capture:
                     _capture(node, buf, targets, results)
-                continue
-            if capture:
-                _capture(node, buf, targets, results)
-            _tensor_pre_hooks(node, buf, retained)
-            if node._node_pre_hooks:
-                for h in list(node._node_pre_hooks.values()):
-                    r = h(tuple(_as_tensor(b) for b in buf))
-                    if r is not None:
-                        buf = list(r)
-            if type(node) is AccumulateGrad:
-                if buf[0] is not None:
-                    node.accumulate(buf[0], create_graph)
+                _tensor_pre_hooks(node, buf, retained)
+                if node._node_pre_hooks:
+                    for h in list(node._node_pre_hooks.values()):
+                        r = h(tuple(_as_tensor(b) for b in buf))
+                        if r is not None:
+                            buf = list(r)
+                if type(node) is AccumulateGrad:
+                    if buf[0] is not None:
+                        node.accumulate(buf[0], create_graph)
+                    if node._hooks:
+                        for h in list(node._hooks.values()):
+                            h((), (_as_tensor(buf[0]),))
+                    continue
+                out = node.apply(buf, create_graph)
                 if node._hooks:
-                    for h in list(node._hooks.values()):
-                        h((), (_as_tensor(buf[0]),))
-                continue
-            out = node.apply(buf, create_graph)
-            if node._hooks:
-                out = _post_hooks(node, out, buf)
-            for slot, g in zip(node.diff, out):
-                e = node.edges[slot]
-                if e is not None and g is not None:
-                    _add_to(buffers, e[0], e[1], g, create_graph)
-            if not retain_graph:
-                node.release()
+                    out = _post_hooks(node, out, buf)
+                if check_nan:
+                    anomaly.check_nan(node, _by_output_index(node, out))
+                for slot, g in zip(node.diff, out):
+                    e = node.edges[slot]
+                    if e is not None and g is not None:
+                        _add_to(buffers, e[0], e[1], g, create_graph)
+                if not retain_graph:
+                    node.release()
+    except Exception:
+        if in_anomaly_mode and node is not None:
+            anomaly.warn_forward_stack(node)
+        raise
     if not capture:
         return None
     for j, (t, r) in enumerate(zip(inputs, results)):
@@ -354,6 +365,13 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
         if r is not None and not isinstance(r, TensorBase):
             results[j] = TensorBase._make(r, t._device)
     return results
+
+
+def _by_output_index(node, out):
+    """(PyTorch's output index, gradient) of a node's gradients: the index among the inputs
+    ``next_functions`` lists."""
+    listed = list(_listed_slots(node))
+    return [(listed.index(slot), g) for slot, g in zip(node.diff, out) if slot in listed]
 
 
 def _to_run(order, target_nodes, capture):

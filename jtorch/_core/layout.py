@@ -7,34 +7,43 @@ memory formats are accepted where PyTorch takes them without changing how values
 from __future__ import annotations
 
 
-class layout:  # noqa: N801 - PyTorch's name
+def _layout_named(name):
+    return _LAYOUTS[name]
+
+
+def _format_named(name):
+    return _FORMATS[name]
+
+
+class _NamedConstant:
+    """A ``torch.<name>`` constant: one object per name, printed and pickled by its name
+    (``_by_name`` is the module-level function that finds it again)."""
+
+    __slots__ = ("name",)
+    _by_name = None
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+    def __reduce__(self):
+        return (type(self)._by_name, (self.name,))
+
+
+class layout(_NamedConstant):  # noqa: N801 - PyTorch's name
     """A tensor layout (``torch.strided``, ``torch.sparse_coo``...)."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"torch.{self.name}"
-
-    def __reduce__(self):
-        return (_layout_named, (self.name,))
+    __slots__ = ()
+    _by_name = _layout_named
 
 
-class memory_format:  # noqa: N801 - PyTorch's name
+class memory_format(_NamedConstant):  # noqa: N801 - PyTorch's name
     """A memory format (``torch.contiguous_format``, ``torch.channels_last``...)."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"torch.{self.name}"
-
-    def __reduce__(self):
-        return (_format_named, (self.name,))
+    __slots__ = ()
+    _by_name = _format_named
 
 
 strided = layout("strided")
@@ -54,11 +63,3 @@ _LAYOUTS = {x.name: x for x in (strided, sparse_coo, sparse_csr, sparse_csc, spa
                                 sparse_bsc, jagged)}
 _FORMATS = {x.name: x for x in (contiguous_format, preserve_format, channels_last,
                                 channels_last_3d)}
-
-
-def _layout_named(name):
-    return _LAYOUTS[name]
-
-
-def _format_named(name):
-    return _FORMATS[name]

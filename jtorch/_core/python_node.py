@@ -6,8 +6,10 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from . import anomaly
 from .device import to_jax
 from .graph import Node, _node_class, edge_of
+from .state import ANOMALY
 from .tensor_base import TensorBase
 
 
@@ -113,6 +115,8 @@ def record_python_node(outputs, inputs, backward_fn, ctx=None, name="PyBackward"
     in_shapes = tuple((tuple(inputs[i].shape), inputs[i].dtype) for i in pos)
     node = _node_class(name, PyNode)(backward_fn, edges, pos, len(inputs), in_shapes,
                                      out_meta, ctx)
+    if ANOMALY.enabled:
+        anomaly.store_stack(node)
     for i, o in enumerate(outputs):
         if isinstance(o, TensorBase) and (attach is None or i in attach):
             o._node, o._out_idx, o._requires_grad = node, i, True

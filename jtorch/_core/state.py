@@ -4,11 +4,16 @@ Per thread (as in PyTorch, a grad mode or a trace in one thread does not affect 
 
 - ``STATE.grad_enabled`` / ``STATE.inference``: the grad mode (``torch.no_grad()`` and friends in
   ``jtorch/autograd/grad_mode.py`` set them; the dispatcher and the engine read them).
+- ``STATE.default_device`` (``torch.set_default_device``) and ``STATE.device_blocks`` (the
+  ``with torch.device(...)`` blocks running, innermost last): where factories put tensors.
 - ``STATE.trace``: ``None``, or the :class:`TraceHooks` of the ``jtorch.compile`` trace running in
   this thread. The compiler installs it for the duration of a trace; the core calls it only
   while it is set, so outside a trace each hook costs one attribute read.
 
 Per process:
+
+- ``ANOMALY``: autograd's anomaly mode (``torch.autograd.set_detect_anomaly``), process-wide
+  as PyTorch's; the engine reads it once per backward and node creation once per node.
 
 - the structure epoch: bumped (:func:`structure_changed`) when state is registered or replaced
   (a Module attribute, a parameter or buffer, a conversion, an optimizer's param groups or state
@@ -25,6 +30,8 @@ class _ThreadState(threading.local):
     grad_enabled = True
     inference = False
     trace = None
+    default_device = None
+    device_blocks = ()
 
 
 STATE = _ThreadState()
@@ -88,6 +95,20 @@ def host_side(method):
         return method(self, *args, **kwargs)
 
     return wrapper
+
+
+class _AnomalyMode:
+    """PyTorch's AnomalyMode flags: ``enabled`` (record each node's forward stack, warn with it
+    when its backward fails) and ``check_nan`` (a backward output with NaN raises)."""
+
+    __slots__ = ("enabled", "check_nan")
+
+    def __init__(self):
+        self.enabled = False
+        self.check_nan = True
+
+
+ANOMALY = _AnomalyMode()
 
 
 # ------------------------------------------------------------------ the structure epoch

@@ -18,7 +18,7 @@ import jax
 import numpy as np
 
 from . import dtypes
-from .device import default_device
+from .device import host_cpu
 from .errors import concretization_error
 from .state import STATE
 
@@ -30,10 +30,7 @@ class Size(tuple):
         return f"torch.Size([{', '.join(str(int(s)) for s in self)}])"
 
     def numel(self):
-        n = 1
-        for s in self:
-            n *= s
-        return n
+        return math.prod(self)
 
     def __getitem__(self, i):
         r = tuple.__getitem__(self, i)
@@ -243,7 +240,7 @@ _CPU = []
 
 def _cpu():
     if not _CPU:
-        _CPU.append(default_device())
+        _CPU.append(host_cpu())
     return _CPU[0]
 
 

@@ -2,12 +2,15 @@
 
 from . import (  # noqa: F401
     bitwise,
+    cdist,
     compare,
     convert,
     creation,
     creation_math,
     cumulative,
+    fft,
     indexing,
+    legacy_types,
     linalg,
     linalg_decomp,
     linalg_einsum,

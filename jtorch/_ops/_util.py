@@ -5,7 +5,9 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from .._core import dtypes
+from .._core.errors import missing_function
 from .._core.tensor_base import wrap_dim as wrap_dim
+from ._registry import export
 
 
 def dtype_of(x):
@@ -23,6 +25,20 @@ def cpp_name(x):
     return dtype_of(x).cpp_name
 
 
+def check_expand(src, target, too_many_dims):
+    """PyTorch's errors for expanding a tensor of shape ``src`` to ``target``: the message
+    ``too_many_dims`` when ``src`` has more dimensions (its wording differs between callers),
+    else the per-dimension size mismatch."""
+    if len(src) > len(target):
+        raise RuntimeError(too_many_dims)
+    for i in range(1, len(src) + 1):
+        if src[-i] != 1 and src[-i] != target[-i]:
+            raise RuntimeError(f"The expanded size of the tensor ({target[-i]}) must match the "
+                               f"existing size ({src[-i]}) at non-singleton dimension "
+                               f"{len(target) - i}.  Target sizes: {list(target)}.  Tensor "
+                               f"sizes: {list(src)}")
+
+
 def check_broadcast(a, b):
     """PyTorch's broadcast error for shapes a and b."""
     for i in range(1, min(len(a), len(b)) + 1):
@@ -30,3 +46,11 @@ def check_broadcast(a, b):
         if x != y and x != 1 and y != 1:
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
                                f"({y}) at non-singleton dimension {max(len(a), len(b)) - i}")
+
+
+def published_stand_ins(namespace, names):
+    """Stand-ins (``missing_function``: they raise NotImplementedError naming the API) for the
+    functions ``names`` (space-separated) of ``torch.<namespace>`` that jtorch does not
+    implement, each published there; returned in the order of ``names``."""
+    return tuple(export(name, namespace=namespace)(missing_function(f"torch.{namespace}.{name}"))
+                 for name in names.split())

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
-from .._core.device import default_device, device as Device, from_jax, to_jax
+from .._core.device import default_device, device as Device, from_jax, host_cpu, to_jax
 from .._core.dispatch import dispatch
 from .._core.generator import _concrete
 from .._core.tensor_base import TensorBase
@@ -301,7 +301,7 @@ def from_numpy(ndarray):
                         f"{ndarray.dtype.type.__name__}. The only supported types are: "
                         "float64, float32, float16, complex64, complex128, int64, int32, "
                         "int16, int8, uint8, and bool.") from None
-    return place(np.asarray(ndarray, dt.np))
+    return place(np.asarray(ndarray, dt.np), host_cpu())  # never the default device
 
 
 # ------------------------------------------------------------------------------ sizes

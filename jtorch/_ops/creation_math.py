@@ -106,9 +106,12 @@ def _range_args(fname, args, start, end, step):
     if end is None:
         raise TypeError(f'{fname}() missing 1 required positional arguments: "end"')
     names = ("start", "end", "step")
-    vals = [_num(v, fname, p, i + 1) for i, (v, p) in
+    return [_num(v, fname, p, i + 1) for i, (v, p) in
             enumerate(zip((0 if start is None else start, end, 1 if step is None else step),
                           names))]
+
+
+def _real_bounds(vals):
     if any(isinstance(v, complex) for v in vals):
         raise RuntimeError("value cannot be converted to type double without overflow")
     return vals
@@ -124,7 +127,7 @@ def arange(*args, start=None, end=None, step=None, out=None, dtype=None, layout=
            device=None, requires_grad=False, pin_memory=False):
     """``arange(end)`` / ``arange(start, end, step=1)``: values in ``[start, end)`` spaced by
     ``step``. int64 when every argument is an integer, else the default dtype."""
-    s, e, st = _range_args("arange", args, start, end, step)
+    s, e, st = _real_bounds(_range_args("arange", args, start, end, step))
     inferred = (dtypes.get_default_dtype() if any(isinstance(v, float) for v in (s, e, st))
                 else dtypes.int64)
     dt = out_dtype(dtype, out, inferred)
@@ -153,13 +156,15 @@ def range_(*args, start=None, end=None, step=None, out=None, dtype=None, layout=
            device=None, requires_grad=False, pin_memory=False):
     """Deprecated: values from ``start`` to ``end`` INCLUSIVE spaced by ``step``, of the
     default dtype unless ``dtype`` (use ``arange``)."""
+    if len(args) == 1 and end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    bounds = _range_args("range", args, start, end, step)
+    # PyTorch warns once its arguments parse, before any other check
     warnings.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
                   stacklevel=2)
-    if len(args) == 1 and end is None:
-        raise TypeError('range() missing 1 required positional arguments: "end"')
-    s, e, st = _range_args("range", args, start, end, step)
+    s, e, st = _real_bounds(bounds)
     dt = out_dtype(dtype, out, dtypes.get_default_dtype())
     _check_dtype("range", dt)
     _check_bounds(s, e, st)

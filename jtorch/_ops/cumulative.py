@@ -16,22 +16,23 @@ def _acc(x, dtype):
     return x.dtype if inexact(x) else jnp.int64
 
 
-@op("cumsum", inplace=True, saves=False)
-def cumsum(input, dim, *, dtype=None):
+def _running(jnp_fn, input, dim, dtype):
+    """``jnp_fn`` (``jnp.cumsum``/``jnp.cumprod``) along ``dim`` in the accumulation dtype."""
     x = cast(input, dtype)
     d = wrap_dim(dim, x.ndim)
     if x.ndim == 0:
         return x.astype(_acc(x, dtype))
-    return jnp.cumsum(x, axis=d, dtype=_acc(x, dtype))
+    return jnp_fn(x, axis=d, dtype=_acc(x, dtype))
+
+
+@op("cumsum", inplace=True, saves=False)
+def cumsum(input, dim, *, dtype=None):
+    return _running(jnp.cumsum, input, dim, dtype)
 
 
 @op("cumprod", inplace=True)
 def cumprod(input, dim, *, dtype=None):
-    x = cast(input, dtype)
-    d = wrap_dim(dim, x.ndim)
-    if x.ndim == 0:
-        return x.astype(_acc(x, dtype))
-    return jnp.cumprod(x, axis=d, dtype=_acc(x, dtype))
+    return _running(jnp.cumprod, input, dim, dtype)
 
 
 def _cum_extreme(x, dim, big):

@@ -109,7 +109,7 @@ def _item(it, dyn_ints):
         return _array_item(it._value, it.dtype.name, dyn_ints)
     if isinstance(it, (np.ndarray, jax.Array)):
         return _array_item(it, np.dtype(it.dtype).name, dyn_ints)
-    if isinstance(it, (list, tuple)):
+    if isinstance(it, (list, tuple, range)):   # a sequence of indices (PyTorch takes range)
         a = np.asarray(it)
         if a.size == 0:
             a = a.astype(np.int64)

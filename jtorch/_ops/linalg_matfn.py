@@ -8,9 +8,8 @@ import math
 import jax
 import jax.numpy as jnp
 
-from .._core.errors import missing_function
 from ._registry import export, op
-from ._util import type_name
+from ._util import published_stand_ins, type_name
 from .linalg import no_bool, prod_
 from .linalg_decomp import _LA, _LOW, _check_float, _check_square
 from .shape_slice import diagonal
@@ -181,20 +180,7 @@ def tensorsolve(A, B, dims=None):
     return x.reshape(A.shape[B.ndim:])
 
 
-cholesky_ex = export("cholesky_ex", namespace="linalg")(
-    missing_function("torch.linalg.cholesky_ex"))
-inv_ex = export("inv_ex", namespace="linalg")(missing_function("torch.linalg.inv_ex"))
-solve_ex = export("solve_ex", namespace="linalg")(missing_function("torch.linalg.solve_ex"))
-eig = export("eig", namespace="linalg")(missing_function("torch.linalg.eig"))
-eigvals = export("eigvals", namespace="linalg")(missing_function("torch.linalg.eigvals"))
-householder_product = export("householder_product", namespace="linalg")(
-    missing_function("torch.linalg.householder_product"))
-lu = export("lu", namespace="linalg")(missing_function("torch.linalg.lu"))
-lu_factor = export("lu_factor", namespace="linalg")(missing_function("torch.linalg.lu_factor"))
-lu_factor_ex = export("lu_factor_ex", namespace="linalg")(
-    missing_function("torch.linalg.lu_factor_ex"))
-lu_solve = export("lu_solve", namespace="linalg")(missing_function("torch.linalg.lu_solve"))
-ldl_factor = export("ldl_factor", namespace="linalg")(missing_function("torch.linalg.ldl_factor"))
-ldl_factor_ex = export("ldl_factor_ex", namespace="linalg")(
-    missing_function("torch.linalg.ldl_factor_ex"))
-ldl_solve = export("ldl_solve", namespace="linalg")(missing_function("torch.linalg.ldl_solve"))
+(cholesky_ex, inv_ex, solve_ex, eig, eigvals, householder_product, lu, lu_factor, lu_factor_ex,
+ lu_solve, ldl_factor, ldl_factor_ex, ldl_solve) = published_stand_ins("linalg", """
+cholesky_ex inv_ex solve_ex eig eigvals householder_product lu lu_factor lu_factor_ex lu_solve
+ldl_factor ldl_factor_ex ldl_solve""")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -79,7 +80,8 @@ def functional_forms(name, public, *, grad1=None, torch=False, sig_from=None, pu
     functional.__doc__ = public.__doc__
     functional._opdef = public._opdef
     functional_.__name__ = functional_.__qualname__ = name + "_"
-    if publish:
+    if publish:   # the module-level name it is bound to, so pickle finds it (torch.save(model))
+        functional.__qualname__ = f"{name}_functional"
         export(name, namespace="nn.functional")(functional)
         export(name + "_", namespace="nn.functional," if torch else "nn.functional")(functional_)
     return functional, functional_
@@ -396,7 +398,6 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """Samples of the Gumbel-softmax distribution (``hard``: one-hot, straight-through
     gradient). ``eps`` is unused, as in PyTorch."""
     if eps != 1e-10:
-        import warnings
 
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
 

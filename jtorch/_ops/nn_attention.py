@@ -16,6 +16,7 @@ Semantics follow PyTorch's math backend:
 from __future__ import annotations
 
 import math
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -24,6 +25,7 @@ from .._core.generator import next_key, wrap
 from .._core.tensor_base import Size, TensorBase
 from ._registry import export, op
 from ._util import check_broadcast, cpp_name, type_name, wrap_dim
+from .sdp_backends import check_viable
 
 
 # ------------------------------------------------------------------------------ shared helpers
@@ -146,7 +148,9 @@ def _sdpa(query, key, value, attn_mask, rng, dropout_p, is_causal, scale, enable
 @export("scaled_dot_product_attention", namespace="nn.functional")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
-    """``F.scaled_dot_product_attention``: one kernel (math backend semantics)."""
+    """``F.scaled_dot_product_attention``: one kernel (math backend semantics), refused when
+    ``torch.nn.attention.sdpa_kernel`` has switched off every backend that could run."""
+    check_viable(query.device.type)
     dropout_p = float(dropout_p)
     rng = next_key() if dropout_p > 0.0 else None
     return _sdpa(query, key, value, attn_mask, rng, dropout_p, bool(is_causal),
@@ -276,7 +280,6 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
 @export("_canonical_mask", namespace="nn.functional")
 def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
     """PyTorch's mask normaliser: bool masks become float 0/-inf masks of ``target_type``."""
-    import warnings
 
     if mask is None:
         return None
@@ -323,7 +326,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  static_v=None, average_attn_weights=True, is_causal=False,
                                  _batch_first=False):
     """``F.multi_head_attention_forward``: PyTorch's checks, then one kernel."""
-    import warnings
 
     batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     check_mask_dtype(key_padding_mask, "key_padding_mask")
@@ -393,6 +395,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             if s.size(2) != head_dim:
                 raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got "
                                      f"{s.size(2)}")
+    if not need_weights:  # PyTorch runs scaled_dot_product_attention here
+        check_viable(query.device.type)
     p = float(dropout_p) if training else 0.0
     rng = next_key() if p > 0.0 else None
     out = _mha(query, key, value, in_proj_weight, in_proj_bias, bias_k, bias_v,

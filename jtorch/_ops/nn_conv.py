@@ -228,12 +228,17 @@ def _need_dims(name, x, n=3):
                            f"input with {x.ndim} dimension(s)")
 
 
+def _checked_factor(name, input, factor_name, r):
+    """``r`` after pixel_shuffle/pixel_unshuffle's checks of the input's rank and of ``r``."""
+    _need_dims(name, input)
+    if r <= 0:
+        raise RuntimeError(f"{name} expects a positive {factor_name}, but got {r}")
+    return r
+
+
 @op("pixel_shuffle", namespace="nn.functional,", method=False, saves=False)
 def pixel_shuffle(input, upscale_factor):
-    r = upscale_factor
-    _need_dims("pixel_shuffle", input)
-    if r <= 0:
-        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    r = _checked_factor("pixel_shuffle", input, "upscale_factor", upscale_factor)
     *lead, c, h, w = input.shape
     if c % (r * r):
         raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
@@ -247,10 +252,7 @@ def pixel_shuffle(input, upscale_factor):
 
 @op("pixel_unshuffle", namespace="nn.functional,", method=False, saves=False)
 def pixel_unshuffle(input, downscale_factor):
-    r = downscale_factor
-    _need_dims("pixel_unshuffle", input)
-    if r <= 0:
-        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    r = _checked_factor("pixel_unshuffle", input, "downscale_factor", downscale_factor)
     *lead, c, h, w = input.shape
     if h % r:
         raise RuntimeError("pixel_unshuffle expects height to be divisible by downscale_factor, "

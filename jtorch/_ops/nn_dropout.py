@@ -113,19 +113,27 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _run(input, p, training, inplace, 2 if nd == 3 else 1, False)
 
 
+def _checked_channel_input(input, p, spatial):
+    """``input.dim()`` after dropout2d/dropout3d's checks: ``p``, and the deprecation warning for
+    an input that is not ``spatial`` + 1 or + 2 dimensional."""
+    _check_p(p)
+    nd = input.dim()
+    if nd not in (spatial + 1, spatial + 2):
+        warnings.warn(f"dropout{spatial}d: Received a {nd}-D input to dropout{spatial}d, which is "
+                      "deprecated and will result in an error in a future release. To retain "
+                      "the behavior and silence this warning, please use dropout instead. Note "
+                      f"that dropout{spatial}d exists to provide channel-wise dropout on inputs "
+                      f"with {spatial} spatial dimensions, a channel dimension, and an optional "
+                      f"batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
+                      stacklevel=3)
+    return nd
+
+
 @export("dropout2d", namespace="nn.functional")
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zeroes whole channels of an (N, C, H, W) input (a 3-D input is read as (N, C, L), as
     PyTorch does for now, with its warning)."""
-    _check_p(p)
-    nd = input.dim()
-    if nd not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated "
-                      "and will result in an error in a future release. To retain the "
-                      "behavior and silence this warning, please use dropout instead. Note "
-                      "that dropout2d exists to provide channel-wise dropout on inputs with 2 "
-                      "spatial dimensions, a channel dimension, and an optional batch dimension "
-                      "(i.e. 3D or 4D inputs).", stacklevel=2)
+    nd = _checked_channel_input(input, p, 2)
     if nd == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
                       "channel-wise 1D dropout behavior is desired - input is interpreted as "
@@ -140,15 +148,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 @export("dropout3d", namespace="nn.functional")
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zeroes whole channels of a (C, D, H, W) or (N, C, D, H, W) input."""
-    _check_p(p)
-    nd = input.dim()
-    if nd not in (4, 5):
-        warnings.warn(f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated "
-                      "and will result in an error in a future release. To retain the "
-                      "behavior and silence this warning, please use dropout instead. Note "
-                      "that dropout3d exists to provide channel-wise dropout on inputs with 3 "
-                      "spatial dimensions, a channel dimension, and an optional batch dimension "
-                      "(i.e. 4D or 5D inputs).", stacklevel=2)
+    nd = _checked_channel_input(input, p, 3)
     return _run(input, p, training, inplace, 2 if nd == 5 else 1, False)
 
 

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 
 from .._core import dtypes
 from ._registry import op
-from ._util import check_broadcast
+from ._util import check_broadcast, check_expand
 
 _CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
         "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
@@ -25,20 +25,6 @@ _CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
 
 def _name(x):
     return dtypes.from_np(x.dtype).scalar_name
-
-
-def _check_expand(src, target):
-    """PyTorch's ``expand`` errors for expanding a tensor of shape ``src`` to ``target``."""
-    if len(src) > len(target):
-        raise RuntimeError(f"expand(torch.FloatTensor{{{list(src)}}}, size={list(target)}): the "
-                           f"number of sizes provided ({len(target)}) must be greater or equal "
-                           f"to the number of dimensions in the tensor ({len(src)})")
-    for i in range(1, len(src) + 1):
-        if src[-i] != 1 and src[-i] != target[-i]:
-            raise RuntimeError(f"The expanded size of the tensor ({target[-i]}) must match the "
-                               f"existing size ({src[-i]}) at non-singleton dimension "
-                               f"{len(target) - i}.  Target sizes: {list(target)}.  Tensor "
-                               f"sizes: {list(src)}")
 
 
 def _check_linear(input, weight, bias):
@@ -76,7 +62,11 @@ def _check_linear(input, weight, bias):
                            f" and {weight.shape[1]}x{weight.shape[0]})")
     if bias is not None:
         if input.ndim <= 2 or bias.ndim <= 1:
-            _check_expand(bias.shape, (rows, weight.shape[0]))
+            src, target = tuple(bias.shape), (rows, weight.shape[0])
+            check_expand(src, target, f"expand(torch.FloatTensor{{{list(src)}}}, size="
+                         f"{list(target)}): the number of sizes provided ({len(target)}) must be "
+                         f"greater or equal to the number of dimensions in the tensor "
+                         f"({len(src)})")
         else:
             check_broadcast(input.shape[:-1] + weight.shape[:1], bias.shape)
 

@@ -161,24 +161,25 @@ def _check_weight_size(input, weight):
         raise ValueError("Weights and input must have the same size.")
 
 
-@export("mse_loss", namespace="nn.functional")
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+def _elementwise_loss(kernel, input, target, size_average, reduce, reduction, weight):
+    """mse_loss/l1_loss: the legacy ``size_average``/``reduce``, the weight checks, then
+    ``kernel``."""
     size_warning(input, target)
     if size_average is not None or reduce is not None:
         reduction = legacy_get_string(size_average, reduce)
     _check_weight_size(input, weight)
     _weight_reduction(weight, reduction)
-    return _mse_loss(input, target, get_reduction(reduction), weight)
+    return kernel(input, target, get_reduction(reduction), weight)
+
+
+@export("mse_loss", namespace="nn.functional")
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    return _elementwise_loss(_mse_loss, input, target, size_average, reduce, reduction, weight)
 
 
 @export("l1_loss", namespace="nn.functional")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    size_warning(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = legacy_get_string(size_average, reduce)
-    _check_weight_size(input, weight)
-    _weight_reduction(weight, reduction)
-    return _l1_loss(input, target, get_reduction(reduction), weight)
+    return _elementwise_loss(_l1_loss, input, target, size_average, reduce, reduction, weight)
 
 
 @export("smooth_l1_loss", namespace="nn.functional")

@@ -81,15 +81,21 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, num_batch
             raise RuntimeError("running_var must be defined in evaluation mode")
         mean = running_mean.astype(x.dtype).reshape(bs)
         var = running_var.astype(x.dtype).reshape(bs)
+    out = _normalize(x, mean, var, weight, bias, eps, bs).astype(input.dtype)
+    if num_batches_tracked is not None:
+        extra.append(num_batches_tracked + 1)
+    return (out, *extra) if extra else out
+
+
+def _normalize(x, mean, var, weight, bias, eps, bs):
+    """``(x - mean) / sqrt(var + eps) * weight + bias``, the affine parameters (either may be
+    None) cast to ``x``'s dtype and reshaped to ``bs``."""
     out = (x - mean) * (1 / jnp.sqrt(var + eps))
     if weight is not None:
         out = out * weight.astype(x.dtype).reshape(bs)
     if bias is not None:
         out = out + bias.astype(x.dtype).reshape(bs)
-    out = out.astype(input.dtype)
-    if num_batches_tracked is not None:
-        extra.append(num_batches_tracked + 1)
-    return (out, *extra) if extra else out
+    return out
 
 
 def _write(buf, new, out):
@@ -183,12 +189,7 @@ def _instance_norm(input, weight, bias, running_mean, running_var, use_input_sta
                                "use_input_stats is false")
         mean = running_mean.astype(x.dtype).reshape(bs)
         var = running_var.astype(x.dtype).reshape(bs)
-    out = (x - mean) * (1 / jnp.sqrt(var + eps))
-    if weight is not None:
-        out = out * weight.astype(x.dtype).reshape(bs)
-    if bias is not None:
-        out = out + bias.astype(x.dtype).reshape(bs)
-    out = out.astype(input.dtype)
+    out = _normalize(x, mean, var, weight, bias, eps, bs).astype(input.dtype)
     return (out, *extra) if extra else out
 
 

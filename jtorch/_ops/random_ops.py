@@ -33,7 +33,7 @@ from .._core.generator import next_key, wrap
 from .._core.tensor_base import TensorBase
 from .._core.views import assign_out, check_inplace, inplace_call
 from ._registry import export, op
-from ._util import check_broadcast
+from ._util import check_broadcast, check_expand
 from .creation import check_layout, finish, out_dtype, parse_size
 
 _CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
@@ -102,6 +102,7 @@ def sample(kind, key, shape, dt, a, b):
     each so a complex normal has variance std**2."""
     dt = np.dtype(dt)
     if dt.kind == "c":
+        a, b = jnp.real(a), jnp.real(b)  # each part's parameters are real (no complex -> real cast)
         if kind == "normal":
             b = b / math.sqrt(2)
         x = _SAMPLERS[kind](key, (*shape, 2), np.dtype(f"f{dt.itemsize // 2}"), a, b)
@@ -551,24 +552,14 @@ def bernoulli_(self, *args, generator=None, **kw):
     if self.dtype.category == dtypes.COMPLEX:
         raise _not_impl("bernoulli_scalar_cpu_", self.dtype)
     if isinstance(p, TensorBase):
-        _check_expand(tuple(p.shape), tuple(self.shape))
+        src, target = tuple(p.shape), tuple(self.shape)
+        check_expand(src, target, f"The expanded size of the tensor ({len(target)}) must match "
+                     f"the existing size ({len(src)}) at non-singleton dimension 0.  Target "
+                     f"sizes: {list(target)}.  Tensor sizes: {list(src)}")
     else:
         p = _check_p(p)
     kind = "bernoulli_tensor" if isinstance(p, TensorBase) else "bernoulli"
     return _fill_(self, kind, p, 0.0, generator)
-
-
-def _check_expand(src, target):
-    if len(src) > len(target):
-        raise RuntimeError(f"The expanded size of the tensor ({len(target)}) must match the "
-                           f"existing size ({len(src)}) at non-singleton dimension 0.  Target "
-                           f"sizes: {list(target)}.  Tensor sizes: {list(src)}")
-    for i in range(1, len(src) + 1):
-        if src[-i] != 1 and src[-i] != target[-i]:
-            raise RuntimeError(f"The expanded size of the tensor ({target[-i]}) must match the "
-                               f"existing size ({src[-i]}) at non-singleton dimension "
-                               f"{len(target) - i}.  Target sizes: {list(target)}.  Tensor "
-                               f"sizes: {list(src)}")
 
 
 def exponential_(self, *args, generator=None, **kw):

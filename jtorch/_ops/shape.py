@@ -13,6 +13,7 @@ diagonal, split...) in ``shape_slice.py``, ops that copy (cat, repeat, flip...) 
 
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 
@@ -50,13 +51,6 @@ def dims_arg(dims):
 
 def _wrap_all(dims, ndim):
     return tuple(wrap_dim(d, ndim) for d in dims)
-
-
-def _numel(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 # ------------------------------------------------------------------------------ view / reshape
@@ -165,7 +159,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     if s == e:
         return input
     shape = tuple(input.shape)
-    return reshape(input, shape[:s] + (_numel(shape[s:e + 1]),) + shape[e + 1:])
+    return reshape(input, shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
 
 
 @export("unflatten", method=True, opdef_of=_view)
@@ -177,7 +171,7 @@ def unflatten(input, dim, sizes):
     if sizes.count(-1) > 1:
         raise RuntimeError("unflatten got an unexpected error:")
     n = input.shape[d]
-    known = _numel([s for s in sizes if s != -1])
+    known = math.prod([s for s in sizes if s != -1])
     if (-1 not in sizes and known != n) or (-1 in sizes and (known == 0 or n % known)):
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
                            f"size of dim {d} ({n}) in the input tensor")

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import warnings
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._core import dtypes
 from .._core.errors import concretization_error
@@ -184,13 +186,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 def _is_traced(t):
-    import jax
 
     return isinstance(t._value, jax.core.Tracer)
 
 
 def _concrete_total(r, n):
-    import numpy as np
 
     if _is_traced(r):
         raise concretization_error("torch.repeat_interleave with tensor repeats and no "

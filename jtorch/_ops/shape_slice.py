@@ -7,6 +7,7 @@ from __future__ import annotations
 import operator
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from .._core.dtypes import int64
@@ -361,7 +362,6 @@ def _as_strided_rule(shape, st, off, out_shape, idx, size, stride, storage_offse
 @op("as_strided", method=False, out=False, is_view=True, saves=False,
     stride_rule=_as_strided_rule, namespace=None)
 def _as_strided(input, size, stride, storage_offset):
-    import numpy as np
 
     index = np.full(size, storage_offset, np.int64)
     for d, (n, s) in enumerate(zip(size, stride)):

@@ -27,10 +27,10 @@ import math
 import jax.numpy as jnp
 import jax.scipy.special as jss
 
-from .._core.errors import missing_function
 from .._core.views import inplace_call
 from ._elementwise import kink_grad, refuse
 from ._registry import export, op
+from ._util import published_stand_ins
 
 _C64 = "not implemented for 'ComplexFloat'"
 
@@ -277,46 +277,16 @@ def _zeta(x, q):
 
 
 # PyTorch's special functions that JAX has no accurate kernel for
-airy_ai = export("airy_ai", namespace="special")(missing_function("torch.special.airy_ai"))
-bessel_j0 = export("bessel_j0", namespace="special")(missing_function("torch.special.bessel_j0"))
-bessel_j1 = export("bessel_j1", namespace="special")(missing_function("torch.special.bessel_j1"))
-bessel_y0 = export("bessel_y0", namespace="special")(missing_function("torch.special.bessel_y0"))
-bessel_y1 = export("bessel_y1", namespace="special")(missing_function("torch.special.bessel_y1"))
-modified_bessel_i0 = export("modified_bessel_i0", namespace="special")(
-    missing_function("torch.special.modified_bessel_i0"))
-modified_bessel_i1 = export("modified_bessel_i1", namespace="special")(
-    missing_function("torch.special.modified_bessel_i1"))
-modified_bessel_k0 = export("modified_bessel_k0", namespace="special")(
-    missing_function("torch.special.modified_bessel_k0"))
-modified_bessel_k1 = export("modified_bessel_k1", namespace="special")(
-    missing_function("torch.special.modified_bessel_k1"))
-scaled_modified_bessel_k0 = export("scaled_modified_bessel_k0", namespace="special")(
-    missing_function("torch.special.scaled_modified_bessel_k0"))
-scaled_modified_bessel_k1 = export("scaled_modified_bessel_k1", namespace="special")(
-    missing_function("torch.special.scaled_modified_bessel_k1"))
-spherical_bessel_j0 = export("spherical_bessel_j0", namespace="special")(
-    missing_function("torch.special.spherical_bessel_j0"))
-chebyshev_polynomial_t = export("chebyshev_polynomial_t", namespace="special")(
-    missing_function("torch.special.chebyshev_polynomial_t"))
-chebyshev_polynomial_u = export("chebyshev_polynomial_u", namespace="special")(
-    missing_function("torch.special.chebyshev_polynomial_u"))
-chebyshev_polynomial_v = export("chebyshev_polynomial_v", namespace="special")(
-    missing_function("torch.special.chebyshev_polynomial_v"))
-chebyshev_polynomial_w = export("chebyshev_polynomial_w", namespace="special")(
-    missing_function("torch.special.chebyshev_polynomial_w"))
-hermite_polynomial_h = export("hermite_polynomial_h", namespace="special")(
-    missing_function("torch.special.hermite_polynomial_h"))
-hermite_polynomial_he = export("hermite_polynomial_he", namespace="special")(
-    missing_function("torch.special.hermite_polynomial_he"))
-laguerre_polynomial_l = export("laguerre_polynomial_l", namespace="special")(
-    missing_function("torch.special.laguerre_polynomial_l"))
-legendre_polynomial_p = export("legendre_polynomial_p", namespace="special")(
-    missing_function("torch.special.legendre_polynomial_p"))
-shifted_chebyshev_polynomial_t = export("shifted_chebyshev_polynomial_t", namespace="special")(
-    missing_function("torch.special.shifted_chebyshev_polynomial_t"))
-shifted_chebyshev_polynomial_u = export("shifted_chebyshev_polynomial_u", namespace="special")(
-    missing_function("torch.special.shifted_chebyshev_polynomial_u"))
-shifted_chebyshev_polynomial_v = export("shifted_chebyshev_polynomial_v", namespace="special")(
-    missing_function("torch.special.shifted_chebyshev_polynomial_v"))
-shifted_chebyshev_polynomial_w = export("shifted_chebyshev_polynomial_w", namespace="special")(
-    missing_function("torch.special.shifted_chebyshev_polynomial_w"))
+(airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_i0, modified_bessel_i1,
+ modified_bessel_k0, modified_bessel_k1, scaled_modified_bessel_k0, scaled_modified_bessel_k1,
+ spherical_bessel_j0, chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v,
+ chebyshev_polynomial_w, hermite_polynomial_h, hermite_polynomial_he, laguerre_polynomial_l,
+ legendre_polynomial_p, shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u,
+ shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w) = published_stand_ins(
+    "special", """
+airy_ai bessel_j0 bessel_j1 bessel_y0 bessel_y1 modified_bessel_i0 modified_bessel_i1
+modified_bessel_k0 modified_bessel_k1 scaled_modified_bessel_k0 scaled_modified_bessel_k1
+spherical_bessel_j0 chebyshev_polynomial_t chebyshev_polynomial_u chebyshev_polynomial_v
+chebyshev_polynomial_w hermite_polynomial_h hermite_polynomial_he laguerre_polynomial_l
+legendre_polynomial_p shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u
+shifted_chebyshev_polynomial_v shifted_chebyshev_polynomial_w""")

@@ -24,6 +24,19 @@ def _nan_count(x, axis):
     return jnp.sum(jnp.isnan(x), axis=axis, keepdims=True)
 
 
+def _degenerate_dim(x, dim, keepdim, name):
+    """``(d, result)``: ``dim`` wrapped, and the (values, indices) of ``name`` for a 0-d input or
+    an empty one along ``d`` (None when the input is neither; an empty ``d`` raises)."""
+    d = wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return d, select_along(x, jnp.zeros((), jnp.int64), 0, keepdim)
+    check_nonempty_dim(name, x, d)
+    if x.size == 0:
+        shape = reduced_shape(x.shape, (d,), keepdim)
+        return d, (jnp.zeros(shape, x.dtype), jnp.zeros(shape, jnp.int64))
+    return d, None
+
+
 def _median(x, dim, keepdim, ignore_nan):
     if x.dtype == jnp.bool_:
         impl = "median_cpu" if dim is None else "median_out"
@@ -40,13 +53,9 @@ def _median(x, dim, keepdim, ignore_nan):
         else:
             k = jnp.where(nans > 0, n - nans, (n - 1) // 2)
         return even_ties(flat, s[k], (0,), False)
-    d = wrap_dim(dim, x.ndim)
-    if x.ndim == 0:
-        return select_along(x, jnp.zeros((), jnp.int64), 0, keepdim)
-    check_nonempty_dim("median", x, d)
-    if x.size == 0:
-        shape = reduced_shape(x.shape, (d,), keepdim)
-        return jnp.zeros(shape, x.dtype), jnp.zeros(shape, jnp.int64)
+    d, trivial = _degenerate_dim(x, dim, keepdim, "median")
+    if trivial is not None:
+        return trivial
     n = x.shape[d]
     order = jnp.argsort(lax.stop_gradient(x), axis=d, stable=True)
     nans = _nan_count(x, d)
@@ -70,13 +79,9 @@ def nanmedian(input, dim=None, keepdim=False):
 @op("mode", **_IDX)
 def mode(input, dim=-1, keepdim=False):
     x = input
-    d = wrap_dim(dim, x.ndim)
-    if x.ndim == 0:
-        return select_along(x, jnp.zeros((), jnp.int64), 0, keepdim)
-    check_nonempty_dim("mode", x, d)
-    if x.size == 0:
-        shape = reduced_shape(x.shape, (d,), keepdim)
-        return jnp.zeros(shape, x.dtype), jnp.zeros(shape, jnp.int64)
+    d, trivial = _degenerate_dim(x, dim, keepdim, "mode")
+    if trivial is not None:
+        return trivial
     xt = jnp.moveaxis(lax.stop_gradient(x), d, -1)
     order = jnp.argsort(xt, axis=-1, stable=True)
     s = jnp.take_along_axis(xt, order, axis=-1)

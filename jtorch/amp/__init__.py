@@ -9,6 +9,7 @@ docs/amp.md.
 from __future__ import annotations
 
 from .._core import autocast as _policy  # noqa: F401
+from .._core.errors import torch_name_fallback
 from .autocast_mode import (
     autocast,
     autocast_decorator,  # noqa: F401
@@ -20,3 +21,5 @@ from .grad_scaler import GradScaler, OptState  # noqa: F401
 
 __all__ = ["autocast", "custom_bwd", "custom_fwd", "is_autocast_available", "GradScaler"]
 
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.amp")

@@ -6,10 +6,17 @@ import types
 import warnings
 
 from .._core import dtypes
-from .._core.errors import MissingModule
+from .._core.errors import MissingModule, torch_name_fallback
 from .._core.graph import Node, run_backward
 from .._core.tensor_base import TensorBase
-from . import functional, graph
+from . import anomaly_mode, functional, graph
+from .anomaly_mode import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+    set_detect_anomaly,
+)
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
     enable_grad,
@@ -21,32 +28,6 @@ from .grad_mode import (
 )
 from .gradcheck import gradcheck, gradgradcheck
 from .gradients import backward, grad
-
-
-class set_detect_anomaly:  # noqa: N801 - PyTorch's name
-    """Accepted for compatibility; jtorch's errors already name the failing op."""
-
-    def __init__(self, mode=True, check_nan=True):
-        self.mode = mode
-        self.check_nan = check_nan
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-detect_anomaly = set_detect_anomaly
-
-
-def is_anomaly_enabled():
-    return False
-
-
-def is_anomaly_check_nan_enabled():
-    return False
-
 
 forward_ad = MissingModule("torch.autograd.forward_ad")
 
@@ -68,4 +49,7 @@ class Variable(metaclass=_VariableMeta):
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "functional", "graph", "Node", "set_detect_anomaly",
-           "detect_anomaly", "Variable", "gradcheck", "gradgradcheck", "forward_ad"]
+           "detect_anomaly", "anomaly_mode", "Variable", "gradcheck", "gradgradcheck", "forward_ad"]
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.autograd")

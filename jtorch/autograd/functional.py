@@ -7,6 +7,8 @@ element).
 
 from __future__ import annotations
 
+import jax.numpy as jnp
+
 from .._core.state import STATE
 from .._core.tensor_base import TensorBase
 from .._ops.creation import zeros, zeros_like
@@ -137,46 +139,61 @@ def _v_or_none(v, against, is_tuple, fn, create_graph, what):
     return None
 
 
+_OF_INPUT = "the input to the user-provided function is"
+_OF_OUTPUT = "the user-provided function returns"
+
+
+def _prepared_inputs(inputs, fn, create_graph):
+    """``(is_tuple, inputs)``: the inputs as a tuple, each made a differentiable graph leaf."""
+    in_tuple, inputs = _as_tuple(inputs, "inputs", fn)
+    return in_tuple, _preprocess(inputs, create_graph, need_graph=True)
+
+
+def _func_outputs(func, inputs, strict, fn):
+    """``(is_tuple, outputs)`` of ``func(*inputs)``, the outputs checked to require grad."""
+    out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", fn)
+    _check_requires_grad(outputs, "outputs", strict)
+    return out_tuple, outputs
+
+
+def _last_grad_and_outputs(outputs, out_tuple, grad_args, refs, res_tuple, stage, strict,
+                           create_graph):
+    """The ``(outputs, result)`` pair of vjp/jvp/vhp/hvp: the last ``autograd.grad(*grad_args)``
+    (under the caller's grad mode unless ``create_graph``), missing gradients filled with zeros
+    shaped like ``refs`` (or the ``stage``'s strict-mode error), both unpacked like the user
+    gave them."""
+    with set_grad_enabled(True if create_graph else STATE.grad_enabled):
+        res = _autograd_grad(*grad_args, create_graph=create_graph)
+        res = _fill_in_zeros(res, refs, strict, create_graph, stage)
+    return (_unpack(_postprocess(outputs, create_graph), out_tuple),
+            _unpack(_postprocess(res, create_graph), res_tuple))
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), v^T J)``."""
     with enable_grad():
-        in_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
-        inputs = _preprocess(inputs, create_graph, need_graph=True)
-        out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
-                                       "vjp")
-        _check_requires_grad(outputs, "outputs", strict)
-        v = _v_or_none(v, outputs, out_tuple, "vjp", create_graph,
-                       "the user-provided function returns")
-    with set_grad_enabled(True if create_graph else STATE.grad_enabled):
-        res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
-        res = _fill_in_zeros(res, inputs, strict, create_graph, "back")
-    return (_unpack(_postprocess(outputs, create_graph), out_tuple),
-            _unpack(_postprocess(res, create_graph), in_tuple))
+        in_tuple, inputs = _prepared_inputs(inputs, "vjp", create_graph)
+        out_tuple, outputs = _func_outputs(func, inputs, strict, "vjp")
+        v = _v_or_none(v, outputs, out_tuple, "vjp", create_graph, _OF_OUTPUT)
+    return _last_grad_and_outputs(outputs, out_tuple, (outputs, inputs, v), inputs, in_tuple,
+                                  "back", strict, create_graph)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), J v)``, by the double-backward trick as PyTorch does."""
 
     with enable_grad():
-        in_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-        inputs = _preprocess(inputs, create_graph, need_graph=True)
-        v = _v_or_none(v, inputs, in_tuple, "jvp", create_graph,
-                       "the input to the user-provided function is")
-        out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
-                                       "jvp")
-        _check_requires_grad(outputs, "outputs", strict)
+        in_tuple, inputs = _prepared_inputs(inputs, "jvp", create_graph)
+        v = _v_or_none(v, inputs, in_tuple, "jvp", create_graph, _OF_INPUT)
+        out_tuple, outputs = _func_outputs(func, inputs, strict, "jvp")
         dummies = tuple(zeros_like(o, requires_grad=True) for o in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, dummies, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    with set_grad_enabled(True if create_graph else STATE.grad_enabled):
-        res = _autograd_grad(grad_inputs, dummies, v, create_graph=create_graph)
-        res = _fill_in_zeros(res, outputs, strict, create_graph, "back_trick")
-    return (_unpack(_postprocess(outputs, create_graph), out_tuple),
-            _unpack(_postprocess(res, create_graph), out_tuple))
+    return _last_grad_and_outputs(outputs, out_tuple, (grad_inputs, dummies, v), outputs, out_tuple,
+                                  "back_trick", strict, create_graph)
 
 
 def _one_hot(out, j):
-    import jax.numpy as jnp
     n = out.numel()
     arr = jnp.zeros((n,), out.dtype.np).at[j].set(1).reshape(tuple(out.shape))
     return TensorBase._make(arr, out.device)
@@ -205,11 +222,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
             raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-"
                                       "reverse Hessian isonly implemented for `vectorize=True`.")
     with enable_grad():
-        in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
-        inputs = _preprocess(inputs, create_graph, need_graph=True)
-        out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
-                                       "jacobian")
-        _check_requires_grad(outputs, "outputs", strict)
+        in_tuple, inputs = _prepared_inputs(inputs, "jacobian", create_graph)
+        out_tuple, outputs = _func_outputs(func, inputs, strict, "jacobian")
         jac = []
         for i, out in enumerate(outputs):
             rows = [[] for _ in inputs]
@@ -265,51 +279,39 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     return res if in_tuple else res[0][0]
 
 
-def _scalar_func_outputs(func, inputs, strict, name):
-    out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
-                                   name)
-    _check_requires_grad(outputs, "outputs", strict)
+def _scalar_func_gradient(func, inputs, strict, name):
+    """``(out_tuple, outputs, gradient)`` of a ``func`` that must return one one-element tensor,
+    its gradient kept differentiable."""
+    out_tuple, outputs = _func_outputs(func, inputs, strict, name)
     if out_tuple or not isinstance(outputs[0], TensorBase):
         raise RuntimeError(f"The function given to {name} should return a single Tensor")
     if outputs[0].numel() != 1:
         raise RuntimeError(f"The Tensor returned by the function given to {name} should "
                            "contain a single element")
-    return out_tuple, outputs
+    jac = _autograd_grad(outputs, inputs, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict)
+    return out_tuple, outputs, jac
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), v^T H)`` for a scalar ``func``."""
     with enable_grad():
-        in_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _preprocess(inputs, create_graph, need_graph=True)
-        v = _v_or_none(v, inputs, in_tuple, "vhp", create_graph,
-                       "the input to the user-provided function is")
-        out_tuple, outputs = _scalar_func_outputs(func, inputs, strict, "vhp")
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
-    with set_grad_enabled(True if create_graph else STATE.grad_enabled):
-        res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
-        res = _fill_in_zeros(res, inputs, strict, create_graph, "double_back")
-    return (_unpack(_postprocess(outputs, create_graph), out_tuple),
-            _unpack(_postprocess(res, create_graph), in_tuple))
+        in_tuple, inputs = _prepared_inputs(inputs, "vhp", create_graph)
+        v = _v_or_none(v, inputs, in_tuple, "vhp", create_graph, _OF_INPUT)
+        out_tuple, outputs, jac = _scalar_func_gradient(func, inputs, strict, "vhp")
+    return _last_grad_and_outputs(outputs, out_tuple, (jac, inputs, v), inputs, in_tuple,
+                                  "double_back", strict, create_graph)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), H v)`` for a scalar ``func`` (by the double-backward trick)."""
 
     with enable_grad():
-        in_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _preprocess(inputs, create_graph, need_graph=True)
-        v = _v_or_none(v, inputs, in_tuple, "hvp", create_graph,
-                       "the input to the user-provided function is")
-        out_tuple, outputs = _scalar_func_outputs(func, inputs, strict, "hvp")
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
+        in_tuple, inputs = _prepared_inputs(inputs, "hvp", create_graph)
+        v = _v_or_none(v, inputs, in_tuple, "hvp", create_graph, _OF_INPUT)
+        out_tuple, outputs, jac = _scalar_func_gradient(func, inputs, strict, "hvp")
         grad_jac = tuple(zeros_like(t, requires_grad=True) for t in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)
-    with set_grad_enabled(True if create_graph else STATE.grad_enabled):
-        res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
-        res = _fill_in_zeros(res, inputs, strict, create_graph, "double_back_trick")
-    return (_unpack(_postprocess(outputs, create_graph), out_tuple),
-            _unpack(_postprocess(res, create_graph), in_tuple))
+    return _last_grad_and_outputs(outputs, out_tuple, (double_back, grad_jac, v), inputs, in_tuple,
+                                  "double_back_trick", strict, create_graph)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 
 import jax.numpy as jnp
+import numpy as np
 
 from .._core import dtypes
 from .._core.tensor_base import TensorBase
@@ -108,7 +109,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
 
 def _random_like(o):
-    import numpy as np
     vals = np.random.default_rng(0).standard_normal(tuple(o.shape)).astype(o.dtype.np)
     return TensorBase._make(jnp.asarray(vals), o.device).requires_grad_(True)
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 
+import jax
+
+from .._core.errors import torch_name_fallback
+
 __all__ = ["is_available", "synchronize", "current_device", "current_stream", "stream",
            "set_device", "device_count", "Stream", "StreamContext", "Event", "is_initialized"]
 
@@ -19,7 +23,6 @@ def is_initialized() -> bool:
 
 def synchronize(device=None) -> None:
     """Waits for the CPU: every live CPU array is blocked on."""
-    import jax
 
     for a in jax.live_arrays():
         if all(d.platform == "cpu" for d in a.devices()):
@@ -97,3 +100,6 @@ def stream(stream) -> AbstractContextManager:
 
 
 from . import amp  # noqa: E402 - torch.cpu.amp (deprecated aliases of torch.amp)
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.cpu")

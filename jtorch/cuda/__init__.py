@@ -14,7 +14,32 @@ import collections
 import jax
 
 from .._core.device import CURRENT_CUDA as _current, _make, device as _Device, jax_devices, to_jax
+from .._core.errors import torch_name_fallback
 from .._core.generator import initial_seed as _is, manual_seed as _ms, seed as _seed
+from .._ops.legacy_types import (  # the legacy *Tensor types, *Storage stand-ins
+    CudaBFloat16Storage as BFloat16Storage,
+    CudaBFloat16Tensor as BFloat16Tensor,
+    CudaBoolStorage as BoolStorage,
+    CudaBoolTensor as BoolTensor,
+    CudaByteStorage as ByteStorage,
+    CudaByteTensor as ByteTensor,
+    CudaCharStorage as CharStorage,
+    CudaCharTensor as CharTensor,
+    CudaComplexDoubleStorage as ComplexDoubleStorage,
+    CudaComplexFloatStorage as ComplexFloatStorage,
+    CudaDoubleStorage as DoubleStorage,
+    CudaDoubleTensor as DoubleTensor,
+    CudaFloatStorage as FloatStorage,
+    CudaFloatTensor as FloatTensor,
+    CudaHalfStorage as HalfStorage,
+    CudaHalfTensor as HalfTensor,
+    CudaIntStorage as IntStorage,
+    CudaIntTensor as IntTensor,
+    CudaLongStorage as LongStorage,
+    CudaLongTensor as LongTensor,
+    CudaShortStorage as ShortStorage,
+    CudaShortTensor as ShortTensor,
+)
 
 _NO_CUDA = "Torch not compiled with CUDA enabled"
 
@@ -201,3 +226,6 @@ def initial_seed() -> int:
 
 
 from . import amp  # noqa: E402 - torch.cuda.amp (deprecated aliases of torch.amp)
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.cuda")

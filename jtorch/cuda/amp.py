@@ -7,7 +7,7 @@ import warnings
 
 from .._core import dtypes
 from ..amp import autocast_mode as _am
-from ..amp.grad_scaler import GradScaler as _GradScaler
+from ..amp._deprecated import deprecated_autocast, deprecated_grad_scaler
 from . import is_available
 
 __all__ = ["amp_definitely_not_available", "autocast", "custom_bwd", "custom_fwd",
@@ -18,29 +18,8 @@ def amp_definitely_not_available():
     return not is_available()
 
 
-class autocast(_am.autocast):  # noqa: N801 - PyTorch's name
-    """``torch.cuda.amp.autocast(args...)`` is deprecated: ``torch.amp.autocast("cuda",
-    args...)``."""
-
-    def __init__(self, enabled=True, dtype=dtypes.float16, cache_enabled=True):
-        warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
-                      "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning,
-                      stacklevel=2)
-        super().__init__("cuda", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
-
-
-class GradScaler(_GradScaler):
-    """``torch.cuda.amp.GradScaler(args...)`` is deprecated: ``torch.amp.GradScaler("cuda",
-    args...)``."""
-
-    def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5,
-                 growth_interval=2000, enabled=True):
-        warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
-                      "`torch.amp.GradScaler('cuda', args...)` instead.", FutureWarning,
-                      stacklevel=2)
-        super().__init__("cuda", init_scale=init_scale, growth_factor=growth_factor,
-                         backoff_factor=backoff_factor, growth_interval=growth_interval,
-                         enabled=enabled)
+autocast = deprecated_autocast(__name__, "cuda", dtypes.float16)
+GradScaler = deprecated_grad_scaler(__name__, "cuda")
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):

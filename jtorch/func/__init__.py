@@ -4,7 +4,7 @@ modules as functions of their parameters. See docs/func.md."""
 
 from __future__ import annotations
 
-from .._core.errors import missing_function
+from .._core.errors import missing_function, torch_name_fallback
 from ._autodiff import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
 from ._modules import functional_call, stack_module_state
 from ._vmap import vmap
@@ -14,3 +14,6 @@ __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "ja
 
 
 functionalize = missing_function("torch.func.functionalize")
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.func")

@@ -112,6 +112,26 @@ def _conj(g):
 
 
 # ----------------------------------------------------------------------------- vjp
+def _call_rebuilt(func, inp, arrays, has_aux, api, side):
+    """``func`` called on the inputs rebuilt around ``arrays``: ``(output leaves, aux arrays)``,
+    the output (and aux) tree specs kept on ``side``; ``api``'s checks of the outputs (vjp's
+    must be floating-point or complex)."""
+    a, _ = inp.rebuild(arrays)
+    out = func(*a)
+    aux_arrays = []
+    if has_aux:
+        out, aux = split_aux(out, api)
+        aux_arrays, side.aux_spec = unwrap_aux(aux)
+    leaves, side.out_spec = pt.flatten(out)
+    check_tensor_outputs(leaves, api)
+    if api == _VJP:
+        for o in leaves:
+            if not o.dtype.is_floating_point and not o.dtype.is_complex:
+                raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or "
+                                   f"complex Tensors, got Tensor with dtype {o.dtype}")
+    return leaves, aux_arrays
+
+
 def vjp(func, *primals, has_aux=False):
     """``torch.func.vjp``: ``(output, vjp_fn)`` (``(output, vjp_fn, aux)`` with ``has_aux``);
     ``vjp_fn(cotangents)`` returns a tuple with the vjp for each primal."""
@@ -121,18 +141,7 @@ def vjp(func, *primals, has_aux=False):
     side = SimpleNamespace(aux_spec=None)
 
     def pure(*arrays):
-        a, _ = inp.rebuild(arrays)
-        out = func(*a)
-        aux_arrays = []
-        if has_aux:
-            out, aux = split_aux(out, _VJP)
-            aux_arrays, side.aux_spec = unwrap_aux(aux)
-        leaves, side.out_spec = pt.flatten(out)
-        check_tensor_outputs(leaves, _VJP)
-        for o in leaves:
-            if not o.dtype.is_floating_point and not o.dtype.is_complex:
-                raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or "
-                                   f"complex Tensors, got Tensor with dtype {o.dtype}")
+        leaves, aux_arrays = _call_rebuilt(func, inp, arrays, has_aux, _VJP, side)
         return [o._value for o in leaves], aux_arrays
 
     tensors = inp.tensors
@@ -211,14 +220,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     n = len(p_leaves)
 
     def pure(*arrays):
-        a, _ = inp.rebuild(arrays)
-        out = func(*a)
-        aux_arrays = []
-        if has_aux:
-            out, aux = split_aux(out, _JVP)
-            aux_arrays, side.aux_spec = unwrap_aux(aux)
-        leaves, side.out_spec = pt.flatten(out)
-        check_tensor_outputs(leaves, _JVP)
+        leaves, aux_arrays = _call_rebuilt(func, inp, arrays, has_aux, _JVP, side)
         return [o._value for o in leaves], aux_arrays
 
     def compute(*arrays):
@@ -256,19 +258,8 @@ def _diff_outputs(func, inp, dpos, arrays, has_aux, api, jac_name, side):
     """The pure function of the differentiated arrays used by jacrev/jacfwd."""
 
     def pure(*diff):
-        a, _ = inp.rebuild(_replace(arrays, dpos, diff))
-        out = func(*a)
-        aux_arrays = []
-        if has_aux:
-            out, aux = split_aux(out, api)
-            aux_arrays, side.aux_spec = unwrap_aux(aux)
-        leaves, side.out_spec = pt.flatten(out)
-        check_tensor_outputs(leaves, api)
-        if api == _VJP:
-            for o in leaves:
-                if not o.dtype.is_floating_point and not o.dtype.is_complex:
-                    raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point "
-                                       f"or complex Tensors, got Tensor with dtype {o.dtype}")
+        leaves, aux_arrays = _call_rebuilt(func, inp, _replace(arrays, dpos, diff), has_aux, api,
+                                           side)
         error_if_complex(jac_name, leaves, is_input=False)
         return [o._value for o in leaves], aux_arrays
 
@@ -290,87 +281,88 @@ def _jacobian_tree(res, side, args, argnums, n_in, has_aux):
     return jac
 
 
+def _jacobian_transform(func, argnums, has_aux, kind, name, node_name, jacobian,
+                        before_run=None):
+    """The function jacrev/jacfwd return: ``jacobian(pure, diff)`` gives the flat
+    ``(out_i-in_j jacobians, aux arrays)`` of the pure function of the differentiated arrays;
+    ``before_run`` (if any) checks the call first."""
+
+    @transform_wraps(func)
+    def wrapper_fn(*args):
+        inp = Inputs(args)
+        error_if_complex(name, inp.leaves, is_input=True)
+        nums = normalize_argnums(argnums, len(args))
+        dpos = diff_positions(inp, nums)
+        side = SimpleNamespace(aux_spec=None)
+
+        def compute(*arrays):
+            pure = _diff_outputs(func, inp, dpos, arrays, has_aux, kind, name, side)
+            res, aux = jacobian(pure, [arrays[p] for p in dpos])
+            return [*res, *aux]
+
+        if before_run is not None:
+            before_run()
+        res = run(compute, inp.tensors, node_name)
+        return _jacobian_tree(res, side, args, nums, len(dpos), has_aux)
+
+    return wrapper_fn
+
+
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """``torch.func.jacrev``: the Jacobian of ``func`` with respect to ``argnums`` by
     reverse mode (one vjp per output element, vmapped; ``chunk_size`` rows at a time)."""
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
-    @transform_wraps(func)
-    def wrapper_fn(*args):
-        inp = Inputs(args)
-        error_if_complex("jacrev", inp.leaves, is_input=True)
-        nums = normalize_argnums(argnums, len(args))
-        dpos = diff_positions(inp, nums)
-        side = SimpleNamespace(aux_spec=None)
+    def jacobian(pure, diff):
+        outs, pull, aux = jax.vjp(pure, *diff, has_aux=True)
+        numels = [int(np.prod(o.shape)) for o in outs]
+        offs = np.cumsum([0, *numels])
+        total = int(offs[-1])
+        step = total if chunk_size is None else chunk_size
+        parts = []
+        for r0 in range(0, total, step):
+            rows = min(step, total - r0)
+            basis = [jnp.eye(rows, n, k=r0 - int(off), dtype=o.dtype).reshape(rows, *o.shape)
+                     for o, n, off in zip(outs, numels, offs)]
+            parts.append(jax.vmap(pull)(basis))
+        per_in = [jnp.concatenate([p[j] for p in parts]) if len(parts) > 1 else parts[0][j]
+                  for j in range(len(diff))]
+        return [per_in[j][offs[i]:offs[i + 1]].reshape(*o.shape, *diff[j].shape)
+                for i, o in enumerate(outs) for j in range(len(diff))], aux
 
-        def compute(*arrays):
-            pure = _diff_outputs(func, inp, dpos, arrays, has_aux, _VJP, "jacrev", side)
-            diff = [arrays[p] for p in dpos]
-            outs, pull, aux = jax.vjp(pure, *diff, has_aux=True)
-            numels = [int(np.prod(o.shape)) for o in outs]
-            offs = np.cumsum([0, *numels])
-            total = int(offs[-1])
-            step = total if chunk_size is None else chunk_size
-            parts = []
-            for r0 in range(0, total, step):
-                rows = min(step, total - r0)
-                basis = [jnp.eye(rows, n, k=r0 - int(off), dtype=o.dtype).reshape(rows, *o.shape)
-                         for o, n, off in zip(outs, numels, offs)]
-                parts.append(jax.vmap(pull)(basis))
-            per_in = [jnp.concatenate([p[j] for p in parts]) if len(parts) > 1 else parts[0][j]
-                      for j in range(len(diff))]
-            res = [per_in[j][offs[i]:offs[i + 1]].reshape(*o.shape, *diff[j].shape)
-                   for i, o in enumerate(outs) for j in range(len(diff))]
-            return [*res, *aux]
-
-        res = run(compute, inp.tensors, "JacrevBackward")
-        return _jacobian_tree(res, side, args, nums, len(dpos), has_aux)
-
-    return wrapper_fn
+    return _jacobian_transform(func, argnums, has_aux, _VJP, "jacrev", "JacrevBackward",
+                               jacobian)
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """``torch.func.jacfwd``: the Jacobian of ``func`` with respect to ``argnums`` by forward
     mode (one jvp per input element, vmapped)."""
 
-    @transform_wraps(func)
-    def wrapper_fn(*args):
-        inp = Inputs(args)
-        error_if_complex("jacfwd", inp.leaves, is_input=True)
-        nums = normalize_argnums(argnums, len(args))
-        dpos = diff_positions(inp, nums)
-        side = SimpleNamespace(aux_spec=None)
+    def jacobian(pure, diff):
+        numels = [int(np.prod(d.shape)) for d in diff]
+        offs = np.cumsum([0, *numels])
+        total = int(offs[-1])
+        basis = [jnp.eye(total, n, k=-int(off), dtype=d.dtype).reshape(total, *d.shape)
+                 for d, n, off in zip(diff, numels, offs)]
 
-        def compute(*arrays):
-            pure = _diff_outputs(func, inp, dpos, arrays, has_aux, _JVP, "jacfwd", side)
-            diff = [arrays[p] for p in dpos]
-            numels = [int(np.prod(d.shape)) for d in diff]
-            offs = np.cumsum([0, *numels])
-            total = int(offs[-1])
-            basis = [jnp.eye(total, n, k=-int(off), dtype=d.dtype).reshape(total, *d.shape)
-                     for d, n, off in zip(diff, numels, offs)]
+        def push(keys, *b):
+            with rng_mode(randomness, keys):
+                _, touts, aux = jax.jvp(pure, diff, list(b), has_aux=True)
+            return touts, aux
 
-            def push(keys, *b):
-                with rng_mode(randomness, keys):
-                    _, touts, aux = jax.jvp(pure, diff, list(b), has_aux=True)
-                return touts, aux
+        keys = rng_mode.batch_keys(randomness, total)
+        touts, aux = jax.vmap(push, in_axes=(0 if keys is not None else None,
+                                             *[0] * len(basis)))(keys, *basis)
+        res = []
+        for t in touts:
+            flat = jnp.moveaxis(t, 0, -1)
+            for j, d in enumerate(diff):
+                res.append(flat[..., offs[j]:offs[j + 1]].reshape(*t.shape[1:], *d.shape))
+        return res, [a[0] for a in aux]
 
-            keys = rng_mode.batch_keys(randomness, total)
-            touts, aux = jax.vmap(push, in_axes=(0 if keys is not None else None,
-                                                 *[0] * len(basis)))(keys, *basis)
-            res = []
-            for t in touts:
-                flat = jnp.moveaxis(t, 0, -1)
-                for j, d in enumerate(diff):
-                    res.append(flat[..., offs[j]:offs[j + 1]].reshape(*t.shape[1:], *d.shape))
-            return [*res, *[a[0] for a in aux]]
-
-        check_randomness(randomness)
-        res = run(compute, inp.tensors, "JacfwdBackward")
-        return _jacobian_tree(res, side, args, nums, len(dpos), has_aux)
-
-    return wrapper_fn
+    return _jacobian_transform(func, argnums, has_aux, _JVP, "jacfwd", "JacfwdBackward",
+                               jacobian, before_run=lambda: check_randomness(randomness))
 
 
 def hessian(func, argnums=0):

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import linalg
+from .._core.errors import torch_name_fallback
 from .._core.generator import next_key, wrap
 from .._core.kernel import OpDef
 from .._core.views import inplace_call
@@ -258,3 +259,6 @@ kaiming_uniform = _make_deprecate(kaiming_uniform_)
 kaiming_normal = _make_deprecate(kaiming_normal_)
 orthogonal = _make_deprecate(orthogonal_)
 sparse = _make_deprecate(sparse_)
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.nn.init")

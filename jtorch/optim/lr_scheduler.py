@@ -13,6 +13,7 @@ import warnings
 from bisect import bisect_right
 from collections import Counter
 
+from .._core.errors import torch_name_fallback
 from .._core.state import host_side
 from ._cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR
 from ._scheduler_base import (
@@ -417,3 +418,6 @@ class ReduceLROnPlateau(LRScheduler):
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.optim.lr_scheduler")

@@ -21,6 +21,7 @@ import warnings
 import jax
 
 from .. import autograd
+from .._core.errors import torch_name_fallback
 from .._core.generator import default_generator
 from .._core.graph import AccumulateGrad, edge_of
 from .._core.python_node import record_pullback, record_python_node
@@ -216,3 +217,6 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
         input = checkpoint(run(start, end), input, use_reentrant=use_reentrant,
                            preserve_rng_state=preserve)
     return run(end + 1, len(functions) - 1)(input)
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.utils.checkpoint")

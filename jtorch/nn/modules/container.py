@@ -50,6 +50,14 @@ def _no_digits(keys):
     return [k for k in keys if not k.isdigit()]
 
 
+class _PositionalContainer(Module):
+    """The string key (``"0"``, ``"1"``...) under which ModuleList and ParameterList keep the
+    entry at position ``idx`` (negative counts from the end)."""
+
+    def _get_abs_string_index(self, idx):
+        return str(_abs_index(idx, len(self)))
+
+
 class Sequential(Module):
     """Modules applied in order: ``Sequential(m1, m2, ...)`` or ``Sequential(OrderedDict)``."""
 
@@ -173,16 +181,13 @@ class Sequential(Module):
         return self
 
 
-class ModuleList(Module):
+class ModuleList(_PositionalContainer):
     """A list of modules, registered as submodules "0", "1", ..."""
 
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
             self += modules
-
-    def _get_abs_string_index(self, idx):
-        return str(_abs_index(idx, len(self)))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -336,7 +341,7 @@ def _param_line(k, p, type_text):
     return f"  ({k}): Object of type: {type(p).__name__}"
 
 
-class ParameterList(Module):
+class ParameterList(_PositionalContainer):
     """A list of parameters (tensors are wrapped as Parameters), registered as "0", "1"..."""
 
     def __init__(self, values=None):
@@ -344,9 +349,6 @@ class ParameterList(Module):
         self._size = 0
         if values is not None:
             self += values
-
-    def _get_abs_string_index(self, idx):
-        return str(_abs_index(idx, len(self)))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):

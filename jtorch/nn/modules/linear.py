@@ -10,7 +10,7 @@ from .. import functional as F, init
 from ..parameter import Parameter, UninitializedParameter, is_lazy
 from .module import Module
 
-__all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
+__all__ = ["Identity", "Linear", "Bilinear", "LazyLinear", "NonDynamicallyQuantizableLinear"]
 
 
 def register_weight_and_bias(module, weight_shape, bias_shape, factory):
@@ -148,3 +148,7 @@ class LazyLinear(Linear):
         self.__class__ = self.cls_to_become
         del self._lazy, self._factory
         return F.linear(input, self.weight, self.bias)
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear (PyTorch's marker subclass for MultiheadAttention's ``out_proj``)."""

@@ -19,8 +19,7 @@ from ..._ops.creation import full
 from ..._ops.shape_copy import triu
 from .. import functional as F
 from ..init import xavier_uniform_
-from .activation import GELU, ReLU
-from .attention import MultiheadAttention
+from .activation import GELU, MultiheadAttention, ReLU
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear

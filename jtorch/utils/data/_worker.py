@@ -23,6 +23,7 @@ import os
 import pickle
 import queue
 import random
+import signal
 import sys
 import traceback
 
@@ -221,7 +222,6 @@ def worker_loop(fetcher_factory, dataset, index_queue, result_queue, done_event,
                 init_fn, worker_id, num_workers, forked, parent_pid):
     """A worker: fetch + collate the index lists it is sent, put pickled payloads back."""
     global _worker_info
-    import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process handles Ctrl-C
     _HOST[0] = True

@@ -18,6 +18,7 @@ import functools
 import itertools
 import math
 import multiprocessing as mp
+import os
 import queue
 import time
 import warnings
@@ -347,7 +348,6 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._result_queue = ctx.Queue()
         self._done_event = ctx.Event()
         self._index_queues, self._workers = [], []
-        import os
 
         factory = loader._fetcher_factory()
         for i in range(self._num_workers):

@@ -1,9 +1,10 @@
 """DistributedSampler: each of ``num_replicas`` ranks reads its own slice of the indices.
 
-jtorch has no process groups yet, so ``num_replicas`` and ``rank`` must be given (PyTorch reads
-them from ``torch.distributed``). With ``shuffle=True`` the permutation is seeded by
-``seed + epoch`` (NumPy's PCG64, so the order differs from PyTorch's, but every rank with the
-same seed and epoch agrees); padding and ``drop_last`` follow PyTorch exactly.
+``num_replicas`` and ``rank`` default to the default process group's world size and rank
+(``jtorch.distributed``; an error if it is not initialized, as in PyTorch). With
+``shuffle=True`` the permutation is seeded by ``seed + epoch`` (NumPy's PCG64, so the order
+differs from PyTorch's, but every rank with the same seed and epoch agrees); padding and
+``drop_last`` follow PyTorch exactly.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import math
 
 import numpy as np
 
+from ...distributed.c10d import get_rank, get_world_size, is_available
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
@@ -22,9 +24,14 @@ class DistributedSampler(Sampler):
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,
                  drop_last=False):
-        if num_replicas is None or rank is None:
-            raise RuntimeError("Requires distributed package to be available (jtorch has no "
-                               "torch.distributed yet: pass num_replicas and rank)")
+        if num_replicas is None:
+            if not is_available():
+                raise RuntimeError("Requires distributed package to be available")
+            num_replicas = get_world_size()
+        if rank is None:
+            if not is_available():
+                raise RuntimeError("Requires distributed package to be available")
+            rank = get_rank()
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
                              f"[0, {num_replicas - 1}]")

@@ -7,6 +7,8 @@ when None) per permutation and run NumPy's PCG64 from it on the host, so
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..._core.dtypes import float64
@@ -27,7 +29,6 @@ class Sampler:
 
     def __init__(self, data_source=None):
         if data_source is not None:
-            import warnings
 
             warnings.warn("`data_source` argument is not used and will be removed in 2.2.0."
                           "You may still have custom implementation that utilizes it.",

@@ -51,6 +51,17 @@ def read_idx(path):
         .reshape(shape)
 
 
+def _array_property(name, dtype, doc):
+    """A tensor property over the numpy array ``_<name>`` (set from anything array-like,
+    as ``dtype``)."""
+
+    def set_array(self, value):
+        setattr(self, "_" + name, np.asarray(value, dtype))
+
+    return property(lambda self: self._tensor(name, getattr(self, "_" + name)), set_array,
+                    doc=doc)
+
+
 class MNIST(VisionDataset):
     """The MNIST digits: ``(image, target)`` with a ``uint8`` 28x28 NumPy image (see module)."""
 
@@ -144,23 +155,8 @@ class MNIST(VisionDataset):
             c = self._cache[name] = (arr, worker.to_device(arr))
         return c[1]
 
-    @property
-    def data(self):
-        """The images as a ``uint8`` tensor ``N x 28 x 28``."""
-        return self._tensor("data", self._data)
-
-    @data.setter
-    def data(self, value):
-        self._data = np.asarray(value, np.uint8)
-
-    @property
-    def targets(self):
-        """The labels as an ``int64`` tensor."""
-        return self._tensor("targets", self._targets)
-
-    @targets.setter
-    def targets(self, value):
-        self._targets = np.asarray(value, np.int64)
+    data = _array_property("data", np.uint8, "The images as a ``uint8`` tensor ``N x 28 x 28``.")
+    targets = _array_property("targets", np.int64, "The labels as an ``int64`` tensor.")
 
     @property
     def class_to_idx(self):

@@ -11,6 +11,15 @@ from ...utils.data.dataset import Dataset
 __all__ = ["StandardTransform", "VisionDataset"]
 
 
+def _apply_transforms(transform, target_transform, sample, target):
+    """``(transform(sample), target_transform(target))``, each only when it is set."""
+    if transform is not None:
+        sample = transform(sample)
+    if target_transform is not None:
+        target = target_transform(target)
+    return sample, target
+
+
 class VisionDataset(Dataset):
     """Base class of the vision datasets.
 
@@ -43,11 +52,7 @@ class VisionDataset(Dataset):
 
     def _transformed(self, sample, target):
         """``(transform(sample), target_transform(target))``, each when set."""
-        if self.transform is not None:
-            sample = self.transform(sample)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return sample, target
+        return _apply_transforms(self.transform, self.target_transform, sample, target)
 
     def __len__(self) -> int:
         raise NotImplementedError
@@ -87,11 +92,7 @@ class StandardTransform:
         self.target_transform = target_transform
 
     def __call__(self, input, target):
-        if self.transform is not None:
-            input = self.transform(input)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return input, target
+        return _apply_transforms(self.transform, self.target_transform, input, target)
 
     def _format_transform_repr(self, transform, head: str) -> list[str]:
         lines = transform.__repr__().splitlines()

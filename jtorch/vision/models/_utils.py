@@ -1,19 +1,22 @@
 """Helpers shared by the model builders (torchvision's ``models/_utils.py``): the legacy
-``pretrained=`` interface, keyword overrides from weights, ``_make_divisible``, and the
-ImageNet-1K ``Weights`` entries."""
+``pretrained=`` interface, the builder functions, keyword overrides from weights, the shared
+weight initialization, ``_make_divisible``, and the weights enums (from ``_weights.json``)."""
 
 from __future__ import annotations
 
 import functools
 import inspect
+import json
 import warnings
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from jtorch import nn
 
 from ..transforms._presets import ImageClassification
-from ._api import Weights, WeightsEnum
+from ..transforms.functional import InterpolationMode
+from ._api import Weights, WeightsEnum, register_model
 from ._meta import _IMAGENET_CATEGORIES
 
 
@@ -121,37 +124,79 @@ def _ovewrite_named_param(kwargs: dict[str, Any], param: str, new_value: Any) ->
         kwargs[param] = new_value
 
 
-def _init_mobile_weights(model, linear_init):
-    """The initialization of MobileNet V2/V3 and EfficientNet: kaiming-normal (fan_out) convs,
-    unit/zero norms, ``linear_init(weight)`` and zero biases for the linear layers."""
+def _init_conv_norm_linear(model, linear_init=None, norms=(nn.BatchNorm2d, nn.GroupNorm),
+                           zero_conv_bias=True):
+    """torchvision's usual initialization: kaiming-normal (fan_out, ReLU gain) convolutions with
+    zero biases (ResNet, ``zero_conv_bias=False``, leaves them), unit weight and zero bias for the
+    ``norms``, and, where ``linear_init`` is given, ``linear_init(weight)`` and a zero bias for
+    the linear layers (else they keep their default initialization)."""
     for m in model.modules():
         if isinstance(m, nn.Conv2d):
-            nn.init.kaiming_normal_(m.weight, mode="fan_out")
-            if m.bias is not None:
+            nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+            if zero_conv_bias and m.bias is not None:
                 nn.init.zeros_(m.bias)
-        elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
+        elif isinstance(m, norms):
             nn.init.ones_(m.weight)
             nn.init.zeros_(m.bias)
-        elif isinstance(m, nn.Linear):
+        elif linear_init is not None and isinstance(m, nn.Linear):
             linear_init(m.weight)
             nn.init.zeros_(m.bias)
 
 
-def _load_weights(model, weights, progress):
-    """Loads ``weights``' checkpoint (hub cache or download) into ``model``, strictly."""
+def _build(make_model, weights, progress, kwargs, **from_meta):
+    """``make_model(**kwargs)`` with ``weights`` loaded: where there are weights, ``num_classes``
+    (when they name categories) and each keyword of ``from_meta`` (a function of
+    ``weights.meta``) must agree with them and default to them."""
+    if weights is not None:
+        if weights.meta["categories"] is not None:
+            _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
+        for param, value in from_meta.items():
+            _ovewrite_named_param(kwargs, param, value(weights.meta))
+    model = make_model(**kwargs)
     if weights is not None:
         model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
     return model
 
 
-def _imagenet1k(url, *, num_params, min_size, recipe, acc1, acc5, ops, file_size,
-                transforms=None, **meta):
-    """A ``Weights`` entry trained on ImageNet-1K: torchvision's url, preset and meta
-    (``transforms`` holds the ``ImageClassification`` keywords; ``crop_size=224`` default)."""
-    return Weights(
-        url=url,
-        transforms=partial(ImageClassification, **(transforms or {"crop_size": 224})),
-        meta={"categories": _IMAGENET_CATEGORIES, "min_size": min_size,
-              "num_params": num_params, "recipe": recipe,
-              "_metrics": {"ImageNet-1K": {"acc@1": acc1, "acc@5": acc5}}, "_ops": ops,
-              "_file_size": file_size, **meta})
+def _model_builder(module, name, weights_enum, model_cls, build, summary, kwargs_doc=""):
+    """The public builder ``name(*, weights=None, progress=True, **kwargs)`` of torchvision's
+    registry: verifies ``weights`` (a ``weights_enum`` member, its name or None), then returns
+    ``build(weights, progress, kwargs)`` (``kwargs`` a dict); takes the legacy ``pretrained=`` (its
+    ``IMAGENET1K_V1``), is registered under ``name`` and documented by ``summary``."""
+
+    def builder(*, weights=None, progress=True, **kwargs):
+        return build(weights_enum.verify(weights), progress, kwargs)
+
+    builder.__name__ = builder.__qualname__ = name
+    builder.__module__ = module
+    builder.__annotations__ = {"weights": weights_enum | None, "progress": bool, "kwargs": Any,
+                               "return": model_cls}
+    builder.__doc__ = (
+        f"{summary}\n\n    Args:\n"
+        f"        weights ({weights_enum.__name__}, optional): pre-trained weights (None: random"
+        " init).\n        progress (bool): show a download progress bar. Default True\n"
+        f"        **kwargs: passed to ``{model_cls.__name__}``{kwargs_doc}.\n    ")
+    legacy = handle_legacy_interface(weights=("pretrained", weights_enum.IMAGENET1K_V1))
+    return register_model()(legacy(builder))
+
+
+def _weights_value(entry):
+    """A ``Weights`` from its ``_weights.json`` entry: ``ImageClassification`` with the entry's
+    keywords, the ImageNet-1K categories where the entry names them."""
+    preset = {k: InterpolationMode(v) if k == "interpolation" else
+              tuple(v) if isinstance(v, list) else v for k, v in entry["transforms"].items()}
+    meta = {k: tuple(v) if isinstance(v, list) else v for k, v in entry["meta"].items()}
+    meta["categories"] = _IMAGENET_CATEGORIES if meta["categories"] == "ImageNet-1K" else None
+    return Weights(url=entry["url"], transforms=partial(ImageClassification, **preset), meta=meta)
+
+
+_WEIGHTS = json.loads(Path(__file__).with_name("_weights.json").read_text(encoding="utf-8"))
+
+
+def _weights_enum(module, name):
+    """The ``WeightsEnum`` ``name`` of ``module``, its members (and aliases such as ``DEFAULT``)
+    read from ``_weights.json``: torchvision's urls, preprocessing and meta."""
+    members = {}
+    for member, entry in _WEIGHTS[name].items():
+        members[member] = members[entry] if isinstance(entry, str) else _weights_value(entry)
+    return WeightsEnum(name, list(members.items()), module=module, qualname=name)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
 
 from jtorch import nn
 
 from ..._ops.shape import flatten
-from ._api import WeightsEnum, register_model
-from ._utils import _imagenet1k, _load_weights, _ovewrite_named_param, handle_legacy_interface
+from ._utils import _build, _model_builder, _weights_enum
 
 __all__ = ["AlexNet", "AlexNet_Weights", "alexnet"]
 
@@ -47,28 +46,9 @@ class AlexNet(nn.Module):
         return self.classifier(x)
 
 
-class AlexNet_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/alexnet-owt-7be5be79.pth", num_params=61100840,
-        min_size=(63, 63),
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification"
-               "#alexnet-and-vgg",
-        acc1=56.522, acc5=79.066, ops=0.714, file_size=233.087)
-    DEFAULT = IMAGENET1K_V1
+AlexNet_Weights = _weights_enum(__name__, "AlexNet_Weights")
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", AlexNet_Weights.IMAGENET1K_V1))
-def alexnet(*, weights: AlexNet_Weights | None = None, progress: bool = True,
-            **kwargs: Any) -> AlexNet:
-    """AlexNet from `One weird trick for parallelizing convolutional neural networks`.
-
-    Args:
-        weights (AlexNet_Weights, optional): pre-trained weights (None: random init).
-        progress (bool): show a download progress bar. Default True
-        **kwargs: passed to ``AlexNet``.
-    """
-    weights = AlexNet_Weights.verify(weights)
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    return _load_weights(AlexNet(**kwargs), weights, progress)
+alexnet = _model_builder(
+    __name__, "alexnet", AlexNet_Weights, AlexNet, partial(_build, AlexNet),
+    "AlexNet from `One weird trick for parallelizing convolutional neural networks`.")

@@ -14,16 +14,8 @@ from jtorch import nn
 from ..._ops.shape import flatten
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
 from ..ops.stochastic_depth import StochasticDepth
-from ..transforms.functional import InterpolationMode
-from ._api import WeightsEnum, register_model
-from ._utils import (
-    _imagenet1k,
-    _init_mobile_weights,
-    _load_weights,
-    _make_divisible,
-    _ovewrite_named_param,
-    handle_legacy_interface,
-)
+from ._api import WeightsEnum
+from ._utils import _build, _init_conv_norm_linear, _make_divisible, _model_builder, _weights_enum
 
 __all__ = ["EfficientNet", "EfficientNet_B0_Weights", "efficientnet_b0"]
 
@@ -156,7 +148,7 @@ class EfficientNet(nn.Module):
         self.classifier = nn.Sequential(nn.Dropout(p=dropout, inplace=True),
                                         nn.Linear(lastconv_output_channels, num_classes))
         r = 1.0 / math.sqrt(num_classes)  # the only Linear: uniform in +-1/sqrt(out_features)
-        _init_mobile_weights(self, lambda w: nn.init.uniform_(w, -r, r))
+        _init_conv_norm_linear(self, lambda w: nn.init.uniform_(w, -r, r))
 
     def _forward_impl(self, x):
         x = flatten(self.avgpool(self.features(x)), 1)
@@ -164,14 +156,6 @@ class EfficientNet(nn.Module):
 
     def forward(self, x):
         return self._forward_impl(x)
-
-
-def _efficientnet(inverted_residual_setting, dropout: float, last_channel: int | None,
-                  weights: WeightsEnum | None, progress: bool, **kwargs: Any) -> EfficientNet:
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = EfficientNet(inverted_residual_setting, dropout, last_channel=last_channel, **kwargs)
-    return _load_weights(model, weights, progress)
 
 
 def _efficientnet_conf(arch: str, **kwargs: Any):
@@ -185,32 +169,17 @@ def _efficientnet_conf(arch: str, **kwargs: Any):
     return setting, None
 
 
-class EfficientNet_B0_Weights(WeightsEnum):
-    # ported by torchvision from rwightman's pytorch-image-models
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/efficientnet_b0_rwightman-7f5810bc.pth",
-        transforms={"crop_size": 224, "resize_size": 256,
-                    "interpolation": InterpolationMode.BICUBIC},
-        num_params=5288548, min_size=(1, 1),
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification"
-               "#efficientnet-v1",
-        acc1=77.692, acc5=93.532, ops=0.386, file_size=20.451)
-    DEFAULT = IMAGENET1K_V1
+EfficientNet_B0_Weights = _weights_enum(__name__, "EfficientNet_B0_Weights")
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", EfficientNet_B0_Weights.IMAGENET1K_V1))
-def efficientnet_b0(*, weights: EfficientNet_B0_Weights | None = None, progress: bool = True,
-                    **kwargs: Any) -> EfficientNet:
-    """EfficientNet-B0 from `EfficientNet: Rethinking Model Scaling for Convolutional Neural
-    Networks`.
-
-    Args:
-        weights (EfficientNet_B0_Weights, optional): pre-trained weights (None: random init).
-        progress (bool): show a download progress bar. Default True
-        **kwargs: passed to ``EfficientNet`` (``dropout`` defaults to 0.2).
-    """
-    weights = EfficientNet_B0_Weights.verify(weights)
+def _efficientnet_b0(weights: WeightsEnum | None, progress: bool,
+                     kwargs: dict[str, Any]) -> EfficientNet:
     setting, last_channel = _efficientnet_conf("efficientnet_b0", width_mult=1.0, depth_mult=1.0)
-    return _efficientnet(setting, kwargs.pop("dropout", 0.2), last_channel, weights, progress,
-                         **kwargs)
+    make = partial(EfficientNet, setting, kwargs.pop("dropout", 0.2), last_channel=last_channel)
+    return _build(make, weights, progress, kwargs)
+
+
+efficientnet_b0 = _model_builder(
+    __name__, "efficientnet_b0", EfficientNet_B0_Weights, EfficientNet, _efficientnet_b0,
+    "EfficientNet-B0 from `EfficientNet: Rethinking Model Scaling for Convolutional Neural\n"
+    "    Networks`.", " (``dropout`` defaults to 0.2)")

@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from functools import partial
 
 from jtorch import nn
 
 from ..._ops.shape import flatten
 from ..ops.misc import Conv2dNormActivation
-from ._api import WeightsEnum, register_model
-from ._utils import (
-    _imagenet1k,
-    _init_mobile_weights,
-    _load_weights,
-    _make_divisible,
-    _ovewrite_named_param,
-    handle_legacy_interface,
-)
+from ._utils import _build, _init_conv_norm_linear, _make_divisible, _model_builder, _weights_enum
 
 __all__ = ["MobileNetV2", "MobileNet_V2_Weights", "mobilenet_v2"]
 
@@ -106,7 +98,7 @@ class MobileNetV2(nn.Module):
         self.features = nn.Sequential(*features)
         self.classifier = nn.Sequential(nn.Dropout(p=dropout),
                                         nn.Linear(self.last_channel, num_classes))
-        _init_mobile_weights(self, lambda w: nn.init.normal_(w, 0, 0.01))
+        _init_conv_norm_linear(self, lambda w: nn.init.normal_(w, 0, 0.01))
 
     def _forward_impl(self, x):
         x = nn.functional.adaptive_avg_pool2d(self.features(x), (1, 1))
@@ -116,34 +108,9 @@ class MobileNetV2(nn.Module):
         return self._forward_impl(x)
 
 
-class MobileNet_V2_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/mobilenet_v2-b0353104.pth", num_params=3504872,
-        min_size=(1, 1),
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification"
-               "#mobilenetv2",
-        acc1=71.878, acc5=90.286, ops=0.301, file_size=13.555)
-    IMAGENET1K_V2 = _imagenet1k(
-        "https://download.pytorch.org/models/mobilenet_v2-7ebf99e0.pth",
-        transforms={"crop_size": 224, "resize_size": 232}, num_params=3504872,
-        min_size=(1, 1),
-        recipe="https://github.com/pytorch/vision/issues/3995#new-recipe-with-reg-tuning",
-        acc1=72.154, acc5=90.822, ops=0.301, file_size=13.598)
-    DEFAULT = IMAGENET1K_V2
+MobileNet_V2_Weights = _weights_enum(__name__, "MobileNet_V2_Weights")
 
 
-@register_model()
-@handle_legacy_interface(weights=("pretrained", MobileNet_V2_Weights.IMAGENET1K_V1))
-def mobilenet_v2(*, weights: MobileNet_V2_Weights | None = None, progress: bool = True,
-                 **kwargs: Any) -> MobileNetV2:
-    """MobileNetV2 from `MobileNetV2: Inverted Residuals and Linear Bottlenecks`.
-
-    Args:
-        weights (MobileNet_V2_Weights, optional): pre-trained weights (None: random init).
-        progress (bool): show a download progress bar. Default True
-        **kwargs: passed to ``MobileNetV2``.
-    """
-    weights = MobileNet_V2_Weights.verify(weights)
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    return _load_weights(MobileNetV2(**kwargs), weights, progress)
+mobilenet_v2 = _model_builder(
+    __name__, "mobilenet_v2", MobileNet_V2_Weights, MobileNetV2, partial(_build, MobileNetV2),
+    "MobileNetV2 from `MobileNetV2: Inverted Residuals and Linear Bottlenecks`.")

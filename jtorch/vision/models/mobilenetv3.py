@@ -10,15 +10,8 @@ from jtorch import nn
 
 from ..._ops.shape import flatten
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation as SElayer
-from ._api import WeightsEnum, register_model
-from ._utils import (
-    _imagenet1k,
-    _init_mobile_weights,
-    _load_weights,
-    _make_divisible,
-    _ovewrite_named_param,
-    handle_legacy_interface,
-)
+from ._api import WeightsEnum
+from ._utils import _build, _init_conv_norm_linear, _make_divisible, _model_builder, _weights_enum
 
 __all__ = ["MobileNetV3", "MobileNet_V3_Large_Weights", "MobileNet_V3_Small_Weights",
            "mobilenet_v3_large", "mobilenet_v3_small"]
@@ -130,7 +123,7 @@ class MobileNetV3(nn.Module):
         self.classifier = nn.Sequential(
             nn.Linear(lastconv_output_channels, last_channel), nn.Hardswish(inplace=True),
             nn.Dropout(p=dropout, inplace=True), nn.Linear(last_channel, num_classes))
-        _init_mobile_weights(self, lambda w: nn.init.normal_(w, 0, 0.01))
+        _init_conv_norm_linear(self, lambda w: nn.init.normal_(w, 0, 0.01))
 
     def _forward_impl(self, x):
         x = flatten(self.avgpool(self.features(x)), 1)
@@ -173,62 +166,21 @@ def _mobilenet_v3_conf(arch: str, width_mult: float = 1.0, reduced_tail: bool = 
     return setting, last_channel
 
 
-def _mobilenet_v3(inverted_residual_setting, last_channel: int, weights: WeightsEnum | None,
-                  progress: bool, **kwargs: Any) -> MobileNetV3:
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    return _load_weights(MobileNetV3(inverted_residual_setting, last_channel, **kwargs),
-                         weights, progress)
+def _mobilenet_v3(arch: str, weights: WeightsEnum | None, progress: bool,
+                  kwargs: dict[str, Any]) -> MobileNetV3:
+    setting, last_channel = _mobilenet_v3_conf(arch, **kwargs)
+    return _build(partial(MobileNetV3, setting, last_channel), weights, progress, kwargs)
 
 
-_RECIPE = ("https://github.com/pytorch/vision/tree/main/references/classification"
-           "#mobilenetv3-large--small")
+MobileNet_V3_Large_Weights = _weights_enum(__name__, "MobileNet_V3_Large_Weights")
+MobileNet_V3_Small_Weights = _weights_enum(__name__, "MobileNet_V3_Small_Weights")
 
 
-class MobileNet_V3_Large_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/mobilenet_v3_large-8738ca79.pth",
-        num_params=5483032, min_size=(1, 1), recipe=_RECIPE, acc1=74.042, acc5=91.340,
-        ops=0.217, file_size=21.114)
-    IMAGENET1K_V2 = _imagenet1k(
-        "https://download.pytorch.org/models/mobilenet_v3_large-5c1a4163.pth",
-        transforms={"crop_size": 224, "resize_size": 232}, num_params=5483032,
-        min_size=(1, 1),
-        recipe="https://github.com/pytorch/vision/issues/3995#new-recipe-with-reg-tuning",
-        acc1=75.274, acc5=92.566, ops=0.217, file_size=21.107)
-    DEFAULT = IMAGENET1K_V2
-
-
-class MobileNet_V3_Small_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/mobilenet_v3_small-047dcff4.pth",
-        num_params=2542856, min_size=(1, 1), recipe=_RECIPE, acc1=67.668, acc5=87.402,
-        ops=0.057, file_size=9.829)
-    DEFAULT = IMAGENET1K_V1
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", MobileNet_V3_Large_Weights.IMAGENET1K_V1))
-def mobilenet_v3_large(*, weights: MobileNet_V3_Large_Weights | None = None,
-                       progress: bool = True, **kwargs: Any) -> MobileNetV3:
-    """MobileNetV3-Large from `Searching for MobileNetV3`.
-
-    Args:
-        weights (MobileNet_V3_Large_Weights, optional): pre-trained weights.
-        progress (bool): show a download progress bar. Default True
-        **kwargs: passed to ``MobileNetV3`` (and ``width_mult``, ``reduced_tail``,
-            ``dilated`` to the configuration).
-    """
-    weights = MobileNet_V3_Large_Weights.verify(weights)
-    setting, last_channel = _mobilenet_v3_conf("mobilenet_v3_large", **kwargs)
-    return _mobilenet_v3(setting, last_channel, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", MobileNet_V3_Small_Weights.IMAGENET1K_V1))
-def mobilenet_v3_small(*, weights: MobileNet_V3_Small_Weights | None = None,
-                       progress: bool = True, **kwargs: Any) -> MobileNetV3:
-    """MobileNetV3-Small (args as ``mobilenet_v3_large``)."""
-    weights = MobileNet_V3_Small_Weights.verify(weights)
-    setting, last_channel = _mobilenet_v3_conf("mobilenet_v3_small", **kwargs)
-    return _mobilenet_v3(setting, last_channel, weights, progress, **kwargs)
+_CONF_KWARGS = " (and ``width_mult``, ``reduced_tail``, ``dilated`` to the configuration)"
+mobilenet_v3_large = _model_builder(
+    __name__, "mobilenet_v3_large", MobileNet_V3_Large_Weights, MobileNetV3,
+    partial(_mobilenet_v3, "mobilenet_v3_large"),
+    "MobileNetV3-Large from `Searching for MobileNetV3`.", _CONF_KWARGS)
+mobilenet_v3_small = _model_builder(
+    __name__, "mobilenet_v3_small", MobileNet_V3_Small_Weights, MobileNetV3,
+    partial(_mobilenet_v3, "mobilenet_v3_small"), "MobileNetV3-Small.", _CONF_KWARGS)

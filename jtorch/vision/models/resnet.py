@@ -4,13 +4,14 @@ initialization scheme and weights)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from jtorch import nn
 
 from ..._ops.shape import flatten
-from ._api import WeightsEnum, register_model
-from ._utils import _imagenet1k, _load_weights, _ovewrite_named_param, handle_legacy_interface
+from ._api import WeightsEnum
+from ._utils import _build, _init_conv_norm_linear, _model_builder, _weights_enum
 
 __all__ = ["ResNet", "ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights",
            "ResNet101_Weights", "resnet18", "resnet34", "resnet50", "resnet101"]
@@ -28,17 +29,31 @@ def conv1x1(in_planes: int, out_planes: int, stride: int = 1) -> nn.Conv2d:
     return nn.Conv2d(in_planes, out_planes, kernel_size=1, stride=stride, bias=False)
 
 
-class BasicBlock(nn.Module):
-    """Two 3x3 convolutions with a residual connection (ResNet-18/34)."""
-
-    expansion: int = 1
+class _ResidualBlock(nn.Module):
+    """What ``BasicBlock`` and ``Bottleneck`` share: torchvision's constructor signature (the
+    layers come from ``_layers``, then ``downsample``) and the residual connection."""
 
     def __init__(self, inplanes: int, planes: int, stride: int = 1,
                  downsample: nn.Module | None = None, groups: int = 1, base_width: int = 64,
                  dilation: int = 1, norm_layer: Callable[..., nn.Module] | None = None) -> None:
         super().__init__()
-        if norm_layer is None:
-            norm_layer = nn.BatchNorm2d
+        self._layers(inplanes, planes, stride, groups, base_width, dilation,
+                     nn.BatchNorm2d if norm_layer is None else norm_layer)
+        self.downsample = downsample
+        self.stride = stride
+
+    def _add_identity(self, x, out):
+        identity = x if self.downsample is None else self.downsample(x)
+        out += identity
+        return self.relu(out)
+
+
+class BasicBlock(_ResidualBlock):
+    """Two 3x3 convolutions with a residual connection (ResNet-18/34)."""
+
+    expansion: int = 1
+
+    def _layers(self, inplanes, planes, stride, groups, base_width, dilation, norm_layer):
         if groups != 1 or base_width != 64:
             raise ValueError("BasicBlock only supports groups=1 and base_width=64")
         if dilation > 1:
@@ -48,31 +63,19 @@ class BasicBlock(nn.Module):
         self.relu = nn.ReLU(inplace=True)
         self.conv2 = conv3x3(planes, planes)
         self.bn2 = norm_layer(planes)
-        self.downsample = downsample
-        self.stride = stride
 
     def forward(self, x):
-        identity = x
         out = self.relu(self.bn1(self.conv1(x)))
-        out = self.bn2(self.conv2(out))
-        if self.downsample is not None:
-            identity = self.downsample(x)
-        out += identity
-        return self.relu(out)
+        return self._add_identity(x, self.bn2(self.conv2(out)))
 
 
-class Bottleneck(nn.Module):
+class Bottleneck(_ResidualBlock):
     """1x1, 3x3 (with the stride: "ResNet V1.5"), 1x1 convolutions with a residual
     connection (ResNet-50/101)."""
 
     expansion: int = 4
 
-    def __init__(self, inplanes: int, planes: int, stride: int = 1,
-                 downsample: nn.Module | None = None, groups: int = 1, base_width: int = 64,
-                 dilation: int = 1, norm_layer: Callable[..., nn.Module] | None = None) -> None:
-        super().__init__()
-        if norm_layer is None:
-            norm_layer = nn.BatchNorm2d
+    def _layers(self, inplanes, planes, stride, groups, base_width, dilation, norm_layer):
         width = int(planes * (base_width / 64.0)) * groups
         self.conv1 = conv1x1(inplanes, width)
         self.bn1 = norm_layer(width)
@@ -81,18 +84,11 @@ class Bottleneck(nn.Module):
         self.conv3 = conv1x1(width, planes * self.expansion)
         self.bn3 = norm_layer(planes * self.expansion)
         self.relu = nn.ReLU(inplace=True)
-        self.downsample = downsample
-        self.stride = stride
 
     def forward(self, x):
-        identity = x
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.relu(self.bn2(self.conv2(out)))
-        out = self.bn3(self.conv3(out))
-        if self.downsample is not None:
-            identity = self.downsample(x)
-        out += identity
-        return self.relu(out)
+        return self._add_identity(x, self.bn3(self.conv3(out)))
 
 
 class ResNet(nn.Module):
@@ -143,12 +139,7 @@ class ResNet(nn.Module):
                                        dilate=replace_stride_with_dilation[2])
         self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
         self.fc = nn.Linear(512 * block.expansion, num_classes)
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
-                nn.init.constant_(m.weight, 1)
-                nn.init.constant_(m.bias, 0)
+        _init_conv_norm_linear(self, zero_conv_bias=False)
         if zero_init_residual:
             for m in self.modules():
                 if isinstance(m, Bottleneck) and m.bn3.weight is not None:
@@ -187,92 +178,25 @@ class ResNet(nn.Module):
 
 
 def _resnet(block, layers: list[int], weights: WeightsEnum | None, progress: bool,
-            **kwargs: Any) -> ResNet:
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    return _load_weights(ResNet(block, layers, **kwargs), weights, progress)
+            kwargs: dict[str, Any]) -> ResNet:
+    return _build(partial(ResNet, block, layers), weights, progress, kwargs)
 
 
-_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#resnet"
-_V2 = {"crop_size": 224, "resize_size": 232}
+ResNet18_Weights = _weights_enum(__name__, "ResNet18_Weights")
+ResNet34_Weights = _weights_enum(__name__, "ResNet34_Weights")
+ResNet50_Weights = _weights_enum(__name__, "ResNet50_Weights")
+ResNet101_Weights = _weights_enum(__name__, "ResNet101_Weights")
 
 
-class ResNet18_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/resnet18-f37072fd.pth", num_params=11689512,
-        min_size=(1, 1), recipe=_RECIPE, acc1=69.758, acc5=89.078, ops=1.814, file_size=44.661)
-    DEFAULT = IMAGENET1K_V1
+def _resnet_builder(name, weights_enum, block, layers, summary):
+    return _model_builder(__name__, name, weights_enum, ResNet,
+                          partial(_resnet, block, layers), summary)
 
 
-class ResNet34_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/resnet34-b627a593.pth", num_params=21797672,
-        min_size=(1, 1), recipe=_RECIPE, acc1=73.314, acc5=91.420, ops=3.664, file_size=83.275)
-    DEFAULT = IMAGENET1K_V1
-
-
-class ResNet50_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/resnet50-0676ba61.pth", num_params=25557032,
-        min_size=(1, 1), recipe=_RECIPE, acc1=76.130, acc5=92.862, ops=4.089, file_size=97.781)
-    IMAGENET1K_V2 = _imagenet1k(
-        "https://download.pytorch.org/models/resnet50-11ad3fa6.pth", transforms=_V2,
-        num_params=25557032, min_size=(1, 1),
-        recipe="https://github.com/pytorch/vision/issues/3995#issuecomment-1013906621",
-        acc1=80.858, acc5=95.434, ops=4.089, file_size=97.79)
-    DEFAULT = IMAGENET1K_V2
-
-
-class ResNet101_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/resnet101-63fe2227.pth", num_params=44549160,
-        min_size=(1, 1), recipe=_RECIPE, acc1=77.374, acc5=93.546, ops=7.801,
-        file_size=170.511)
-    IMAGENET1K_V2 = _imagenet1k(
-        "https://download.pytorch.org/models/resnet101-cd907fc2.pth", transforms=_V2,
-        num_params=44549160, min_size=(1, 1),
-        recipe="https://github.com/pytorch/vision/issues/3995#new-recipe", acc1=81.886,
-        acc5=95.780, ops=7.801, file_size=170.53)
-    DEFAULT = IMAGENET1K_V2
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ResNet18_Weights.IMAGENET1K_V1))
-def resnet18(*, weights: ResNet18_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> ResNet:
-    """ResNet-18 from `Deep Residual Learning for Image Recognition`.
-
-    Args:
-        weights (ResNet18_Weights, optional): pre-trained weights (None: random init).
-        progress (bool): show a download progress bar. Default True
-        **kwargs: passed to ``ResNet``.
-    """
-    weights = ResNet18_Weights.verify(weights)
-    return _resnet(BasicBlock, [2, 2, 2, 2], weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ResNet34_Weights.IMAGENET1K_V1))
-def resnet34(*, weights: ResNet34_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> ResNet:
-    """ResNet-34 (args as ``resnet18``)."""
-    weights = ResNet34_Weights.verify(weights)
-    return _resnet(BasicBlock, [3, 4, 6, 3], weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ResNet50_Weights.IMAGENET1K_V1))
-def resnet50(*, weights: ResNet50_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> ResNet:
-    """ResNet-50 (args as ``resnet18``)."""
-    weights = ResNet50_Weights.verify(weights)
-    return _resnet(Bottleneck, [3, 4, 6, 3], weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ResNet101_Weights.IMAGENET1K_V1))
-def resnet101(*, weights: ResNet101_Weights | None = None, progress: bool = True,
-              **kwargs: Any) -> ResNet:
-    """ResNet-101 (args as ``resnet18``)."""
-    weights = ResNet101_Weights.verify(weights)
-    return _resnet(Bottleneck, [3, 4, 23, 3], weights, progress, **kwargs)
+_PAPER = "from `Deep Residual Learning for Image Recognition`."
+resnet18 = _resnet_builder("resnet18", ResNet18_Weights, BasicBlock, [2, 2, 2, 2],
+                           f"ResNet-18 {_PAPER}")
+resnet34 = _resnet_builder("resnet34", ResNet34_Weights, BasicBlock, [3, 4, 6, 3], "ResNet-34.")
+resnet50 = _resnet_builder("resnet50", ResNet50_Weights, Bottleneck, [3, 4, 6, 3], "ResNet-50.")
+resnet101 = _resnet_builder("resnet101", ResNet101_Weights, Bottleneck, [3, 4, 23, 3],
+                            "ResNet-101.")

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
 
 from jtorch import nn
 from jtorch.nn import init
 
 from ..._ops.shape import flatten
 from ..._ops.shape_copy import cat
-from ._api import WeightsEnum, register_model
-from ._utils import _imagenet1k, _load_weights, _ovewrite_named_param, handle_legacy_interface
+from ._api import WeightsEnum
+from ._utils import _build, _model_builder, _weights_enum
 
 __all__ = ["SqueezeNet", "SqueezeNet1_0_Weights", "SqueezeNet1_1_Weights", "squeezenet1_0",
            "squeezenet1_1"]
@@ -86,51 +86,18 @@ class SqueezeNet(nn.Module):
         return flatten(self.classifier(self.features(x)), 1)
 
 
+SqueezeNet1_0_Weights = _weights_enum(__name__, "SqueezeNet1_0_Weights")
+SqueezeNet1_1_Weights = _weights_enum(__name__, "SqueezeNet1_1_Weights")
+
+
 def _squeezenet(version: str, weights: WeightsEnum | None, progress: bool,
-                **kwargs: Any) -> SqueezeNet:
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    return _load_weights(SqueezeNet(version, **kwargs), weights, progress)
+                kwargs: dict) -> SqueezeNet:
+    return _build(partial(SqueezeNet, version), weights, progress, kwargs)
 
 
-_RECIPE = "https://github.com/pytorch/vision/pull/49#issuecomment-277560717"
-
-
-class SqueezeNet1_0_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/squeezenet1_0-b66bff10.pth", num_params=1248424,
-        min_size=(21, 21), recipe=_RECIPE, acc1=58.092, acc5=80.420, ops=0.819,
-        file_size=4.778)
-    DEFAULT = IMAGENET1K_V1
-
-
-class SqueezeNet1_1_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/squeezenet1_1-b8a52dc0.pth", num_params=1235496,
-        min_size=(17, 17), recipe=_RECIPE, acc1=58.178, acc5=80.624, ops=0.349,
-        file_size=4.729)
-    DEFAULT = IMAGENET1K_V1
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", SqueezeNet1_0_Weights.IMAGENET1K_V1))
-def squeezenet1_0(*, weights: SqueezeNet1_0_Weights | None = None, progress: bool = True,
-                  **kwargs: Any) -> SqueezeNet:
-    """SqueezeNet 1.0 from `SqueezeNet: AlexNet-level accuracy with 50x fewer parameters`.
-
-    Args:
-        weights (SqueezeNet1_0_Weights, optional): pre-trained weights (None: random init).
-        progress (bool): show a download progress bar. Default True
-        **kwargs: passed to ``SqueezeNet``.
-    """
-    weights = SqueezeNet1_0_Weights.verify(weights)
-    return _squeezenet("1_0", weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", SqueezeNet1_1_Weights.IMAGENET1K_V1))
-def squeezenet1_1(*, weights: SqueezeNet1_1_Weights | None = None, progress: bool = True,
-                  **kwargs: Any) -> SqueezeNet:
-    """SqueezeNet 1.1 (2.4x less computation than 1.0; args as ``squeezenet1_0``)."""
-    weights = SqueezeNet1_1_Weights.verify(weights)
-    return _squeezenet("1_1", weights, progress, **kwargs)
+squeezenet1_0 = _model_builder(
+    __name__, "squeezenet1_0", SqueezeNet1_0_Weights, SqueezeNet, partial(_squeezenet, "1_0"),
+    "SqueezeNet 1.0 from `SqueezeNet: AlexNet-level accuracy with 50x fewer parameters`.")
+squeezenet1_1 = _model_builder(
+    __name__, "squeezenet1_1", SqueezeNet1_1_Weights, SqueezeNet, partial(_squeezenet, "1_1"),
+    "SqueezeNet 1.1 (2.4x less computation than 1.0).")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from jtorch import nn
 
 from ..._ops.shape import flatten
-from ._api import WeightsEnum, register_model
-from ._utils import _imagenet1k, _load_weights, _ovewrite_named_param, handle_legacy_interface
+from ._api import WeightsEnum
+from ._utils import _build, _init_conv_norm_linear, _model_builder, _weights_enum
 
 __all__ = ["VGG", "VGG11_Weights", "VGG11_BN_Weights", "VGG16_Weights", "VGG16_BN_Weights",
            "vgg11", "vgg11_bn", "vgg16", "vgg16_bn"]
@@ -38,17 +39,8 @@ class VGG(nn.Module):
             nn.Linear(4096, 4096), nn.ReLU(True), nn.Dropout(p=dropout),
             nn.Linear(4096, num_classes))
         if init_weights:
-            for m in self.modules():
-                if isinstance(m, nn.Conv2d):
-                    nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
-                    if m.bias is not None:
-                        nn.init.constant_(m.bias, 0)
-                elif isinstance(m, nn.BatchNorm2d):
-                    nn.init.constant_(m.weight, 1)
-                    nn.init.constant_(m.bias, 0)
-                elif isinstance(m, nn.Linear):
-                    nn.init.normal_(m.weight, 0, 0.01)
-                    nn.init.constant_(m.bias, 0)
+            _init_conv_norm_linear(self, lambda w: nn.init.normal_(w, 0, 0.01),
+                                   norms=nn.BatchNorm2d)
 
     def forward(self, x):
         x = flatten(self.avgpool(self.features(x)), 1)
@@ -83,110 +75,26 @@ cfgs: dict[str, list] = {
 
 
 def _vgg(cfg: str, batch_norm: bool, weights: WeightsEnum | None, progress: bool,
-         **kwargs: Any) -> VGG:
+         kwargs: dict[str, Any]) -> VGG:
     if weights is not None:
         kwargs["init_weights"] = False
-        if weights.meta["categories"] is not None:
-            _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    return _load_weights(VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kwargs), weights,
-                         progress)
+    return _build(partial(VGG, make_layers(cfgs[cfg], batch_norm=batch_norm)), weights, progress,
+                  kwargs)
 
 
-_RECIPE = "https://github.com/pytorch/vision/tree/main/references/classification#alexnet-and-vgg"
+VGG11_Weights = _weights_enum(__name__, "VGG11_Weights")
+VGG11_BN_Weights = _weights_enum(__name__, "VGG11_BN_Weights")
+VGG16_Weights = _weights_enum(__name__, "VGG16_Weights")
+VGG16_BN_Weights = _weights_enum(__name__, "VGG16_BN_Weights")
 
 
-def _vgg_weights(url, num_params, acc1, acc5, ops, file_size, **kw):
-    return _imagenet1k(url, num_params=num_params, min_size=(32, 32), recipe=_RECIPE, acc1=acc1,
-                       acc5=acc5, ops=ops, file_size=file_size, **kw)
+def _vgg_builder(name, weights_enum, cfg, batch_norm, summary):
+    return _model_builder(__name__, name, weights_enum, VGG, partial(_vgg, cfg, batch_norm),
+                          summary)
 
 
-class VGG11_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _vgg_weights("https://download.pytorch.org/models/vgg11-8a719046.pth",
-                                 132863336, 69.020, 88.628, 7.609, 506.84)
-    DEFAULT = IMAGENET1K_V1
-
-
-class VGG11_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _vgg_weights("https://download.pytorch.org/models/vgg11_bn-6002323d.pth",
-                                 132868840, 70.370, 89.810, 7.609, 506.881)
-    DEFAULT = IMAGENET1K_V1
-
-
-class VGG16_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _vgg_weights("https://download.pytorch.org/models/vgg16-397923af.pth",
-                                 138357544, 71.592, 90.382, 15.47, 527.796)
-    # the features of amdegroot's SSD port: the classifier holds no trained values
-    IMAGENET1K_FEATURES = _vgg_weights(
-        "https://download.pytorch.org/models/vgg16_features-amdegroot-88682ab5.pth", 138357544,
-        float("nan"), float("nan"), 15.47, 527.802,
-        transforms={"crop_size": 224, "mean": (0.48235, 0.45882, 0.40784),
-                    "std": (1.0 / 255.0, 1.0 / 255.0, 1.0 / 255.0)})
-    DEFAULT = IMAGENET1K_V1
-
-
-VGG16_Weights.IMAGENET1K_FEATURES.meta.update(
-    categories=None, recipe="https://github.com/amdegroot/ssd.pytorch#training-ssd")
-
-
-class VGG16_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _vgg_weights("https://download.pytorch.org/models/vgg16_bn-6c64b313.pth",
-                                 138365992, 73.360, 91.516, 15.47, 527.866)
-    DEFAULT = IMAGENET1K_V1
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG11_Weights.IMAGENET1K_V1))
-def vgg11(*, weights: VGG11_Weights | None = None, progress: bool = True, **kwargs: Any) -> VGG:
-    """VGG-11 from `Very Deep Convolutional Networks for Large-Scale Image Recognition`.
-
-    Args:
-        weights (VGG11_Weights, optional): pre-trained weights (None: random init).
-        progress (bool): show a download progress bar. Default True
-        **kwargs: passed to ``VGG``.
-    """
-    weights = VGG11_Weights.verify(weights)
-    return _vgg("A", False, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG11_BN_Weights.IMAGENET1K_V1))
-def vgg11_bn(*, weights: VGG11_BN_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VGG:
-    """VGG-11 with batch normalization.
-
-    Args:
-        weights (VGG11_BN_Weights, optional): pre-trained weights (None: random init).
-        progress (bool): show a download progress bar. Default True
-        **kwargs: passed to ``VGG``.
-    """
-    weights = VGG11_BN_Weights.verify(weights)
-    return _vgg("A", True, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG16_Weights.IMAGENET1K_V1))
-def vgg16(*, weights: VGG16_Weights | None = None, progress: bool = True, **kwargs: Any) -> VGG:
-    """VGG-16.
-
-    Args:
-        weights (VGG16_Weights, optional): pre-trained weights (None: random init).
-        progress (bool): show a download progress bar. Default True
-        **kwargs: passed to ``VGG``.
-    """
-    weights = VGG16_Weights.verify(weights)
-    return _vgg("D", False, weights, progress, **kwargs)
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", VGG16_BN_Weights.IMAGENET1K_V1))
-def vgg16_bn(*, weights: VGG16_BN_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VGG:
-    """VGG-16 with batch normalization.
-
-    Args:
-        weights (VGG16_BN_Weights, optional): pre-trained weights (None: random init).
-        progress (bool): show a download progress bar. Default True
-        **kwargs: passed to ``VGG``.
-    """
-    weights = VGG16_BN_Weights.verify(weights)
-    return _vgg("D", True, weights, progress, **kwargs)
+_PAPER = "from `Very Deep Convolutional Networks for Large-Scale Image Recognition`."
+vgg11 = _vgg_builder("vgg11", VGG11_Weights, "A", False, f"VGG-11 {_PAPER}")
+vgg11_bn = _vgg_builder("vgg11_bn", VGG11_BN_Weights, "A", True, "VGG-11 with batch normalization.")
+vgg16 = _vgg_builder("vgg16", VGG16_Weights, "D", False, "VGG-16.")
+vgg16_bn = _vgg_builder("vgg16_bn", VGG16_BN_Weights, "D", True, "VGG-16 with batch normalization.")

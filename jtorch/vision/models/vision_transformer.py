@@ -13,9 +13,8 @@ from jtorch import nn
 from ..._ops.creation import empty, zeros
 from ..._ops.shape_copy import cat
 from ..ops.misc import MLP, Conv2dNormActivation
-from ..transforms.functional import InterpolationMode
-from ._api import WeightsEnum, register_model
-from ._utils import _imagenet1k, _load_weights, _ovewrite_named_param, handle_legacy_interface
+from ._api import WeightsEnum
+from ._utils import _build, _model_builder, _weights_enum
 
 __all__ = ["VisionTransformer", "ViT_B_16_Weights", "vit_b_16"]
 
@@ -210,54 +209,19 @@ class VisionTransformer(nn.Module):
 
 def _vision_transformer(patch_size: int, num_layers: int, num_heads: int, hidden_dim: int,
                         mlp_dim: int, weights: WeightsEnum | None, progress: bool,
-                        **kwargs: Any) -> VisionTransformer:
-    if weights is not None:
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-        _ovewrite_named_param(kwargs, "image_size", weights.meta["min_size"][0])
-    image_size = kwargs.pop("image_size", 224)
-    model = VisionTransformer(image_size=image_size, patch_size=patch_size,
-                              num_layers=num_layers, num_heads=num_heads, hidden_dim=hidden_dim,
-                              mlp_dim=mlp_dim, **kwargs)
-    return _load_weights(model, weights, progress)
+                        kwargs: dict[str, Any]) -> VisionTransformer:
+    def make(image_size=224, **kw):
+        return VisionTransformer(image_size=image_size, patch_size=patch_size,
+                                 num_layers=num_layers, num_heads=num_heads,
+                                 hidden_dim=hidden_dim, mlp_dim=mlp_dim, **kw)
+
+    return _build(make, weights, progress, kwargs, image_size=lambda meta: meta["min_size"][0])
 
 
-_SWAG = {"license": "https://github.com/facebookresearch/SWAG/blob/main/LICENSE"}
+ViT_B_16_Weights = _weights_enum(__name__, "ViT_B_16_Weights")
 
 
-class ViT_B_16_Weights(WeightsEnum):
-    IMAGENET1K_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/vit_b_16-c867db91.pth", num_params=86567656,
-        min_size=(224, 224),
-        recipe="https://github.com/pytorch/vision/tree/main/references/classification#vit_b_16",
-        acc1=81.072, acc5=95.318, ops=17.564, file_size=330.285)
-    IMAGENET1K_SWAG_E2E_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/vit_b_16_swag-9ac1b537.pth",
-        transforms={"crop_size": 384, "resize_size": 384,
-                    "interpolation": InterpolationMode.BICUBIC},
-        num_params=86859496, min_size=(384, 384),
-        recipe="https://github.com/facebookresearch/SWAG", acc1=85.304, acc5=97.650,
-        ops=55.484, file_size=331.398, **_SWAG)
-    IMAGENET1K_SWAG_LINEAR_V1 = _imagenet1k(
-        "https://download.pytorch.org/models/vit_b_16_lc_swag-4e70ced5.pth",
-        transforms={"crop_size": 224, "resize_size": 224,
-                    "interpolation": InterpolationMode.BICUBIC},
-        num_params=86567656, min_size=(224, 224),
-        recipe="https://github.com/pytorch/vision/pull/5793", acc1=81.886, acc5=96.180,
-        ops=17.564, file_size=330.285, **_SWAG)
-    DEFAULT = IMAGENET1K_V1
-
-
-@register_model()
-@handle_legacy_interface(weights=("pretrained", ViT_B_16_Weights.IMAGENET1K_V1))
-def vit_b_16(*, weights: ViT_B_16_Weights | None = None, progress: bool = True,
-             **kwargs: Any) -> VisionTransformer:
-    """ViT-B/16 from `An Image is Worth 16x16 Words`.
-
-    Args:
-        weights (ViT_B_16_Weights, optional): pre-trained weights (None: random init).
-        progress (bool): show a download progress bar. Default True
-        **kwargs: passed to ``VisionTransformer`` (``image_size`` defaults to 224).
-    """
-    weights = ViT_B_16_Weights.verify(weights)
-    return _vision_transformer(patch_size=16, num_layers=12, num_heads=12, hidden_dim=768,
-                               mlp_dim=3072, weights=weights, progress=progress, **kwargs)
+vit_b_16 = _model_builder(
+    __name__, "vit_b_16", ViT_B_16_Weights, VisionTransformer,
+    partial(_vision_transformer, 16, 12, 12, 768, 3072),
+    "ViT-B/16 from `An Image is Worth 16x16 Words`.", " (``image_size`` defaults to 224)")

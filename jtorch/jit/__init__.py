@@ -1,0 +1,279 @@
+"""torch.jit on jtorch: TorchScript's eager-mode API, with ``trace`` and ``script`` made into
+``jtorch.compile``.
+
+jtorch has no TorchScript; its compiler is ``jtorch.compile`` (one XLA program per function).
+So, as in eager PyTorch, ``is_scripting()`` and ``is_tracing()`` are False, ``ignore``,
+``unused`` and ``export`` mark and return the function (PyTorch's ``_torchscript_modifier``),
+``annotate`` returns the value, ``Attribute`` is PyTorch's eager named tuple, ``Final`` is
+``typing.Final``; and:
+
+- ``trace(func, example_inputs)`` runs ``func`` once on the example inputs (as PyTorch's trace
+  does) and returns it compiled (a function is compiled as a module holding it, so the result
+  is differentiable in its inputs, as PyTorch's traced function); where a traced function
+  reads tensor values in Python, jtorch.compile warns and runs it eagerly, so results stay
+  right (PyTorch's trace would bake in the branch taken).
+- ``script(fn_or_module)`` returns ``jtorch.compile(fn_or_module, fullgraph=True)``; a call
+  that the compiler cannot make into one program (Python control flow on tensor values,
+  which TorchScript compiles) raises NotImplementedError naming ``torch.jit.script`` and
+  saying to use ``jtorch.compile``. Scripting a class raises it at once.
+
+Differences from PyTorch:
+    - ``is_tracing()`` is False also while ``trace`` runs the function (jtorch.compile traces
+      with JAX, not with PyTorch's tracer).
+    - Scripted and traced objects are jtorch.compile's compiled modules (no ``.graph``,
+      ``.code``, ``save``; their ``state_dict`` keys carry the ``_orig_mod.`` prefix);
+      ``save``, ``load``, ``freeze``, ``fork``/``wait`` and the other TorchScript tools raise
+      NotImplementedError naming ``torch.export``/``jtorch.save`` or ``jtorch.compile``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import collections
+import functools
+import typing
+import warnings
+
+from .._compile.module import OptimizedModule
+from .._compile.step import CompileError
+from .._core.errors import (
+    MissingModule,
+    missing_class,
+    missing_function,
+    not_implemented,
+    torch_name_fallback,
+)
+from ..nn.modules.module import Module
+
+__all__ = ["Attribute", "CompilationUnit", "Error", "Future", "ScriptFunction", "ScriptModule",
+           "annotate", "enable_onednn_fusion", "export", "export_opnames", "fork", "freeze",
+           "interface", "ignore", "isinstance", "load", "onednn_fusion_enabled",
+           "optimize_for_inference", "save", "script", "script_if_tracing",
+           "set_fusion_strategy", "strict_fusion", "trace", "trace_module", "unused", "wait",
+           "is_scripting", "is_tracing", "Final"]
+
+Final = typing.Final
+
+_INSTEAD = "jtorch.compile (torch.compile), which compiles functions and modules to XLA"
+
+
+class FunctionModifiers:
+    """How TorchScript treats a function (PyTorch's markers, set by export/ignore/unused)."""
+
+    UNUSED = "unused (ignored and replaced with raising of an exception)"
+    IGNORE = "ignore (leave as a call to Python, cannot be torch.jit.save'd)"
+    EXPORT = "export (compile this function even if nothing calls it)"
+    DEFAULT = "default (compile if called from an exported function / forward)"
+
+
+def is_scripting() -> bool:
+    """False: jtorch never runs TorchScript."""
+    return False
+
+
+def is_tracing() -> bool:
+    """False: jtorch has no TorchScript tracer (see the module's differences)."""
+    return False
+
+
+def export(fn):
+    """Mark a method to compile even if nothing calls it; returns ``fn``."""
+    fn._torchscript_modifier = FunctionModifiers.EXPORT
+    return fn
+
+
+def unused(fn):
+    """Mark a function (or a property's accessors) that TorchScript replaces with a raise;
+    returns it."""
+    if builtins.isinstance(fn, property):
+        fn.fget._torchscript_modifier = FunctionModifiers.UNUSED
+        if fn.fset:
+            fn.fset._torchscript_modifier = FunctionModifiers.UNUSED
+        return fn
+    fn._torchscript_modifier = FunctionModifiers.UNUSED
+    return fn
+
+
+def ignore(drop=False, **kwargs):
+    """Mark a function that TorchScript leaves as a Python call; usable as ``@ignore`` and
+    ``@ignore(drop=...)`` (PyTorch's deprecation warnings and argument check)."""
+    if callable(drop):
+        drop._torchscript_modifier = FunctionModifiers.IGNORE
+        return drop
+    if not builtins.isinstance(drop, bool):
+        raise RuntimeError(
+            f"Argument to @torch.jit.ignore must be a bool or a function but got {drop}")
+    drop_on_export = kwargs.pop("drop_on_export", None)
+    if drop_on_export:
+        warnings.warn("ignore(drop_on_export=True) has been deprecated. TorchScript will now "
+                      "drop the function call on compilation. Use torch.jit.unused now. {}",
+                      stacklevel=2, category=FutureWarning)
+        drop = drop_on_export
+    elif drop:
+        warnings.warn("ignore(True) has been deprecated. TorchScript will now drop the function "
+                      "call on compilation. Use torch.jit.unused now. {}", stacklevel=2,
+                      category=FutureWarning)
+
+    def decorator(fn):
+        fn._torchscript_modifier = (FunctionModifiers.UNUSED if drop
+                                    else FunctionModifiers.IGNORE)
+        return fn
+
+    return decorator
+
+
+def annotate(the_type, the_value):
+    """TorchScript's type hint for ``the_value``; returns ``the_value``."""
+    return the_value
+
+
+# TorchScript's attribute type hint; in eager PyTorch a named tuple (value, type)
+Attribute = collections.namedtuple("Attribute", ["value", "type"])
+
+
+def script_if_tracing(fn):
+    """Compile ``fn`` when called during tracing; jtorch never traces with TorchScript, so
+    this calls ``fn``."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    wrapper.__original_fn = fn
+    wrapper.__script_if_tracing_wrapper = True
+    return wrapper
+
+
+def _cannot_script(name, why):
+    return not_implemented(f"torch.jit.script of {name} ({why})", instead=_INSTEAD)
+
+
+class _Function(Module):
+    """A function as a module, so that its compiled form is differentiable in its inputs as
+    a compiled module's is (state it reads is found as jtorch.compile finds it)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+
+    def forward(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+
+class _ScriptedModule(OptimizedModule):
+    """A function or module compiled whole (``fullgraph=True``) by ``script``."""
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return super().__call__(*args, **kwargs)
+        except CompileError as e:
+            mod = self._orig_mod
+            name = mod.__name__ if builtins.isinstance(mod, _Function) else type(mod).__name__
+            raise _cannot_script(name, "it does not compile to one XLA program") from e
+
+
+def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
+    """Compile a function or module as one program (``jtorch.compile(obj, fullgraph=True)``).
+
+    Args:
+        obj: a function or an ``nn.Module``.
+        optimize, example_inputs: accepted for compatibility.
+
+    Returns:
+        The compiled function or module. Calling it raises NotImplementedError (naming
+        torch.jit.script and jtorch.compile) where it does not compile to one program.
+    """
+    if builtins.isinstance(obj, type) or not callable(obj):
+        raise _cannot_script(getattr(obj, "__name__", type(obj).__name__),
+                             "only functions and modules are compiled")
+    return _ScriptedModule(obj if builtins.isinstance(obj, Module) else _Function(obj),
+                           fullgraph=True)
+
+
+def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None,
+          check_tolerance=1e-5, strict=True, _force_outplace=False, _module_class=None,
+          _compilation_unit=None, example_kwarg_inputs=None, _store_inputs=True):
+    """Run ``func`` (a function or module) once on ``example_inputs`` and return it compiled
+    with ``jtorch.compile``.
+
+    Args:
+        func: a function or an ``nn.Module``.
+        example_inputs: a tuple of arguments, or one tensor.
+        example_kwarg_inputs: keyword arguments, instead of or with ``example_inputs``.
+        The other arguments are accepted for compatibility.
+
+    Returns:
+        ``jtorch.compile(func)``.
+    """
+    if example_inputs is None and example_kwarg_inputs is None:
+        raise TypeError("'NoneType' object is not iterable")   # PyTorch's error here
+    compiled = OptimizedModule(func if builtins.isinstance(func, Module) else _Function(func))
+    args = example_inputs if builtins.isinstance(example_inputs, tuple) else (
+        () if example_inputs is None else (example_inputs,))
+    compiled(*args, **(example_kwarg_inputs or {}))
+    return compiled
+
+
+def isinstance(obj, target_type):  # noqa: A001 - PyTorch's name
+    """Eager ``torch.jit.isinstance``: plain classes as ``isinstance``; parameterised
+    containers (``List[int]``...) raise NotImplementedError."""
+    if typing.get_origin(target_type) is not None:
+        raise not_implemented("torch.jit.isinstance with a parameterised container type",
+                              instead="the builtin isinstance on the elements")
+    return builtins.isinstance(obj, target_type)
+
+
+class Error(RuntimeError):
+    """TorchScript's runtime error (``torch.jit.Error``)."""
+
+
+class TracerWarning(Warning):
+    """PyTorch's tracer warning category (so warning filters naming it work)."""
+
+
+class ScriptWarning(Warning):
+    """PyTorch's TorchScript warning category."""
+
+
+class TracingCheckError(Exception):
+    """PyTorch's error of a failed trace check."""
+
+
+ScriptModule = missing_class("torch.jit.ScriptModule", instead=_INSTEAD)
+ScriptFunction = missing_class("torch.jit.ScriptFunction", instead=_INSTEAD)
+RecursiveScriptModule = missing_class("torch.jit.RecursiveScriptModule", instead=_INSTEAD)
+RecursiveScriptClass = missing_class("torch.jit.RecursiveScriptClass", instead=_INSTEAD)
+TracedModule = missing_class("torch.jit.TracedModule", instead=_INSTEAD)
+TopLevelTracedModule = missing_class("torch.jit.TopLevelTracedModule", instead=_INSTEAD)
+ONNXTracedModule = missing_class("torch.jit.ONNXTracedModule", instead=_INSTEAD)
+CompilationUnit = missing_class("torch.jit.CompilationUnit", instead=_INSTEAD)
+Future = missing_class("torch.jit.Future")
+Iterator = missing_class("torch.jit.Iterator")
+
+save = missing_function("torch.jit.save", instead="jtorch.save(model.state_dict(), f) or "
+                                                  "torch.export")
+load = missing_function("torch.jit.load", instead="jtorch.load of a saved state_dict")
+freeze = missing_function("torch.jit.freeze", instead=_INSTEAD)
+optimize_for_inference = missing_function("torch.jit.optimize_for_inference", instead=_INSTEAD)
+run_frozen_optimizations = missing_function("torch.jit.run_frozen_optimizations")
+trace_module = missing_function("torch.jit.trace_module", instead=_INSTEAD)
+script_method = missing_function("torch.jit.script_method", instead=_INSTEAD)
+interface = missing_function("torch.jit.interface")
+fork = missing_function("torch.jit.fork")
+wait = missing_function("torch.jit.wait")
+export_opnames = missing_function("torch.jit.export_opnames")
+set_fusion_strategy = missing_function("torch.jit.set_fusion_strategy")
+enable_onednn_fusion = missing_function("torch.jit.enable_onednn_fusion")
+onednn_fusion_enabled = missing_function("torch.jit.onednn_fusion_enabled")
+strict_fusion = missing_class("torch.jit.strict_fusion")
+optimized_execution = missing_function("torch.jit.optimized_execution")
+last_executed_optimized_graph = missing_function("torch.jit.last_executed_optimized_graph")
+set_module = missing_function("torch.jit.set_module")
+jit_module_from_flatbuffer = missing_function("torch.jit.jit_module_from_flatbuffer")
+save_jit_module_to_flatbuffer = missing_function("torch.jit.save_jit_module_to_flatbuffer")
+annotations = MissingModule("torch.jit.annotations")
+frontend = MissingModule("torch.jit.frontend")
+fuser = missing_function("torch.jit.fuser")
+
+# a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
+__getattr__ = torch_name_fallback("torch.jit")

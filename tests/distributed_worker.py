@@ -1,0 +1,453 @@
+"""One rank of the two-process distributed tests (tests/test_distributed_pair.py starts two).
+
+``python tests/distributed_worker.py RANK TORCH_PORT JTORCH_PORT OUT_DIR`` joins two process
+groups of two ranks on 127.0.0.1: real torch's gloo (the reference) and jtorch's (JAX's
+multi-process runtime), runs every check of CHECKS with both libraries from identical inputs,
+and writes ``{check: {"torch": result, "jtorch": result}}`` to ``OUT_DIR/rank<RANK>.json``
+(a result is ``{"ok": value}`` or ``{"err": [exception type, first line]}``). Finally rank 1
+dies without a word and rank 0 records how its next jtorch collective failed
+(``OUT_DIR/dead_peer.json``). ``DIST_CHECKS=name,name`` in the environment runs only those
+checks (for debugging one check by hand).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import warnings
+from datetime import timedelta
+
+import numpy as np
+import torch
+import torch.distributed as tdist
+import torch.distributed.checkpoint.state_dict as tstate
+import torch.distributed.fsdp as tfsdp
+import torch.distributed.tensor as tdtensor
+import torch.nn.functional as tF
+
+import jtorch
+import jtorch.distributed as jdist
+import jtorch.distributed.checkpoint.state_dict as jstate
+import jtorch.distributed.fsdp as jfsdp
+import jtorch.distributed.tensor as jdtensor
+import jtorch.nn.functional as jF
+
+LIBS = {"torch": (torch, tdist, tF), "jtorch": (jtorch, jdist, jF)}
+FSDP = {torch: (tfsdp, tstate), jtorch: (jfsdp, jstate)}
+DTENSOR = {torch: tdtensor, jtorch: jdtensor}
+WORLD = 2
+OUT_DIR = [None]  # where the checkpoint check saves (set by main)
+
+
+def _plain(x):
+    """A JSON value of ``x`` (tensors as nested lists, exact for floats)."""
+    if hasattr(x, "tolist") and hasattr(x, "dtype"):
+        if x.dtype in (torch.bfloat16, jtorch.bfloat16):
+            x = x.float()
+        return x.tolist()
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    return x
+
+
+def _data(rank, shape, dtype, seed=0):
+    rng = np.random.default_rng(100 * seed + rank)
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype == "int64":
+        return rng.integers(-5, 6, shape).astype(np.int64)
+    return rng.standard_normal(shape).astype(np.float64)
+
+
+def _tensor(T, rank, shape, dtype, seed=0):
+    return T.tensor(_data(rank, shape, dtype, seed), dtype=getattr(T, dtype))
+
+
+# ------------------------------------------------------------------ collectives
+def all_reduce_check(op, dtype):
+    def check(T, D, F, rank):
+        base = _tensor(T, rank, (3, 5), dtype)
+        view = base[1:]  # written through to base
+        D.all_reduce(view, op=getattr(D.ReduceOp, op))
+        return base
+    return check
+
+
+def broadcast(T, D, F, rank):
+    t = _tensor(T, rank, (4, 3), "float32")
+    D.broadcast(t, src=1)
+    return t
+
+
+def all_gather(T, D, F, rank):
+    t = _tensor(T, rank, (2, 3), "float64")
+    out = [T.zeros(2, 3, dtype=T.float64) for _ in range(WORLD)]
+    D.all_gather(out, t)
+    return out
+
+
+def all_gather_into_tensor(T, D, F, rank):
+    t = _tensor(T, rank, (2, 3), "float32")
+    out = T.zeros(4, 3)  # gloo takes the concatenated form only (NCCL also a stacked one)
+    D.all_gather_into_tensor(out, t)
+    return out
+
+
+def reduce_scatter_tensor(T, D, F, rank):
+    t = _tensor(T, rank, (4, 3), "float32")
+    out = T.zeros(2, 3)
+    D.reduce_scatter_tensor(out, t)
+    return out
+
+
+def all_to_all_single(T, D, F, rank):
+    t = _tensor(T, rank, (4, 2), "int64")
+    out = T.zeros(4, 2, dtype=T.int64)
+    D.all_to_all_single(out, t)
+    split_in = [1, 3] if rank == 0 else [2, 2]
+    split_out = [1, 2] if rank == 0 else [3, 2]
+    out2 = T.zeros(sum(split_out), 2, dtype=T.int64)
+    D.all_to_all_single(out2, t, output_split_sizes=split_out, input_split_sizes=split_in)
+    return [out, out2]
+
+
+def scatter(T, D, F, rank):
+    out = T.zeros(3)
+    parts = [_tensor(T, 9, (3,), "float32", seed=i) for i in range(WORLD)] if rank == 0 else None
+    D.scatter(out, parts, src=0)
+    return out
+
+
+def gather(T, D, F, rank):
+    t = _tensor(T, rank, (2, 2), "float64")
+    dst = [T.zeros(2, 2, dtype=T.float64) for _ in range(WORLD)] if rank == 1 else None
+    D.gather(t, dst, dst=1)
+    return [t, dst]
+
+
+def reduce(T, D, F, rank):
+    """The destination's result (gloo leaves partial sums in the other ranks' tensors)."""
+    a, b = _tensor(T, rank, (3,), "float32"), _tensor(T, rank, (3,), "int64")
+    D.reduce(a, dst=0)
+    D.reduce(b, dst=1, op=D.ReduceOp.MAX)
+    return a if rank == 0 else b
+
+
+def object_collectives(T, D, F, rank):
+    objs = [None, None]
+    D.all_gather_object(objs, {"rank": rank, "s": "x" * (rank + 1)})
+    lst = [rank, "a", (1, 2)] if rank == 0 else [None, None, None]
+    D.broadcast_object_list(lst, src=0)
+    got = [None, None] if rank == 0 else None
+    D.gather_object([rank, 7], got, dst=0)
+    return [objs, lst, got]
+
+
+def barrier_and_queries(T, D, F, rank):
+    D.barrier()
+    return [D.is_initialized(), D.get_rank(), D.get_world_size(), str(D.get_backend()),
+            D.is_available()]
+
+
+def new_group(T, D, F, rank):
+    both = D.new_group([0, 1])
+    only1 = D.new_group([1])
+    t = _tensor(T, rank, (3,), "float32")
+    D.all_reduce(t, group=both)
+    u = _tensor(T, rank, (2,), "float32", seed=3)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        res = D.all_reduce(u, group=only1)
+    return [t, u, res is None, D.get_rank(only1), D.get_world_size(both),
+            D.get_process_group_ranks(both)]
+
+
+def async_work(T, D, F, rank):
+    t = _tensor(T, rank, (4,), "float32")
+    work = D.all_reduce(t, async_op=True)
+    waited = work.wait()
+    fut = work.get_future().wait()
+    return [t, waited, work.is_completed(), fut]
+
+
+def send_recv(T, D, F, rank):
+    """Rank 0 sends to rank 1, then rank 1 sends back (blocking send/recv), then a
+    batch_isend_irecv exchange."""
+    t = _tensor(T, rank, (3,), "float32")
+    if rank == 0:
+        D.send(t, dst=1)
+        D.recv(t, src=1)
+    else:
+        D.recv(t, src=0)
+        t.mul_(2)
+        D.send(t, dst=0)
+    got = T.zeros(2)
+    ops = [D.P2POp(D.isend, T.full((2,), float(rank + 1)), 1 - rank),
+           D.P2POp(D.irecv, got, 1 - rank)]
+    for work in D.batch_isend_irecv(ops):
+        work.wait()
+    return [t, got]
+
+
+def all_to_all_list(T, D, F, rank):
+    """Equal sizes (gloo's alltoall takes no others; NCCL's does, and so does jtorch's)."""
+    ins = [_tensor(T, rank, (2, 2), "float32", seed=j) for j in range(WORLD)]
+    outs = [T.zeros(2, 2) for _ in range(WORLD)]
+    D.all_to_all(outs, ins)
+    return outs
+
+
+def reduce_scatter_list(T, D, F, rank):
+    out = T.zeros(2, 2)
+    D.reduce_scatter(out, [_tensor(T, rank, (2, 2), "float32", seed=j) for j in range(WORLD)])
+    return out
+
+
+def dtensor(T, D, F, rank):
+    """init_device_mesh over the ranks; distribute_tensor of rank 0's values, sharded on
+    dim 0 (rows divisible by 2: jtorch pads uneven chunks) and replicated."""
+    dt = DTENSOR[T]
+    mesh = dt.init_device_mesh("cpu", (WORLD,))
+    t = _tensor(T, rank, (4, 3), "float32")
+    sharded = dt.distribute_tensor(t, mesh, [dt.Shard(0)])
+    replicated = dt.distribute_tensor(t, mesh, [dt.Replicate()])
+    return [sharded.to_local(), sharded.full_tensor(), replicated.to_local(),
+            mesh.get_local_rank(), mesh.size()]
+
+
+def collective_checks():
+    checks = {}
+    for dtype in ("float32", "float64", "int64", "bool"):
+        for op in ("SUM", "AVG", "MIN", "MAX", "PRODUCT"):
+            checks[f"all_reduce_{op}_{dtype}"] = all_reduce_check(op, dtype)
+    checks["all_reduce_SUM_bfloat16"] = all_reduce_check("SUM", "bfloat16")
+    for fn in (broadcast, all_gather, all_gather_into_tensor, reduce_scatter_tensor,
+               all_to_all_single, scatter, gather, reduce, object_collectives,
+               barrier_and_queries, new_group, async_work, send_recv, all_to_all_list,
+               reduce_scatter_list, dtensor):
+        checks[fn.__name__] = fn
+    return checks
+
+
+# ------------------------------------------------------------------ DDP
+def _mlp(T, rank):
+    """Linear(6, 8) - Tanh - Linear(8, 3); rank 1 starts from different weights (DDP copies
+    rank 0's at construction)."""
+    model = T.nn.Sequential(T.nn.Linear(6, 8), T.nn.Tanh(), T.nn.Linear(8, 3))
+    rng = np.random.default_rng(7 + 50 * rank)
+    with T.no_grad():
+        for p in model.parameters():
+            p.copy_(T.tensor(rng.standard_normal(tuple(p.shape)) * 0.5, dtype=T.float32))
+    return model
+
+
+def _batch(T, rank, step):
+    rng = np.random.default_rng(1000 + 10 * step + rank)
+    x = T.tensor(rng.standard_normal((5, 6)), dtype=T.float32)
+    y = T.tensor(rng.standard_normal((5, 3)), dtype=T.float32)
+    return x, y
+
+
+def _steps(T, F, model, opt, rank, steps):
+    """``steps`` training steps on this rank's batches; the losses."""
+    losses = []
+    for step in range(steps):
+        x, y = _batch(T, rank, step)
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+
+
+def _train(T, D, F, rank, opt_name, steps):
+    model = T.nn.parallel.DistributedDataParallel(_mlp(T, rank))
+    if opt_name == "sgd":
+        opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    else:
+        opt = T.optim.Adam(model.parameters(), lr=0.01)
+    losses = _steps(T, F, model, opt, rank, steps)
+    return [losses, [p.detach() for p in model.parameters()]]
+
+
+def ddp_sgd_momentum(T, D, F, rank):
+    return _train(T, D, F, rank, "sgd", 20)
+
+
+def ddp_adam(T, D, F, rank):
+    return _train(T, D, F, rank, "adam", 20)
+
+
+def ddp_no_sync(T, D, F, rank):
+    model = T.nn.parallel.DistributedDataParallel(_mlp(T, rank))
+    x0, y0 = _batch(T, rank, 0)
+    x1, y1 = _batch(T, rank, 1)
+    with model.no_sync():
+        F.mse_loss(model(x0), y0).backward()
+    local = [p.grad.clone() for p in model.parameters()]
+    F.mse_loss(model(x1), y1).backward()
+    return [local, [p.grad for p in model.parameters()]]
+
+
+def ddp_state_dict(T, D, F, rank):
+    model = T.nn.parallel.DistributedDataParallel(_mlp(T, rank))
+    sd = model.state_dict()
+    return [list(sd.keys()), list(sd.values()), type(model.module).__name__]
+
+
+def _with_unused(T, rank):
+    class WithUnused(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net, self.unused = _mlp(T, rank), T.nn.Linear(3, 3)
+
+        def forward(self, x):
+            return self.net(x)
+
+    model = WithUnused()
+    with T.no_grad():  # the same values in both libraries
+        for p in model.unused.parameters():
+            p.copy_(T.full(tuple(p.shape), 0.25))
+    return model
+
+
+def ddp_unused_parameter(T, D, F, rank):
+    model = T.nn.parallel.DistributedDataParallel(_with_unused(T, rank))
+    x, y = _batch(T, rank, 0)
+    F.mse_loss(model(x), y).backward()
+    try:
+        model(x)
+    except RuntimeError as e:
+        return ["RuntimeError", str(e)]
+    return "no error"
+
+
+def ddp_find_unused_parameters(T, D, F, rank):
+    """find_unused_parameters=True: two steps run; the unused parameter keeps no gradient."""
+    model = T.nn.parallel.DistributedDataParallel(_with_unused(T, rank),
+                                                  find_unused_parameters=True)
+    opt = T.optim.SGD(model.parameters(), lr=0.1)
+    losses = _steps(T, F, model, opt, rank, 2)
+    return [losses, [p.grad is None for p in model.parameters()],
+            [p.detach() for p in model.parameters()]]
+
+
+def ddp_batchnorm_buffers(T, D, F, rank):
+    """BatchNorm1d's running statistics: rank 0's are broadcast before every forward
+    (broadcast_buffers=True); each rank's batch statistics differ."""
+    net = T.nn.Sequential(T.nn.Linear(6, 4), T.nn.BatchNorm1d(4), T.nn.Linear(4, 3))
+    rng = np.random.default_rng(11 + rank)
+    with T.no_grad():
+        for p in net.parameters():
+            p.copy_(T.tensor(rng.standard_normal(tuple(p.shape)), dtype=T.float32))
+    model = T.nn.parallel.DistributedDataParallel(net)
+    losses = _steps(T, F, model, T.optim.SGD(model.parameters(), lr=0.05), rank, 3)
+    return [losses, list(model.state_dict().values())]
+
+
+def ddp_compiled_step(T, D, F, rank):
+    """jtorch: the whole step (forward, backward, all-reduce, SGD) under jtorch.compile; torch:
+    the same step eagerly."""
+    model = T.nn.parallel.DistributedDataParallel(_mlp(T, rank))
+    opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    if T is jtorch:
+        step = jtorch.compile(step, fullgraph=True)  # a failed trace raises
+    losses = [step(*_batch(T, rank, i)).item() for i in range(4)]
+    return [losses, [p.detach() for p in model.parameters()]]
+
+
+def ddp_checkpoint(T, D, F, rank):
+    """Rank 0 saves the DDP model's module state dict; after a barrier both ranks load it
+    into a model that started from other weights."""
+    model = T.nn.parallel.DistributedDataParallel(_mlp(T, rank))
+    path = os.path.join(OUT_DIR[0], f"checkpoint_{T.__name__}.pt")
+    if rank == 0:
+        T.save(model.module.state_dict(), path)
+    D.barrier()
+    fresh = _mlp(T, 5)
+    fresh.load_state_dict(T.load(path))
+    return list(fresh.state_dict().values())
+
+
+def fsdp_fully_shard(T, D, F, rank):
+    """FSDP2 over the two ranks (each layer, then the root), SGD with momentum, then the full
+    state dict gathered on every rank."""
+    fsdp, state = FSDP[T]
+    model = _mlp(T, 0)  # FSDP does not broadcast: every rank starts from the same weights
+    for m in (model[0], model[2], model):
+        fsdp.fully_shard(m)
+    opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    losses = _steps(T, F, model, opt, rank, 4)
+    sd = state.get_model_state_dict(model, options=state.StateDictOptions(full_state_dict=True))
+    return [losses, list(sd), list(sd.values())]
+
+
+DDP_CHECKS = {fn.__name__: fn for fn in (ddp_sgd_momentum, ddp_adam, ddp_no_sync,
+                                         ddp_state_dict, ddp_unused_parameter,
+                                         ddp_find_unused_parameters,
+                                         ddp_batchnorm_buffers, ddp_compiled_step,
+                                         ddp_checkpoint,
+                                         fsdp_fully_shard)}
+
+
+# ------------------------------------------------------------------ driver
+def _run(fn, lib, rank):
+    T, D, F = LIBS[lib]
+    try:
+        return {"ok": _plain(fn(T, D, F, rank))}
+    except Exception as e:  # recorded and compared with the other library's
+        return {"err": [type(e).__name__, (str(e).strip().splitlines() or [""])[0]]}
+
+
+def main():
+    rank, torch_port, jtorch_port, out_dir = (int(sys.argv[1]), int(sys.argv[2]),
+                                              int(sys.argv[3]), sys.argv[4])
+    OUT_DIR[0] = out_dir
+    results = {"before_init": {
+        lib: _run(lambda T, D, F, r: D.get_rank(), lib, rank) for lib in LIBS}}
+    timeout = timedelta(seconds=60)
+    tdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{torch_port}", rank=rank,
+                             world_size=WORLD, timeout=timeout)
+    jdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{jtorch_port}", rank=rank,
+                             world_size=WORLD, timeout=timeout)
+    only = os.environ.get("DIST_CHECKS")
+    for name, fn in {**collective_checks(), **DDP_CHECKS}.items():
+        if only and name not in only.split(","):
+            continue
+        results[name] = {lib: _run(fn, lib, rank) for lib in LIBS}
+    # jtorch only (gloo aborts the process on mismatched sizes): every rank raises
+    results["mismatched_shapes"] = _run(lambda T, D, F, r: D.all_reduce(T.ones(2 + r)),
+                                        "jtorch", rank)
+    results["after_mismatch"] = _run(all_reduce_check("SUM", "float32"), "jtorch", rank)
+    tdist.barrier()
+    jdist.barrier()
+    with open(os.path.join(out_dir, f"rank{rank}.json"), "w") as f:
+        json.dump(results, f)
+    tdist.destroy_process_group()
+    if rank == 1:  # a dead peer: gone without a word
+        os._exit(0)
+    time.sleep(1.0)
+    start = time.monotonic()
+    dead = _run(lambda T, D, F, r: D.all_reduce(T.ones(3)), "jtorch", rank)
+    dead["seconds"] = time.monotonic() - start
+    with open(os.path.join(out_dir, "dead_peer.json"), "w") as f:
+        json.dump(dead, f)
+    # a normal exit: the failed collective marked this process failed, so it leaves without
+    # waiting for the dead peer in JAX's shutdown barrier (exit status 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""torch.distributed's errors and a one-process group, in this test process (no workers):
+calls before init_process_group, a second init, a rank outside the world, init after the
+JAX backend started; a world of one against torch's gloo world of one."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+import torch
+import torch.distributed as tdist
+from distributed_launch import free_ports
+
+import jtorch
+import jtorch.distributed as jdist
+
+pytestmark = pytest.mark.distributed
+
+
+def _error(fn):
+    with pytest.raises(Exception) as info:
+        fn()
+    return type(info.value).__name__, str(info.value)
+
+
+CALLS_BEFORE_INIT = {
+    "get_rank": lambda T, D: D.get_rank(),
+    "get_world_size": lambda T, D: D.get_world_size(),
+    "get_backend": lambda T, D: D.get_backend(),
+    "all_reduce": lambda T, D: D.all_reduce(T.ones(2)),
+    "broadcast": lambda T, D: D.broadcast(T.ones(2), src=0),
+    "barrier": lambda T, D: D.barrier(),
+    "new_group": lambda T, D: D.new_group([0]),
+    "all_gather_object": lambda T, D: D.all_gather_object([None], 1),
+}
+
+
+@pytest.mark.parametrize("call", list(CALLS_BEFORE_INIT))
+def test_before_init_process_group(call):
+    fn = CALLS_BEFORE_INIT[call]
+    assert not jdist.is_initialized() and not tdist.is_initialized()
+    assert _error(lambda: fn(jtorch, jdist)) == _error(lambda: fn(torch, tdist))
+
+
+@pytest.fixture
+def world_of_one():
+    """Both libraries' default groups over one process (tcp:// on a free port each); the
+    excepthook init_process_group installs (``[rank0]:`` prefixes) is put back after."""
+    ports = free_ports(2)
+    excepthook = sys.excepthook
+    tdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{ports[0]}", rank=0,
+                             world_size=1)
+    try:
+        jdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{ports[1]}", rank=0,
+                                 world_size=1)
+        try:
+            yield ports
+        finally:
+            jdist.destroy_process_group()
+    finally:
+        tdist.destroy_process_group()
+        sys.excepthook = excepthook
+
+
+def test_world_of_one(world_of_one):
+    out = {}
+    for name, T, D in (("torch", torch, tdist), ("jtorch", jtorch, jdist)):
+        t = T.arange(6.0).reshape(2, 3)
+        D.all_reduce(t[1], op=D.ReduceOp.MAX)
+        gathered = [T.zeros(2, 3)]
+        D.all_gather(gathered, t)
+        objs = [None]
+        D.all_gather_object(objs, {"a": 1})
+        work = D.broadcast(t, src=0, async_op=True)
+        out[name] = (t.tolist(), gathered[0].tolist(), objs, work.wait(), D.get_rank(),
+                     D.get_world_size(), str(D.get_backend()), D.is_initialized())
+    assert out["jtorch"] == out["torch"]
+
+
+def test_second_init_raises_torchs_error(world_of_one):
+    def again(D, port):
+        return lambda: D.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}",
+                                            rank=0, world_size=1)
+
+    assert _error(again(jdist, world_of_one[1])) == _error(again(tdist, world_of_one[0]))
+
+
+ENV = "env://"
+TCP = "tcp://127.0.0.1:1"  # never contacted: each case fails before
+BAD_INITS = {
+    "env_without_rank": ({}, {"init_method": ENV}),
+    "env_without_world_size": ({"RANK": "0"}, {"init_method": ENV}),
+    "env_without_master_addr": ({"RANK": "0", "WORLD_SIZE": "2"}, {"init_method": ENV}),
+    "env_without_master_port": ({"RANK": "0", "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1"},
+                                {"init_method": ENV}),
+    "tcp_without_rank": ({}, {"init_method": TCP, "world_size": 2}),
+    "timeout_not_timedelta": ({}, {"init_method": TCP, "rank": 0, "world_size": 1,
+                                   "timeout": 30}),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_INITS))
+def test_bad_init_process_group_raises_torchs_error(case, monkeypatch):
+    """Missing environment variables, a missing rank, a timeout that is not a timedelta:
+    torch's errors, raised before any process is contacted."""
+    env, kwargs = BAD_INITS[case]
+    for var in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
+        monkeypatch.delenv(var, raising=False)
+    for var, value in env.items():
+        monkeypatch.setenv(var, value)
+    kwargs = {"backend": "gloo", **kwargs}
+    expected = _error(lambda: tdist.init_process_group(**kwargs))
+    assert _error(lambda: jdist.init_process_group(**kwargs)) == expected
+    assert not jdist.is_initialized() and not tdist.is_initialized()
+
+
+def test_rank_outside_the_world():
+    (port,) = free_ports(1)
+    with pytest.raises(RuntimeError, match=r"rank < size\. 3 vs 2"):  # gloo's enforce text
+        jdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=3,
+                                 world_size=2)
+    assert not jdist.is_initialized()
+
+
+def test_init_after_the_backend_started_says_what_to_do():
+    jtorch.ones(1)  # JAX's backend runs in this process
+    (port,) = free_ports(1)
+    with pytest.raises(RuntimeError, match="must run before this process makes its first"):
+        jdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0,
+                                 world_size=2)
+    assert not jdist.is_initialized()

@@ -1,0 +1,77 @@
+"""The launcher (``python -m jtorch.distributed.run``) and ``jtorch.multiprocessing.spawn``
+with real processes on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from distributed_launch import TESTS, free_ports, run_workers, worker_env
+
+pytestmark = pytest.mark.distributed
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def test_launcher_env_and_failure_path(tmp_path):
+    """Every worker gets torchrun's environment; when rank 1 raises, the launcher stops rank 0
+    (SIGTERM, then SIGKILL after --stop-grace) and exits 1 with rank 1's traceback."""
+    (port,) = free_ports(1)
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jtorch.distributed.run", "--nproc_per_node", "2",
+         "--master_port", str(port), "--stop-grace", "2",
+         os.path.join(TESTS, "distributed_launched.py"), str(tmp_path)],
+        env=worker_env(cpu_devices=1), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True)
+    try:
+        _, stderr = proc.communicate(timeout=90)
+        alive = [_alive(json.loads((tmp_path / f"env{r}.json").read_text())["pid"])
+                 for r in (0, 1)]
+    finally:  # the launcher's group, and the workers (each in its own session)
+        _kill_group(proc.pid)
+        for r in (0, 1):
+            env_file = tmp_path / f"env{r}.json"
+            if env_file.exists():
+                _kill_group(json.loads(env_file.read_text())["pid"])
+    elapsed = time.monotonic() - start
+    assert proc.returncode == 1, stderr
+    assert "ValueError: boom from rank 1" in stderr
+    assert elapsed < 60  # rank 0 would sleep 120 s if it were not stopped
+    envs = [json.loads((tmp_path / f"env{r}.json").read_text()) for r in (0, 1)]
+    assert alive == [False, False]
+    for r, env in enumerate(envs):
+        assert (env["RANK"], env["LOCAL_RANK"], env["GROUP_RANK"]) == (str(r), str(r), "0")
+        assert (env["WORLD_SIZE"], env["LOCAL_WORLD_SIZE"]) == ("2", "2")
+        assert (env["MASTER_ADDR"], env["MASTER_PORT"]) == ("127.0.0.1", str(port))
+        assert env["TORCHELASTIC_RUN_ID"]
+
+
+def test_spawn_with_env_rendezvous(tmp_path):
+    """jtorch.multiprocessing.spawn, init_process_group("gloo") from MASTER_ADDR/MASTER_PORT,
+    an all_reduce (values worked out by hand: arange(3) * 1 + arange(3) * 2)."""
+    (port,) = free_ports(1)
+    codes, outputs = run_workers([("distributed_spawned.py", port, tmp_path)],
+                                 worker_env(cpu_devices=1), 120, tmp_path)
+    assert codes == [0], outputs[0][-4000:]
+    for r in (0, 1):
+        got = json.loads((tmp_path / f"spawned{r}.json").read_text())
+        assert got == {"rank": r, "world_size": 2, "all_reduce": [0.0, 3.0, 6.0]}

@@ -1,0 +1,111 @@
+"""No PyTorch name is absent: every public name of torch 2.13's namespaces either works in
+jtorch or raises NotImplementedError naming the PyTorch API (never AttributeError or
+ModuleNotFoundError). The names come from real torch (installed for the tests) and from
+jtorch/_data/torch_names.json, the record jtorch reads at run time."""
+
+import importlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+import torch
+
+import jtorch
+from jtorch._core.errors import torch_names
+
+
+def _recorded():
+    path = os.path.join(os.path.dirname(jtorch.__file__), "_data", "torch_names.json")
+    with open(path) as f:
+        return json.load(f)
+
+
+RECORD = _recorded()
+
+
+def _torch_object(api):
+    if api == "torch.Tensor":
+        return torch.Tensor
+    return importlib.import_module(api)
+
+
+def _jtorch_object(api):
+    if api == "torch.Tensor":   # an instance: the class's own attributes are not looked up
+        return jtorch.ones(1, 1)  # through Tensor.__getattr__ (2-D: .H, .mT work)
+    return importlib.import_module(api.replace("torch", "jtorch", 1))
+
+
+def test_record_is_from_this_torch_and_complete():
+    """The record was made from the torch the tests run against, and lists every public name
+    real torch has in each namespace (regenerate with scripts/gen_torch_names.py)."""
+    assert RECORD["torch_version"] == torch.__version__
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for api in RECORD["namespaces"]:
+            real = {n for n in dir(_torch_object(api)) if not n.startswith("_")}
+            missing = real - set(torch_names(api))
+            assert not missing, f"{api}: names not in the record: {sorted(missing)[:10]}"
+
+
+@pytest.mark.parametrize("api", sorted(RECORD["namespaces"]))
+def test_every_name_works_or_says_not_implemented(api):
+    obj = _jtorch_object(api)
+    bare = []
+    for name in torch_names(api):
+        try:
+            getattr(obj, name)
+        except NotImplementedError as e:
+            assert f"{api}.{name}" in str(e), (name, str(e))
+        except AttributeError:
+            bare.append(name)
+        except Exception as e:   # an error PyTorch raises too (Tensor.imag of a real tensor)
+            with pytest.raises(type(e)):
+                getattr(_torch_object(api) if api != "torch.Tensor" else torch.ones(1, 1), name)
+    assert not bare, f"{api}: AttributeError for {bare[:20]} ({len(bare)} names)"
+
+
+def test_tensor_attribute_not_in_pytorch_is_attribute_error():
+    t = jtorch.ones(2)
+    with pytest.raises(AttributeError, match="'Tensor' object has no attribute 'no_such_name'"):
+        t.no_such_name
+    assert not hasattr(jtorch, "no_such_name")
+    assert getattr(jtorch.nn, "no_such_name", 7) == 7
+
+
+def test_missing_names_raise_not_implemented_naming_the_api():
+    with pytest.raises(NotImplementedError, match=r"torch\.nn\.utils\.fuse_conv_bn_eval"):
+        jtorch.nn.utils.fuse_conv_bn_eval
+    with pytest.raises(NotImplementedError, match=r"torch\.utils\.data\.IterDataPipe"):
+        from jtorch.utils.data import IterDataPipe  # noqa: F401
+
+
+def test_every_namespace_imports():
+    """``import torch.onnx`` works in a program that never uses it (many import it at top); in
+    a fresh interpreter, so that nothing imported by other tests helps."""
+    modules = [a.replace("torch", "jtorch", 1) for a in RECORD["namespaces"] if a != "torch.Tensor"]
+    subprocess.run([sys.executable, "-c", "; ".join(f"import {m}" for m in modules)], check=True,
+                   timeout=300)
+
+
+def test_coverage_page_is_current():
+    """docs/coverage.md is what scripts/gen_coverage.py writes today."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    spec = importlib.util.spec_from_file_location(
+        "gen_coverage", os.path.join(root, "scripts", "gen_coverage.py"))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    with open(os.path.join(root, "docs", "coverage.md")) as f:
+        assert f.read() == gen.build(), "stale: run python scripts/gen_coverage.py"
+
+
+def test_device_kind_properties_match_a_cpu_tensor():
+    t, j = torch.ones(2), jtorch.ones(2)
+    for name in ("is_ipu", "is_maia", "is_mkldnn", "is_mps", "is_mtia", "is_vulkan", "is_xla",
+                 "is_xpu", "is_nested", "is_sparse_csr", "is_cuda", "is_cpu", "is_meta"):
+        assert getattr(j, name) == getattr(t, name), name
+    for name in ("is_pinned", "is_shared", "is_distributed"):
+        assert getattr(j, name)() == getattr(t, name)(), name
