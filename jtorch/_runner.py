@@ -134,23 +134,52 @@ def child_environment(environ):
 
 def run(argv):
     """Runs ``argv`` (``["script.py", *args]`` or ``["-m", "module", *args]``) as ``python``
-    would, with the alias installed here and in every child process. Returns the exit code
-    of a script that ends normally (0); exceptions and ``SystemExit`` propagate."""
+    would, with the alias installed here and in every child process. Returns the exit code:
+    0, or 1 after an uncaught exception, reported by ``sys.excepthook`` from the script's own
+    frames on, as ``python`` reports it; ``SystemExit`` and ``KeyboardInterrupt`` propagate."""
     os.environ.update(child_environment(os.environ))
     install()
-    if argv[0] == "-m":
-        if len(argv) < 2:
-            raise SystemExit("python -m jtorch: -m needs a module name\n" + USAGE)
-        module = target_name(argv[1]) or argv[1]
-        sys.argv = [argv[1]] + argv[2:]  # runpy sets sys.argv[0] to the module's file
-        sys.path[0] = os.getcwd()
-        runpy.run_module(module, run_name="__main__", alter_sys=True)
-    else:
-        script = argv[0]
-        sys.argv = list(argv)
-        sys.path[0] = os.path.dirname(os.path.realpath(script))
-        runpy.run_path(script, run_name="__main__")
+    if argv[0] == "-m" and len(argv) < 2:
+        print("python -m jtorch: -m needs a module name\n" + USAGE, end="", file=sys.stderr)
+        return 2
+    if argv[0] != "-m" and not os.path.exists(argv[0]):
+        print(f"{sys.executable}: can't open file {os.path.abspath(argv[0])!r}: "
+              "[Errno 2] No such file or directory", file=sys.stderr)
+        return 2
+    try:
+        if argv[0] == "-m":
+            module = target_name(argv[1]) or argv[1]
+            if not _module_exists(module):
+                print(f"{sys.executable}: No module named {argv[1]}", file=sys.stderr)
+                return 1
+            sys.argv = [argv[1]] + argv[2:]  # runpy sets sys.argv[0] to the module's file
+            sys.path[0] = os.getcwd()
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = list(argv)
+            sys.path[0] = os.path.dirname(os.path.realpath(argv[0]))
+            runpy.run_path(argv[0], run_name="__main__")
+    except Exception as e:
+        e.with_traceback(_user_frames(e.__traceback__))
+        sys.excepthook(type(e), e, e.__traceback__)
+        return 1
     return 0
+
+
+def _module_exists(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _user_frames(tb):
+    """The traceback without its leading frames of this runner and of runpy."""
+    while tb is not None and tb.tb_next is not None and (
+            tb.tb_frame.f_code.co_filename in (__file__, runpy.__file__)
+            or tb.tb_frame.f_code.co_filename.startswith("<frozen runpy")):
+        tb = tb.tb_next
+    return tb
 
 
 def main(argv=None):

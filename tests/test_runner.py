@@ -194,7 +194,9 @@ def test_an_exception_in_the_script_exits_1_with_its_traceback(tmp_path):
         """)
     got = _run(["-m", "jtorch", script], cwd=tmp_path)
     assert got.returncode == 1
-    assert "Traceback (most recent call last)" in got.stderr
+    # python's report, from the script's first frame on (no frames of the runner or runpy)
+    assert got.stderr.startswith("Traceback (most recent call last):\n"
+                                 f'  File "{script}", line 7, in <module>\n'), got.stderr
     assert f'File "{script}", line 5, in step' in got.stderr
     assert got.stderr.rstrip().endswith("ValueError: bad batch jtorch")
 
@@ -206,3 +208,26 @@ def test_a_torch_module_jtorch_lacks_is_a_clear_module_not_found_error(tmp_path)
     assert got.stderr.rstrip().splitlines()[-1] == (
         "ModuleNotFoundError: No module named 'torch._C' (jtorch's drop-in runner resolves it "
         "to 'jtorch._C', which jtorch does not have)")
+
+
+CHILD = """
+import subprocess
+import sys
+
+code = "import sys, torch; print(torch.__name__, torch is sys.modules['jtorch'], USER_SITE)"
+print("child", subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True).stdout.strip())
+"""
+
+
+def test_child_processes_alias_torch_and_chain_the_users_sitecustomize(tmp_path):
+    script = _script(tmp_path, "child.py", CHILD)
+    user_site = tmp_path / "user_site"
+    user_site.mkdir()
+    (user_site / "sitecustomize.py").write_text("import builtins\nbuiltins.USER_SITE = 'ran'\n")
+    env = _env()
+    env["PYTHONPATH"] += os.pathsep + str(user_site)
+    got = subprocess.run([sys.executable, "-m", "jtorch", script], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert got.returncode == 0, got.stderr[-3000:]
+    assert _lines(got.stdout, "child") == ["jtorch True ran"]
