@@ -114,6 +114,20 @@ def test_a_wrong_custom_function_backward_is_caught_in_the_input_gradient():
         print_report=False).ok
 
 
+def test_nested_outputs_and_non_array_arguments():
+    """Each tensor of a nested output is compared; ints pass through as they are; a float64
+    input gets float64's tolerances."""
+    x = np.linspace(-2, 2, 12).reshape(3, 4)
+    report = compare_with_torch(
+        lambda T: (lambda x, dim: (x.sin(), {"c": x.cos().sum(dim), "n": None})), (x, 1),
+        print_report=False)
+    assert report.ok, str(report)
+    got = [(e.kind, e.name, e.shape) for e in report.entries]
+    assert got == [("output", "output[0]", (3, 4)), ("output", "output[1]['c']", (3,)),
+                   ("loss", "sum(output * w)", ()), ("input grad", "input[0]", (3, 4))]
+    assert {(e.rtol, e.atol) for e in report.entries} == {(1e-7, 1e-7)}
+
+
 def test_arguments_are_checked():
     with pytest.raises(TypeError, match="PyTorch cannot rebuild a jtorch module"):
         compare_with_torch(mlp(jtorch), X, print_report=False)

@@ -191,14 +191,25 @@ def _compare(kind, name, actual, expected, tolerances):
                        int(beyond.sum()), int(a.size), rtol, atol, note)
 
 
-def _flat(out):
-    return list(out) if isinstance(out, (tuple, list)) else [out]
+def _as_list(inputs):
+    return list(inputs) if isinstance(inputs, (tuple, list)) else [inputs]
+
+
+def _flat(out, T, name="output"):
+    """(name, tensor) of each tensor in a model's output, through nested tuples, lists and
+    dicts: ``output``, ``output[0]``, ``output[1][0]``, ``output['logits']``..."""
+    if isinstance(out, T.Tensor):
+        return [(name, out)]
+    if isinstance(out, dict):
+        return [p for k, v in out.items() for p in _flat(v, T, f"{name}[{k!r}]")]
+    if isinstance(out, (tuple, list)):
+        return [p for i, v in enumerate(out) for p in _flat(v, T, f"{name}[{i}]")]
+    return []
 
 
 def _run(T, model, inputs, loss, target):
     """Forward, loss and backward of ``model`` in namespace ``T`` from NumPy ``inputs``:
-    {"output": [...], "loss": tensor, "grad": {name: grad}, "input grad": {...},
-    "buffer": {...}}."""
+    {kind: {name: tensor or None}} for the kinds output, loss, grad, input grad, buffer."""
     args = []
     for x in inputs:
         if isinstance(x, np.ndarray):
@@ -207,11 +218,11 @@ def _run(T, model, inputs, loss, target):
                 x.requires_grad_(True)
         args.append(x)
     out = model(*args)
-    outs = _flat(out)
+    outs = dict(_flat(out, T))
     if loss is None:
         rng = np.random.default_rng(_DEFAULT_LOSS_SEED)
         terms = [(o * _to_tensor(T, rng.standard_normal(tuple(o.shape))).to(o.dtype)).sum()
-                 for o in outs if o.dtype.is_floating_point or o.dtype.is_complex]
+                 for o in outs.values() if o.dtype.is_floating_point or o.dtype.is_complex]
         value = sum(terms[1:], terms[0]) if terms else None
     else:
         value = loss(out) if target is None else loss(out, _to_tensor(T, target))
@@ -220,7 +231,7 @@ def _run(T, model, inputs, loss, target):
     is_module = isinstance(model, T.nn.Module)
     return {
         "output": outs,
-        "loss": value,
+        "loss": {"sum(output * w)" if loss is None else "loss": value},
         "grad": {n: p.grad for n, p in model.named_parameters()} if is_module else {},
         "input grad": {(f"input[{i}]" if len(args) > 1 else "input"): x.grad
                        for i, x in enumerate(args)
@@ -320,18 +331,14 @@ def compare_with_torch(model_or_fn, inputs, *, loss_fn=None, target=None, rtol=N
     if isinstance(jt_model, Module) and isinstance(th_model, torch.nn.Module):
         th_model.load_state_dict({k: _to_tensor(torch, v.detach().cpu().numpy())
                                   for k, v in jt_model.state_dict().items()})
-    inputs = list(inputs) if isinstance(inputs, (tuple, list)) else [inputs]
+    inputs = _as_list(inputs)
     inputs = [x.detach().cpu().numpy() if isinstance(x, (_jtorch().Tensor, torch.Tensor))
               else x for x in inputs]
     tolerances = None if rtol is None else (rtol, atol)
     jt = _run(_jtorch(), jt_model, inputs, jt_loss, target)
     th = _run(torch, th_model, inputs, th_loss, target)
-    names = (["output"] if len(jt["output"]) == 1 else
-             [f"output[{i}]" for i in range(len(jt["output"]))])
-    pairs = list(zip(["output"] * len(names), names, jt["output"], th["output"]))
-    loss_name = "sum(output * w)" if jt_loss is None else "loss"
-    pairs.append(("loss", loss_name, jt["loss"], th["loss"]))
-    for kind in ("grad", "input grad", "buffer"):
+    pairs = []
+    for kind in ("output", "loss", "grad", "input grad", "buffer"):
         for name in dict.fromkeys([*jt[kind], *th[kind]]):
             pairs.append((kind, name, jt[kind].get(name), th[kind].get(name)))
     entries = [_compare(*p, tolerances) for p in pairs]
@@ -357,7 +364,7 @@ def compare_case_with_torch(parity_case, *, rtol=None, atol=None, print_report=T
         cases.append(list(case) + [None] * (4 - len(case)))
     (jm, inputs, jl, target), (tm, th_inputs, tl, th_target) = cases
     for mine, theirs in ((inputs, th_inputs), (target, th_target)):
-        mine, theirs = _flat(mine), _flat(theirs)
+        mine, theirs = _as_list(mine), _as_list(theirs)
         if len(mine) != len(theirs) or not all(
                 np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
                 for a, b in zip(mine, theirs)):
