@@ -128,6 +128,12 @@ def test_nested_outputs_and_non_array_arguments():
     assert {(e.rtol, e.atol) for e in report.entries} == {(1e-7, 1e-7)}
 
 
+def test_without_torch_the_error_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # what a missing package imports as
+    with pytest.raises(ImportError, match="pip install torch"):
+        compare_with_torch(mlp, X, print_report=False)
+
+
 def test_arguments_are_checked():
     with pytest.raises(TypeError, match="PyTorch cannot rebuild a jtorch module"):
         compare_with_torch(mlp(jtorch), X, print_report=False)

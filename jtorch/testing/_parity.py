@@ -50,8 +50,9 @@ class ParityEntry:
     Args:
         kind: ``"output"``, ``"loss"``, ``"grad"`` (a parameter's gradient),
             ``"input grad"`` or ``"buffer"`` (after the forward pass).
-        name: the parameter's or buffer's ``state_dict`` key, ``"input[i]"``, ``"output"``
-            (``"output[i]"`` for a tuple output) or the loss.
+        name: the parameter's or buffer's ``state_dict`` key, ``"input"`` (``"input[i]"``
+            for several inputs), ``"output"`` (``"output[0]"``, ``"output[1]['key']"``... in a
+            nested output) or the loss.
         shape: jtorch's shape.
         dtype: jtorch's dtype, without the ``torch.`` prefix.
         max_abs_diff: the largest ``|jtorch - torch|``.
@@ -217,6 +218,9 @@ def _run(T, model, inputs, loss, target):
             if x.dtype.is_floating_point or x.dtype.is_complex:
                 x.requires_grad_(True)
         args.append(x)
+    is_module = isinstance(model, T.nn.Module)
+    if is_module:
+        model.zero_grad(set_to_none=True)
     out = model(*args)
     outs = dict(_flat(out, T))
     if loss is None:
@@ -228,7 +232,6 @@ def _run(T, model, inputs, loss, target):
         value = loss(out) if target is None else loss(out, _to_tensor(T, target))
     if value is not None and value.requires_grad:
         value.backward()
-    is_module = isinstance(model, T.nn.Module)
     return {
         "output": outs,
         "loss": {"sum(output * w)" if loss is None else "loss": value},
@@ -254,7 +257,9 @@ def _per_framework(obj, what, torch):
     if not callable(obj):
         raise TypeError(f"compare_with_torch: {what} must be callable or a (jtorch, torch) "
                         f"pair, but got {type(obj).__name__}")
-    return obj(_jtorch()), obj(torch)
+    built = obj(_jtorch())
+    with torch.random.fork_rng(devices=[]):  # torch's random init is overwritten: no trace
+        return built, obj(torch)
 
 
 def compare_with_torch(model_or_fn, inputs, *, loss_fn=None, target=None, rtol=None,
@@ -274,8 +279,8 @@ def compare_with_torch(model_or_fn, inputs, *, loss_fn=None, target=None, rtol=N
             it may return any callable (``lambda T: T.nn.functional.gelu``), and a module's
             parameters are compared when it is an ``nn.Module``. Or a pair
             ``(jtorch_model, torch_model)`` built by the caller (weights are still copied from
-            the first into the second). A bare jtorch module is refused (TypeError): PyTorch
-            cannot rebuild an arbitrary jtorch class.
+            the first into the second; their existing ``.grad`` are cleared). A bare jtorch
+            module is refused (TypeError): PyTorch cannot rebuild an arbitrary jtorch class.
         inputs: the positional arguments of the model: a NumPy array, or a tuple/list of
             them (other values, like ints, are passed unchanged). Floating-point arrays become
             tensors that require grad, so their gradients are compared too.
