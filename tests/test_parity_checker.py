@@ -128,6 +128,17 @@ def test_nested_outputs_and_non_array_arguments():
     assert {(e.rtol, e.atol) for e in report.entries} == {(1e-7, 1e-7)}
 
 
+def test_bfloat16_weights_and_inputs_cross_bit_for_bit():
+    """bfloat16 arrays (ml_dtypes, which PyTorch cannot read) reach both frameworks exactly;
+    bfloat16's tolerances (assert_close's: 1.6e-2, 1e-5) apply."""
+    x = np.linspace(-2, 2, 12).reshape(3, 4).astype(jtorch.tensor(0.0).bfloat16().numpy().dtype)
+    report = compare_with_torch(lambda T: T.nn.Linear(4, 2, bias=False).to(T.bfloat16), x,
+                                print_report=False)
+    assert report.ok, str(report)
+    assert report.entry("output", "output").dtype == "bfloat16"
+    assert {(e.rtol, e.atol) for e in report.entries} == {(0.016, 1e-5)}
+
+
 def test_without_torch_the_error_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)  # what a missing package imports as
     with pytest.raises(ImportError, match="pip install torch"):
