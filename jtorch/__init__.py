@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ._core.errors import torch_name_fallback
 import jax as _jax
+import sys as _sys
 
 _jax.config.update("jax_enable_x64", True)
 
@@ -91,6 +92,10 @@ from . import (  # noqa: E402
     amp, cpu, cuda, distributions, func, hub, nn, optim, serialization, testing, utils, vision,
 )
 from . import accelerator, backends, version  # noqa: E402
+from .testing._parity import register_namespace as _register_parity_namespace  # noqa: E402
+
+# compare_with_torch calls model factories with this namespace; it sits a layer below it
+_register_parity_namespace(_sys.modules[__name__])
 from ._core.device import get_default_device, set_default_device  # noqa: E402
 from .backends._determinism import (  # noqa: E402
     are_deterministic_algorithms_enabled,

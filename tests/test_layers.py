@@ -40,7 +40,8 @@ LAYERS = [
       "jtorch.testing", "jtorch.hub", "jtorch.cuda", "jtorch.cpu", "jtorch.onnx",
       "jtorch.export", "jtorch.profiler", "jtorch.backends", "jtorch.accelerator",
       "jtorch.version", "jtorch.distributed", "jtorch.multiprocessing"]),
-    ("compile and the top floor", ["jtorch._compile", "jtorch.compiler", "jtorch.jit", "jtorch"]),
+    ("compile and the top floor", ["jtorch._compile", "jtorch.parity", "jtorch.compiler",
+                                   "jtorch.jit", "jtorch"]),
 ]
 
 # the most function-local imports of jtorch's own modules allowed (each with a comment why)
