@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import _lib as jt, _noise, constraints
+from ._forward import forwarded_property
 from ._gaussian import (
     cholesky_inverse,
     gaussian_entropy,
@@ -76,13 +77,9 @@ class MultivariateNormal(Distribution):
         return cholesky_inverse(lower).expand(*self._batch_shape, *self._event_shape,
                                                  *self._event_shape)
 
-    @property
-    def mean(self):
-        return self.loc
+    mean = forwarded_property("loc")
 
-    @property
-    def mode(self):
-        return self.loc
+    mode = forwarded_property("loc")
 
     @property
     def variance(self):

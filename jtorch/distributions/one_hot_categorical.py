@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import _lib as jt, constraints
 from ._enumerate import along_batch
+from ._forward import forwarded_property
 from .categorical import Categorical
 from .distribution import Distribution
 
@@ -31,25 +32,15 @@ class OneHotCategorical(Distribution):
         Distribution.__init__(self, param.shape[:-1], param.shape[-1:],
                               validate_args=validate_args)
 
-    @property
-    def _param(self):
-        return self._categorical._param
+    _param = forwarded_property("_categorical._param")
 
-    @property
-    def probs(self):
-        return self._categorical.probs
+    probs = forwarded_property("_categorical.probs")
 
-    @property
-    def logits(self):
-        return self._categorical.logits
+    logits = forwarded_property("_categorical.logits")
 
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
+    param_shape = forwarded_property("_categorical.param_shape")
 
-    @property
-    def mean(self):
-        return self._categorical.probs
+    mean = forwarded_property("_categorical.probs")
 
     @property
     def mode(self):

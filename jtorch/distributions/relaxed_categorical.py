@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from . import _lib as jt, _noise, constraints
+from ._forward import forwarded_property
 from ._transforms_elementwise import ExpTransform
 from .categorical import Categorical
 from .distribution import Distribution
@@ -29,17 +30,11 @@ class ExpRelaxedCategorical(Distribution):
         Distribution.__init__(self, param.shape[:-1], param.shape[-1:],
                               validate_args=validate_args)
 
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
+    param_shape = forwarded_property("_categorical.param_shape")
 
-    @property
-    def logits(self):
-        return self._categorical.logits
+    logits = forwarded_property("_categorical.logits")
 
-    @property
-    def probs(self):
-        return self._categorical.probs
+    probs = forwarded_property("_categorical.probs")
 
     def rsample(self, sample_shape=()):
         u = _noise.uniform(self._extended_shape(sample_shape), self.logits)
@@ -69,14 +64,8 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         base = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
         super().__init__(base, ExpTransform(), validate_args=validate_args)
 
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
+    temperature = forwarded_property("base_dist.temperature")
 
-    @property
-    def logits(self):
-        return self.base_dist.logits
+    logits = forwarded_property("base_dist.logits")
 
-    @property
-    def probs(self):
-        return self.base_dist.probs
+    probs = forwarded_property("base_dist.probs")
