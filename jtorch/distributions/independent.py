@@ -65,9 +65,7 @@ class Independent(Distribution):
         return support
 
     mean = forwarded_property("base_dist.mean")
-
     mode = forwarded_property("base_dist.mode")
-
     variance = forwarded_property("base_dist.variance")
 
     def sample(self, sample_shape=()):

@@ -27,7 +27,6 @@ class InverseGamma(TransformedDistribution):
         super().__init__(base, PowerTransform(neg_one), validate_args=validate_args)
 
     concentration = forwarded_property("base_dist.concentration")
-
     rate = forwarded_property("base_dist.rate")
 
     @property

@@ -30,7 +30,6 @@ class LogNormal(TransformedDistribution):
                          validate_args=validate_args)
 
     loc = forwarded_property("base_dist.loc")
-
     scale = forwarded_property("base_dist.scale")
 
     @property

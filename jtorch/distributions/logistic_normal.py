@@ -28,7 +28,6 @@ class LogisticNormal(TransformedDistribution):
         super().__init__(base, StickBreakingTransform(), validate_args=validate_args)
 
     loc = forwarded_property("_normal.loc")
-
     scale = forwarded_property("_normal.scale")
 
     @property

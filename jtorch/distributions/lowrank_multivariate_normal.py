@@ -55,7 +55,6 @@ class LowRankMultivariateNormal(Distribution):
         return (*self._batch_shape, *event)
 
     mean = forwarded_property("loc")
-
     mode = forwarded_property("loc")
 
     @lazy_property

@@ -61,7 +61,6 @@ class MixtureSameFamily(Distribution):
         return new
 
     mixture_distribution = forwarded_property("_mixture_distribution")
-
     component_distribution = forwarded_property("_component_distribution")
 
     @constraints.dependent_property

@@ -39,9 +39,7 @@ class Multinomial(Distribution):
         return new
 
     probs = forwarded_property("_categorical.probs")
-
     logits = forwarded_property("_categorical.logits")
-
     param_shape = forwarded_property("_categorical.param_shape")
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)

@@ -73,7 +73,6 @@ class MultivariateNormal(Distribution):
                                                  *self._event_shape)
 
     mean = forwarded_property("loc")
-
     mode = forwarded_property("loc")
 
     @property

@@ -44,7 +44,6 @@ class Normal(LocationScale, ExponentialFamily):
         return _noise.normal(shape, self.loc)
 
     mean = forwarded_property("loc")
-
     stddev = forwarded_property("scale")
 
     @property

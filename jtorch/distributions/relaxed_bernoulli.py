@@ -51,7 +51,5 @@ class RelaxedBernoulli(TransformedDistribution):
         super().__init__(base, SigmoidTransform(), validate_args=validate_args)
 
     temperature = forwarded_property("base_dist.temperature")
-
     logits = forwarded_property("base_dist.logits")
-
     probs = forwarded_property("base_dist.probs")

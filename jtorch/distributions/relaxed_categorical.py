@@ -7,7 +7,7 @@ import math
 from . import _lib as jt, _noise, constraints
 from ._forward import forwarded_property
 from ._transforms_elementwise import ExpTransform
-from .categorical import Categorical
+from .categorical import _init_over_categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 
@@ -24,16 +24,11 @@ class ExpRelaxedCategorical(Distribution):
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits)
         self.temperature = temperature
-        param = self._categorical._param
-        Distribution.__init__(self, param.shape[:-1], param.shape[-1:],
-                              validate_args=validate_args)
+        _init_over_categorical(self, probs, logits, validate_args)
 
     param_shape = forwarded_property("_categorical.param_shape")
-
     logits = forwarded_property("_categorical.logits")
-
     probs = forwarded_property("_categorical.probs")
 
     def rsample(self, sample_shape=()):
@@ -65,7 +60,5 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         super().__init__(base, ExpTransform(), validate_args=validate_args)
 
     temperature = forwarded_property("base_dist.temperature")
-
     logits = forwarded_property("base_dist.logits")
-
     probs = forwarded_property("base_dist.probs")

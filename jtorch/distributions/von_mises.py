@@ -37,7 +37,6 @@ class VonMises(Distribution):
         return k * (value - self.loc).cos() - LOG_2PI - log_bessel_i(k, 0)
 
     mean = forwarded_property("loc")
-
     mode = forwarded_property("loc")
 
     @property
