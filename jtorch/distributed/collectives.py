@@ -46,20 +46,23 @@ _R = ReduceOp.RedOpType
 
 
 # ------------------------------------------------------------------ arguments
+def _invalid_argument(name, expected, got):
+    """PyTorch's TypeError for collective argument ``name`` not of type ``expected``."""
+    return TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
+                     f"{expected}\n             but got {got}")
+
+
 def check_single_tensor(param, name):
     if not isinstance(param, Tensor):
-        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
-                        f"torch.Tensor\n             but got {type(param)} instead.")
+        raise _invalid_argument(name, "torch.Tensor", f"{type(param)} instead.")
 
 
 def check_tensor_list(param, name):
     if not isinstance(param, list):
-        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
-                        f"List[torch.Tensor]\n             but got {type(param)} instead.")
+        raise _invalid_argument(name, "List[torch.Tensor]", f"{type(param)} instead.")
     if not all(isinstance(p, Tensor) for p in param):
-        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
-                        f"List[torch.Tensor]\n             but got {type(param)} with elements "
-                        f"of type {[type(p) for p in param]}.")
+        raise _invalid_argument(name, "List[torch.Tensor]", f"{type(param)} with elements of "
+                                f"type {[type(p) for p in param]}.")
 
 
 def resolve_group(group, op_name):
