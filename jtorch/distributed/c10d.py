@@ -290,14 +290,19 @@ def get_default_backend_for_device(device) -> str:
     return backend
 
 
+def _registered_ranks(group: ProcessGroup):
+    """``group``'s ``{global rank: group rank}`` map; ValueError if ``group`` is unknown."""
+    if group not in WORLD.group_ranks:
+        raise ValueError(f"Group {group} is not registered, please create group with "
+                         f"torch.distributed.new_group API")
+    return WORLD.group_ranks[group]
+
+
 def get_group_rank(group: ProcessGroup, global_rank: int) -> int:
     """The rank in ``group`` of global rank ``global_rank``."""
     if group is WORLD.default_pg:
         return global_rank
-    if group not in WORLD.group_ranks:
-        raise ValueError(f"Group {group} is not registered, please create group with "
-                         f"torch.distributed.new_group API")
-    ranks = WORLD.group_ranks[group]
+    ranks = _registered_ranks(group)
     if global_rank not in ranks:
         raise ValueError(f"Global rank {global_rank} is not part of group {group}")
     return ranks[global_rank]
@@ -307,10 +312,7 @@ def get_global_rank(group: ProcessGroup, group_rank: int) -> int:
     """The global rank of rank ``group_rank`` of ``group``."""
     if group is WORLD.default_pg:
         return group_rank
-    if group not in WORLD.group_ranks:
-        raise ValueError(f"Group {group} is not registered, please create group with "
-                         f"torch.distributed.new_group API")
-    for g, r in WORLD.group_ranks[group].items():
+    for g, r in _registered_ranks(group).items():
         if r == group_rank:
             return g
     raise ValueError(f"Group rank {group_rank} is not part of group {group}")

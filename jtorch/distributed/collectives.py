@@ -46,20 +46,23 @@ _R = ReduceOp.RedOpType
 
 
 # ------------------------------------------------------------------ arguments
+def _invalid_argument(name, expected, got):
+    """PyTorch's TypeError for collective argument ``name`` not of type ``expected``."""
+    return TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
+                     f"{expected}\n             but got {got}")
+
+
 def check_single_tensor(param, name):
     if not isinstance(param, Tensor):
-        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
-                        f"torch.Tensor\n             but got {type(param)} instead.")
+        raise _invalid_argument(name, "torch.Tensor", f"{type(param)} instead.")
 
 
 def check_tensor_list(param, name):
     if not isinstance(param, list):
-        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
-                        f"List[torch.Tensor]\n             but got {type(param)} instead.")
+        raise _invalid_argument(name, "List[torch.Tensor]", f"{type(param)} instead.")
     if not all(isinstance(p, Tensor) for p in param):
-        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type "
-                        f"List[torch.Tensor]\n             but got {type(param)} with elements "
-                        f"of type {[type(p) for p in param]}.")
+        raise _invalid_argument(name, "List[torch.Tensor]", f"{type(param)} with elements of "
+                                f"type {[type(p) for p in param]}.")
 
 
 def resolve_group(group, op_name):
@@ -128,6 +131,14 @@ def _done(async_op, outputs):
     return Work(outputs) if async_op else None
 
 
+def _run_into(target, async_op, group, kind, key, body, arrays, extra=0):
+    """Runs the one-output collective program ``body`` (see ``_programs.run``), writes its
+    result into ``target`` in place and returns what the collective returns."""
+    (out,) = _programs.run(group, kind, key, body, arrays, extra=extra)
+    write(target, out)
+    return _done(async_op, [target])
+
+
 # ------------------------------------------------------------------ program bodies
 def reduce_body(x, op, n):
     """``x`` reduced over the ranks with ``op`` (inside a program)."""
@@ -172,10 +183,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op: bool = False):
         return None
     op = _check_reduction(tensor, op)
     n = group.size()
-    (out,) = _programs.run(group, "ALLREDUCE", ("all_reduce", op),
-                           lambda x: (reduce_body(x, op, n),), [array(tensor)], extra=int(op))
-    write(tensor, out)
-    return _done(async_op, [tensor])
+    return _run_into(tensor, async_op, group, "ALLREDUCE", ("all_reduce", op),
+                     lambda x: (reduce_body(x, op, n),), [array(tensor)], extra=int(op))
 
 
 def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op: bool = False):
@@ -203,10 +212,8 @@ def broadcast(tensor, src=None, group=None, async_op: bool = False, group_src=No
     root = group_rank(group, src, group_src, "src")
     if not 0 <= root < group.size():
         raise RuntimeError(f"ProcessGroupGloo::broadcast: invalid root rank: {root}")
-    (out,) = _programs.run(group, "BROADCAST", ("broadcast", root),
-                           lambda x: (select_body(x, root),), [array(tensor)], extra=root)
-    write(tensor, out)
-    return _done(async_op, [tensor])
+    return _run_into(tensor, async_op, group, "BROADCAST", ("broadcast", root),
+                     lambda x: (select_body(x, root),), [array(tensor)], extra=root)
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op: bool = False,
@@ -268,21 +275,18 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bo
                          "size")
     if output_tensor.dtype != input_tensor.dtype:
         raise ValueError("output tensor must have the same type as input tensor")
-    (out,) = _programs.run(group, "_ALLGATHER_BASE", ("all_gather_into_tensor", stacked),
-                           lambda x: (jax.lax.all_gather(x, AXIS, tiled=not stacked),),
-                           [array(input_tensor)])
-    write(output_tensor, out)
-    return _done(async_op, [output_tensor])
+    return _run_into(output_tensor, async_op, group, "_ALLGATHER_BASE",
+                     ("all_gather_into_tensor", stacked),
+                     lambda x: (jax.lax.all_gather(x, AXIS, tiled=not stacked),),
+                     [array(input_tensor)])
 
 
 def _reduce_scatter(kind, output, rows, op, group, async_op):
     """``rows`` (one row per rank, each of ``output``'s shape) reduced; this rank's row."""
     op = _check_reduction(output, op, "reduce_scatter")
     n = group.size()
-    (out,) = _programs.run(group, kind, (kind, op), lambda x: (mine_body(reduce_body(x, op, n)),),
-                           [rows], extra=int(op))
-    write(output, out)
-    return _done(async_op, [output])
+    return _run_into(output, async_op, group, kind, (kind, op),
+                     lambda x: (mine_body(reduce_body(x, op, n)),), [rows], extra=int(op))
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op: bool = False):
@@ -331,11 +335,9 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     if output_split_sizes is None and input_split_sizes is None:
         if input.shape[0] % n or output.shape != input.shape:
             raise ValueError("Tensor's dim 0 does not divide equally across group size")
-        (out,) = _programs.run(
-            group, "ALLTOALL_BASE", ("all_to_all_single",),
+        return _run_into(
+            output, async_op, group, "ALLTOALL_BASE", ("all_to_all_single",),
             lambda x: (jax.lax.all_to_all(x, AXIS, 0, 0, tiled=True),), [array(input)])
-        write(output, out)
-        return _done(async_op, [output])
     rows = input.shape[0]
     splits_in = list(input_split_sizes) if input_split_sizes else [rows // n] * n
     every = np.asarray(_exchange_ints(group, splits_in))          # every[j] = rank j's splits
@@ -413,11 +415,9 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op: bool = Fa
                              "ranks.")
         stacked = jnp.zeros((n,) + shape, array(tensor).dtype)
 
-    (out,) = _programs.run(group, "SCATTER", ("scatter", root),
-                           lambda x: (jax.lax.all_to_all(x, AXIS, 0, 0)[root],), [stacked],
-                           extra=root)
-    write(tensor, out)
-    return _done(async_op, [tensor])
+    return _run_into(tensor, async_op, group, "SCATTER", ("scatter", root),
+                     lambda x: (jax.lax.all_to_all(x, AXIS, 0, 0)[root],), [stacked],
+                     extra=root)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = False,

@@ -44,6 +44,15 @@ def _error(scheme, msg):
                       + msg)
 
 
+def _rank_and_world_size(scheme, query):
+    """``(rank, world_size)`` from a tcp:// or file:// url's query (both required)."""
+    if "rank" not in query:
+        raise _error(scheme, "rank parameter missing")
+    if "world_size" not in query:
+        raise _error(scheme, "world size parameter missing")
+    return int(query["rank"]), int(query["world_size"])
+
+
 def rendezvous(url: str, rank: int = -1, world_size: int = -1, **kwargs):
     """Yields ``(store, rank, world_size, coordinator)`` for ``url``."""
     if not isinstance(url, (str, bytes)):
@@ -99,12 +108,7 @@ def _tcp_handler(url, **kwargs):
     result = urlparse(url)
     if result.port is None:
         raise _error("tcp", "port number missing")
-    query = _query_to_dict(result.query)
-    if "rank" not in query:
-        raise _error("tcp", "rank parameter missing")
-    if "world_size" not in query:
-        raise _error("tcp", "world size parameter missing")
-    rank, world_size = int(query["rank"]), int(query["world_size"])
+    rank, world_size = _rank_and_world_size("tcp", _query_to_dict(result.query))
     store = TCPStore(result.hostname, result.port, world_size, rank == 0)
     yield store, rank, world_size, f"{result.hostname}:{result.port}"
     raise RuntimeError("Unable to perform re-rendezvous using tcp:// method")
@@ -114,12 +118,7 @@ def _file_handler(url, timeout=None, **kwargs):
     result = urlparse(url)
     if not result.path:
         raise _error("file", "path missing")
-    query = _query_to_dict(result.query)
-    if "rank" not in query:
-        raise _error("file", "rank parameter missing")
-    if "world_size" not in query:
-        raise _error("file", "world size parameter missing")
-    rank, world_size = int(query["rank"]), int(query["world_size"])
+    rank, world_size = _rank_and_world_size("file", _query_to_dict(result.query))
     store = FileStore(result.path, world_size)
     if timeout is not None:
         store.set_timeout(timeout)

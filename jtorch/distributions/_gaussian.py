@@ -54,6 +54,16 @@ def precision_to_scale_tril(precision):
     return jt.linalg.cholesky(cholesky_inverse(jt.linalg.cholesky(precision)))
 
 
+def unbroadcasted_scale_tril(name, matrix):
+    """The lower Cholesky factor of the covariance given as ``name`` (``"scale_tril"``,
+    ``"covariance_matrix"`` or ``"precision_matrix"``) = ``matrix``."""
+    if name == "scale_tril":
+        return matrix
+    if name == "covariance_matrix":
+        return jt.linalg.cholesky(matrix)
+    return precision_to_scale_tril(matrix)
+
+
 def gaussian_log_prob(n, maha, half_logdet):
     """The log density of an n-dimensional Gaussian at Mahalanobis distance ``maha``."""
     return -0.5 * (n * math.log(2 * math.pi) + maha) - half_logdet

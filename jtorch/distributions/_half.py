@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from . import _lib as jt, constraints
+from ._forward import forwarded_property
 from ._transforms_elementwise import AbsTransform
 from .transformed_distribution import TransformedDistribution
 
@@ -23,9 +24,7 @@ class Half(TransformedDistribution):
         base = self._symmetric(0, scale, validate_args=False)
         super().__init__(base, AbsTransform(), validate_args=validate_args)
 
-    @property
-    def scale(self):
-        return self.base_dist.scale
+    scale = forwarded_property("base_dist.scale")
 
     @property
     def mode(self):

@@ -8,6 +8,7 @@ A subclass gives the standard form (log density, cdf, inverse cdf, entropy and a
 from __future__ import annotations
 
 from . import constraints
+from ._forward import forwarded_property
 from ._params import init_broadcast
 
 
@@ -36,9 +37,7 @@ class LocationScale:
         raise NotImplementedError
 
     # ---------------------------------------------------------------- X = loc + scale * Z
-    @property
-    def mode(self):
-        return self.loc
+    mode = forwarded_property("loc")
 
     def _standardize(self, value):
         return (self._validate(value) - self.loc) / self.scale

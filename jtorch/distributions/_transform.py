@@ -80,24 +80,22 @@ class Transform:
         return not self.__eq__(other)
 
     def __call__(self, x):
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        return self._through_cache(x, self._call, 0)
 
     def _inv_call(self, y):
+        return self._through_cache(y, self._inverse, 1)
+
+    def _through_cache(self, value, fn, side):
+        """``fn(value)``, or the other half of the cached ``(x, y)`` pair when ``value`` is
+        its ``side`` half (0: ``x``, 1: ``y``); the pair is then replaced (cache_size 1)."""
         if self._cache_size == 0:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+            return fn(value)
+        cached = self._cached_x_y
+        if value is cached[side]:
+            return cached[1 - side]
+        result = fn(value)
+        self._cached_x_y = (value, result) if side == 0 else (result, value)
+        return result
 
     def _call(self, x):
         raise NotImplementedError

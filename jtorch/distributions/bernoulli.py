@@ -6,6 +6,7 @@ import math
 
 from . import _lib as jt, constraints
 from ._enumerate import along_batch
+from ._forward import forwarded_property
 from ._math import softplus
 from ._params import BinaryProbs
 from .distribution import Distribution
@@ -39,9 +40,7 @@ class Bernoulli(BinaryProbs, ExponentialFamily):
         self._set_probs_or_logits(probs, logits)
         Distribution.__init__(self, self._param.shape, validate_args=validate_args)
 
-    @property
-    def mean(self):
-        return self.probs
+    mean = forwarded_property("probs")
 
     @property
     def mode(self):

@@ -72,3 +72,12 @@ class Categorical(CategoricalProbs, Distribution):
     def enumerate_support(self, expand=True):
         values = jt.arange(self._num_events, dtype=jt.int64, device=self._param.device)
         return along_batch(values, self._batch_shape, expand)
+
+
+def _init_over_categorical(dist, probs, logits, validate_args):
+    """Give ``dist`` a ``Categorical(probs, logits)`` as ``dist._categorical`` and initialise it
+    with that categorical's batch shape and its number of categories as the event shape (the
+    one-hot distributions)."""
+    dist._categorical = Categorical(probs, logits)
+    param = dist._categorical._param
+    Distribution.__init__(dist, param.shape[:-1], param.shape[-1:], validate_args=validate_args)

@@ -34,6 +34,15 @@ def _show(value):
     return f"{value}"
 
 
+def _require_all(ok, value, subject, claim):
+    """Raise PyTorch's ValueError ``Expected <subject> (Tensor of shape ...) <claim()>, but
+    found invalid values: ...`` unless every entry of the bool tensor ``ok`` holds (not
+    checked while tracing)."""
+    if not jt.is_traced(ok) and not bool(ok.all()):
+        raise ValueError(f"Expected {subject} (Tensor of shape {tuple(value.shape)}) {claim()}, "
+                         f"but found invalid values:\n{_show(value)}")
+
+
 def _expanded_attribute(value, old, new):
     """``value`` (an attribute of a distribution with batch shape ``old``) for batch shape
     ``new``: tensors and distributions whose leading shape is the batch are expanded."""
@@ -92,12 +101,9 @@ class Distribution:
                                                         lazy_property):
                 continue  # not computed yet: checking it would compute it
             value = getattr(self, name)
-            ok = constraint.check(value)
-            if not jt.is_traced(ok) and not bool(ok.all()):
-                raise ValueError(
-                    f"Expected parameter {name} (Tensor of shape {tuple(value.shape)}) of "
-                    f"distribution {self!r} to satisfy the constraint {constraint!r}, but "
-                    f"found invalid values:\n{_show(value)}")
+            _require_all(constraint.check(value), value, f"parameter {name}",
+                         lambda c=constraint: f"of distribution {self!r} to satisfy the "
+                                              f"constraint {c!r}")
 
     def _validate_sample(self, value):
         """Raise PyTorch's ValueError if ``value`` is no tensor, has the wrong shape or lies
@@ -120,12 +126,9 @@ class Distribution:
                           "validation. Please initialize the distribution with "
                           "`validate_args=False` to turn off validation.", stacklevel=3)
             return
-        ok = support.check(value)
-        if not jt.is_traced(ok) and not bool(ok.all()):
-            raise ValueError(
-                f"Expected value argument (Tensor of shape {tuple(value.shape)}) to be "
-                f"within the support ({support!r}) of the distribution {self!r}, but found "
-                f"invalid values:\n{_show(value)}")
+        _require_all(support.check(value), value, "value argument",
+                     lambda: f"to be within the support ({support!r}) of the distribution "
+                             f"{self!r}")
 
     def _validate(self, value):
         """``value``, checked first when this distribution validates its arguments."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from . import _lib as jt, _noise, constraints
+from ._forward import forwarded_property
 from ._params import init_broadcast
 from .distribution import Distribution
 
@@ -68,9 +69,7 @@ class GeneralizedPareto(Distribution):
         c = self.concentration
         return jt.where(c < 1, self.loc + self.scale / (1 - c), math.nan)
 
-    @property
-    def mode(self):
-        return self.loc
+    mode = forwarded_property("loc")
 
     @property
     def variance(self):

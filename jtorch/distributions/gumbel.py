@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from . import _lib as jt, constraints
+from ._forward import forwarded_property
 from ._transforms_elementwise import AffineTransform, ExpTransform
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
@@ -40,9 +41,7 @@ class Gumbel(TransformedDistribution):
     def mean(self):
         return self.loc + self.scale * EULER
 
-    @property
-    def mode(self):
-        return self.loc
+    mode = forwarded_property("loc")
 
     @property
     def stddev(self):

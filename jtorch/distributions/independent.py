@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import constraints
+from ._forward import forwarded_property
 from .distribution import Distribution
 from .utils import _sum_rightmost
 
@@ -50,9 +51,7 @@ class Independent(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    @property
-    def has_rsample(self):
-        return self.base_dist.has_rsample
+    has_rsample = forwarded_property("base_dist.has_rsample")
 
     @property
     def has_enumerate_support(self):
@@ -65,17 +64,9 @@ class Independent(Distribution):
             support = constraints.independent(support, self.reinterpreted_batch_ndims)
         return support
 
-    @property
-    def mean(self):
-        return self.base_dist.mean
-
-    @property
-    def mode(self):
-        return self.base_dist.mode
-
-    @property
-    def variance(self):
-        return self.base_dist.variance
+    mean = forwarded_property("base_dist.mean")
+    mode = forwarded_property("base_dist.mode")
+    variance = forwarded_property("base_dist.variance")
 
     def sample(self, sample_shape=()):
         return self.base_dist.sample(sample_shape)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from . import _lib as jt, constraints
+from ._forward import forwarded_property
 from ._transforms_elementwise import PowerTransform
 from .gamma import Gamma
 from .transformed_distribution import TransformedDistribution
@@ -25,13 +26,8 @@ class InverseGamma(TransformedDistribution):
         neg_one = -jt.ones_like(base.rate)
         super().__init__(base, PowerTransform(neg_one), validate_args=validate_args)
 
-    @property
-    def concentration(self):
-        return self.base_dist.concentration
-
-    @property
-    def rate(self):
-        return self.base_dist.rate
+    concentration = forwarded_property("base_dist.concentration")
+    rate = forwarded_property("base_dist.rate")
 
     @property
     def mean(self):

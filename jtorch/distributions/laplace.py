@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from . import _noise
+from ._forward import forwarded_property
 from ._location_scale import LocationScale
 from .distribution import Distribution
 
@@ -37,9 +38,7 @@ class Laplace(LocationScale, Distribution):
     def _standard_sample(self, shape):
         return self._standard_icdf(_noise.uniform(shape, self.loc))
 
-    @property
-    def mean(self):
-        return self.loc
+    mean = forwarded_property("loc")
 
     @property
     def variance(self):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import constraints
+from ._forward import forwarded_property
 from ._transforms_elementwise import ExpTransform
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
@@ -28,13 +29,8 @@ class LogNormal(TransformedDistribution):
         super().__init__(Normal(loc, scale, validate_args=validate_args), ExpTransform(),
                          validate_args=validate_args)
 
-    @property
-    def loc(self):
-        return self.base_dist.loc
-
-    @property
-    def scale(self):
-        return self.base_dist.scale
+    loc = forwarded_property("base_dist.loc")
+    scale = forwarded_property("base_dist.scale")
 
     @property
     def mean(self):

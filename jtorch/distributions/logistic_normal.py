@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import constraints
+from ._forward import forwarded_property
 from ._transforms_vector import StickBreakingTransform
 from .independent import Independent
 from .normal import Normal
@@ -26,13 +27,8 @@ class LogisticNormal(TransformedDistribution):
             base = base.expand([1])
         super().__init__(base, StickBreakingTransform(), validate_args=validate_args)
 
-    @property
-    def loc(self):
-        return self._normal.loc
-
-    @property
-    def scale(self):
-        return self._normal.scale
+    loc = forwarded_property("_normal.loc")
+    scale = forwarded_property("_normal.scale")
 
     @property
     def _normal(self):

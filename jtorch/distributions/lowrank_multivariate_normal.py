@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import _lib as jt, _noise, constraints
+from ._forward import forwarded_property
 from ._gaussian import gaussian_entropy, gaussian_log_prob, solve_lower
 from .distribution import Distribution
 from .utils import lazy_property
@@ -53,13 +54,8 @@ class LowRankMultivariateNormal(Distribution):
     def _full_shape(self, *event):
         return (*self._batch_shape, *event)
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
+    mean = forwarded_property("loc")
+    mode = forwarded_property("loc")
 
     @lazy_property
     def variance(self):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import _lib as jt, constraints
+from ._forward import forwarded_property
 from .categorical import Categorical
 from .distribution import Distribution
 
@@ -59,13 +60,8 @@ class MixtureSameFamily(Distribution):
         new._batch_shape = batch_shape
         return new
 
-    @property
-    def mixture_distribution(self):
-        return self._mixture_distribution
-
-    @property
-    def component_distribution(self):
-        return self._component_distribution
+    mixture_distribution = forwarded_property("_mixture_distribution")
+    component_distribution = forwarded_property("_component_distribution")
 
     @constraints.dependent_property
     def support(self):

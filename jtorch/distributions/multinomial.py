@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 
 from . import _lib as jt, constraints
+from ._forward import forwarded_property
 from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
@@ -37,17 +38,9 @@ class Multinomial(Distribution):
         new._binomial = self._binomial.expand((*new.batch_shape, *self._event_shape))
         return new
 
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
+    probs = forwarded_property("_categorical.probs")
+    logits = forwarded_property("_categorical.logits")
+    param_shape = forwarded_property("_categorical.param_shape")
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self):

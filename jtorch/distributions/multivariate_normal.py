@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from . import _lib as jt, _noise, constraints
+from ._forward import forwarded_property
 from ._gaussian import (
     cholesky_inverse,
     gaussian_entropy,
     gaussian_log_prob,
     half_log_det,
     mahalanobis,
-    precision_to_scale_tril,
     the_one_matrix,
+    unbroadcasted_scale_tril,
 )
 from .distribution import Distribution
 from .utils import lazy_property
@@ -52,12 +53,7 @@ class MultivariateNormal(Distribution):
         setattr(self, name, matrix.expand(*batch, -1, -1))
         self.loc = loc.expand(*batch, -1)
         super().__init__(batch, loc.shape[-1:], validate_args=validate_args)
-        if name == "scale_tril":
-            self._unbroadcasted_scale_tril = matrix
-        elif name == "covariance_matrix":
-            self._unbroadcasted_scale_tril = jt.linalg.cholesky(matrix)
-        else:
-            self._unbroadcasted_scale_tril = precision_to_scale_tril(matrix)
+        self._unbroadcasted_scale_tril = unbroadcasted_scale_tril(name, matrix)
 
     @lazy_property
     def scale_tril(self):
@@ -76,13 +72,8 @@ class MultivariateNormal(Distribution):
         return cholesky_inverse(lower).expand(*self._batch_shape, *self._event_shape,
                                                  *self._event_shape)
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
+    mean = forwarded_property("loc")
+    mode = forwarded_property("loc")
 
     @property
     def variance(self):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from . import _noise
+from ._forward import forwarded_property
 from ._location_scale import LocationScale
 from .exp_family import ExponentialFamily
 
@@ -42,13 +43,8 @@ class Normal(LocationScale, ExponentialFamily):
     def _standard_sample(self, shape):
         return _noise.normal(shape, self.loc)
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def stddev(self):
-        return self.scale
+    mean = forwarded_property("loc")
+    stddev = forwarded_property("scale")
 
     @property
     def variance(self):

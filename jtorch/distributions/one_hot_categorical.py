@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from . import _lib as jt, constraints
 from ._enumerate import along_batch
-from .categorical import Categorical
+from ._forward import forwarded_property
+from .categorical import _init_over_categorical
 from .distribution import Distribution
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
@@ -26,30 +27,13 @@ class OneHotCategorical(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits)
-        param = self._categorical._param
-        Distribution.__init__(self, param.shape[:-1], param.shape[-1:],
-                              validate_args=validate_args)
+        _init_over_categorical(self, probs, logits, validate_args)
 
-    @property
-    def _param(self):
-        return self._categorical._param
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
-
-    @property
-    def mean(self):
-        return self._categorical.probs
+    _param = forwarded_property("_categorical._param")
+    probs = forwarded_property("_categorical.probs")
+    logits = forwarded_property("_categorical.logits")
+    param_shape = forwarded_property("_categorical.param_shape")
+    mean = forwarded_property("_categorical.probs")
 
     @property
     def mode(self):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import constraints
+from ._forward import forwarded_property
 from ._transforms_elementwise import AffineTransform, ExpTransform
 from .exponential import Exponential
 from .transformed_distribution import TransformedDistribution
@@ -28,9 +29,7 @@ class Pareto(TransformedDistribution):
         a = self.alpha.clamp(min=1)  # infinite for alpha <= 1
         return a * self.scale / (a - 1)
 
-    @property
-    def mode(self):
-        return self.scale
+    mode = forwarded_property("scale")
 
     @property
     def variance(self):

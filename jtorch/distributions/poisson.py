@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import _lib as jt, constraints
+from ._forward import forwarded_property
 from ._params import init_broadcast
 from .exp_family import ExponentialFamily
 
@@ -24,17 +25,13 @@ class Poisson(ExponentialFamily):
     def __init__(self, rate, validate_args=None):
         init_broadcast(self, validate_args, rate=rate)
 
-    @property
-    def mean(self):
-        return self.rate
+    mean = forwarded_property("rate")
 
     @property
     def mode(self):
         return self.rate.floor()
 
-    @property
-    def variance(self):
-        return self.rate
+    variance = forwarded_property("rate")
 
     def sample(self, sample_shape=()):
         with jt.no_grad():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import _noise, constraints
+from ._forward import forwarded_property
 from ._params import BinaryProbs
 from ._transforms_elementwise import SigmoidTransform
 from .distribution import Distribution
@@ -49,14 +50,6 @@ class RelaxedBernoulli(TransformedDistribution):
         base = LogitRelaxedBernoulli(temperature, probs, logits)
         super().__init__(base, SigmoidTransform(), validate_args=validate_args)
 
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
+    temperature = forwarded_property("base_dist.temperature")
+    logits = forwarded_property("base_dist.logits")
+    probs = forwarded_property("base_dist.probs")

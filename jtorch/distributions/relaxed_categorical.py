@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 
 from . import _lib as jt, _noise, constraints
+from ._forward import forwarded_property
 from ._transforms_elementwise import ExpTransform
-from .categorical import Categorical
+from .categorical import _init_over_categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 
@@ -23,23 +24,12 @@ class ExpRelaxedCategorical(Distribution):
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits)
         self.temperature = temperature
-        param = self._categorical._param
-        Distribution.__init__(self, param.shape[:-1], param.shape[-1:],
-                              validate_args=validate_args)
+        _init_over_categorical(self, probs, logits, validate_args)
 
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
+    param_shape = forwarded_property("_categorical.param_shape")
+    logits = forwarded_property("_categorical.logits")
+    probs = forwarded_property("_categorical.probs")
 
     def rsample(self, sample_shape=()):
         u = _noise.uniform(self._extended_shape(sample_shape), self.logits)
@@ -69,14 +59,6 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         base = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
         super().__init__(base, ExpTransform(), validate_args=validate_args)
 
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
+    temperature = forwarded_property("base_dist.temperature")
+    logits = forwarded_property("base_dist.logits")
+    probs = forwarded_property("base_dist.probs")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from . import _lib as jt, _noise, constraints
+from ._forward import forwarded_property
 from ._params import init_broadcast
 from .chi2 import Chi2
 from .distribution import Distribution
@@ -29,9 +30,7 @@ class StudentT(Distribution):
     def mean(self):
         return jt.where(self.df > 1, self.loc, math.nan)  # undefined for df <= 1
 
-    @property
-    def mode(self):
-        return self.loc
+    mode = forwarded_property("loc")
 
     @property
     def variance(self):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import _lib as jt, constraints
+from ._forward import forwarded_property
 from ._transform import ComposeTransform, Transform
 from .distribution import Distribution
 from .independent import Independent
@@ -77,9 +78,7 @@ class TransformedDistribution(Distribution):
                                               support.event_dim)
         return support
 
-    @property
-    def has_rsample(self):
-        return self.base_dist.has_rsample
+    has_rsample = forwarded_property("base_dist.has_rsample")
 
     def _forward(self, x):
         for t in self.transforms:

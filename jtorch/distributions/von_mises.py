@@ -6,6 +6,7 @@ import math
 
 from . import _lib as jt, _noise, constraints
 from ._bessel import LOG_2PI, log_bessel_i
+from ._forward import forwarded_property
 from ._params import init_broadcast
 from .distribution import Distribution
 
@@ -35,13 +36,8 @@ class VonMises(Distribution):
         k = self.concentration
         return k * (value - self.loc).cos() - LOG_2PI - log_bessel_i(k, 0)
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
+    mean = forwarded_property("loc")
+    mode = forwarded_property("loc")
 
     @property
     def variance(self):

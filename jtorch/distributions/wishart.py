@@ -9,8 +9,8 @@ from . import _lib as jt, _noise, constraints
 from ._gaussian import (
     cholesky_inverse,
     half_log_det,
-    precision_to_scale_tril,
     the_one_matrix,
+    unbroadcasted_scale_tril,
 )
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
@@ -50,12 +50,7 @@ class Wishart(ExponentialFamily):
         if not jt.is_traced(self.df) and bool((self.df <= low).any()):
             raise ValueError(f"Value of df={df} expected to be greater than ndim - 1 = {low}.")
         super().__init__(batch, (p, p), validate_args=validate_args)
-        if name == "scale_tril":
-            self._unbroadcasted_scale_tril = matrix
-        elif name == "covariance_matrix":
-            self._unbroadcasted_scale_tril = jt.linalg.cholesky(matrix)
-        else:
-            self._unbroadcasted_scale_tril = precision_to_scale_tril(matrix)
+        self._unbroadcasted_scale_tril = unbroadcasted_scale_tril(name, matrix)
         # the squared diagonal of the Bartlett factor: chi-squared with df - i degrees
         self._dist_chi2 = Chi2(self.df.unsqueeze(-1) - jt.arange(p, dtype=matrix.dtype,
                                                                  device=matrix.device))

@@ -266,18 +266,12 @@ class RandomStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
+        tensor_size, nparams_toprune = _channels_to_prune(t, self.amount, self.dim)
         if nparams_toprune == 0:
             return default_mask
         prob = rand(tensor_size)
         threshold = prob.kthvalue(k=nparams_toprune).values
-        mask = _channel_mask(t, self.dim, prob > threshold)
-        mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        return _channel_mask(t, self.dim, prob > threshold, default_mask)
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
@@ -296,19 +290,12 @@ class LnStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        nparams_tokeep = tensor_size - nparams_toprune
-        _validate_pruning_amount(nparams_toprune, tensor_size)
+        tensor_size, nparams_toprune = _channels_to_prune(t, self.amount, self.dim)
         norm = _compute_norm(t, self.n, self.dim)
-        topk = norm.topk(k=nparams_tokeep, largest=True)
+        topk = norm.topk(k=tensor_size - nparams_toprune, largest=True)
         if nparams_toprune == 0:
             return default_mask
-        mask = _channel_mask(t, self.dim, topk.indices)
-        mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        return _channel_mask(t, self.dim, topk.indices, default_mask)
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
@@ -348,12 +335,25 @@ def _zero_top(amount, t, default_mask, scores, largest):
     return mask
 
 
-def _channel_mask(t, dim, channels):
-    """Ones on the ``channels`` (a bool mask or indices) of ``dim``, zeros elsewhere."""
+def _channels_to_prune(t, amount, dim):
+    """``(size of dim, how many of its channels to prune)`` for the structured methods,
+    after PyTorch's checks of ``t``, ``dim`` and ``amount``."""
+    _validate_structured_pruning(t)
+    _validate_pruning_dim(t, dim)
+    tensor_size = t.shape[dim]
+    nparams_toprune = _compute_nparams_toprune(amount, tensor_size)
+    _validate_pruning_amount(nparams_toprune, tensor_size)
+    return tensor_size, nparams_toprune
+
+
+def _channel_mask(t, dim, channels, default_mask):
+    """``default_mask`` times a mask of ones on the ``channels`` (a bool mask or indices) of
+    ``dim`` and zeros elsewhere."""
     mask = zeros_like(t)
     slc = [slice(None)] * len(t.shape)
     slc[dim] = channels
     mask[tuple(slc)] = 1
+    mask *= default_mask.to(dtype=mask.dtype)
     return mask
 
 
