@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 import warnings
 
 import pytest
@@ -46,8 +47,11 @@ def test_record_is_from_this_torch_and_complete():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for api in RECORD["namespaces"]:
-            real = {n for n in dir(_torch_object(api)) if not n.startswith("_")}
-            missing = real - set(torch_names(api))
+            obj = _torch_object(api)
+            real = {n for n in dir(obj) if not n.startswith("_")}
+            # a submodule appears in dir() once some test imported it (torch.nn.utils.prune)
+            missing = {n for n in real - set(torch_names(api))
+                       if not isinstance(getattr(obj, n), types.ModuleType)}
             assert not missing, f"{api}: names not in the record: {sorted(missing)[:10]}"
 
 
