@@ -175,13 +175,17 @@ def test_timeout_and_cleanup():
 def test_early_break_and_gc_leave_no_orphans():
     loader = DataLoader(ArrayDataset(200), batch_size=2, num_workers=2,
                         multiprocessing_context="fork")
+    # children started by earlier tests in this process (multiprocessing's resource tracker
+    # lives as long as its parent) are not this loader's
+    before = set(_children())
     for i, _ in enumerate(loader):
         if i == 1:
+            workers = [int(p) for p in set(_children()) - before if _is_worker(p)]
             break
+    assert len(workers) == 2
     # the for-loop's iterator is gone after the break: its workers must be too
-    children = [p for p in os.listdir("/proc") if p.isdigit() and _ppid(p) == os.getpid()]
     gc.collect()
-    assert _wait_gone([int(p) for p in children if _is_worker(p)])
+    assert _wait_gone(workers)
 
     def consume_one():
         it = iter(loader)
@@ -190,6 +194,10 @@ def test_early_break_and_gc_leave_no_orphans():
     pids = consume_one()
     gc.collect()
     assert _wait_gone(pids)
+
+
+def _children():
+    return [p for p in os.listdir("/proc") if p.isdigit() and _ppid(p) == os.getpid()]
 
 
 def _ppid(pid):
