@@ -162,3 +162,16 @@ def test_lazy_linear():
     m2 = jtorch.nn.LazyLinear(3, bias=False)
     m2(jtorch.randn(5, 2))
     assert m2.bias is None and tuple(m2.weight.shape) == (3, 2)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_low_precision_linear_with_bias_rounds_once(dtype):
+    """PyTorch adds the bias to the float32 accumulator and rounds once: equal bit for bit."""
+    r = np.random.default_rng(0)
+    x, w, b = (r.standard_normal(s).astype(np.float32) for s in ((4, 5, 100), (7, 100), (7,)))
+    got = jtorch.nn.functional.linear(*(jtorch.tensor(v).to(getattr(jtorch, dtype))
+                                        for v in (x, w, b)))
+    want = torch.nn.functional.linear(*(torch.tensor(v).to(getattr(torch, dtype))
+                                        for v in (x, w, b)))
+    assert got.dtype == getattr(jtorch, dtype)
+    np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())

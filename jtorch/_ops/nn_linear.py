@@ -80,10 +80,14 @@ def _linear_grad_name(input, weight, bias=None):
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` (``weight``: ``(out_features, in_features)``)."""
     _check_linear(input, weight, bias)
-    out = jnp.matmul(input, weight.T if weight.ndim == 2 else weight)
-    if bias is not None:
-        out = out + bias
-    return out
+    w = weight.T if weight.ndim == 2 else weight
+    if bias is None:
+        return jnp.matmul(input, w)
+    if input.dtype in (jnp.bfloat16, jnp.float16):
+        # PyTorch's addmm adds the bias to the float32 accumulator and rounds once
+        out = jnp.matmul(input, w, preferred_element_type=jnp.float32)
+        return (out + bias.astype(jnp.float32)).astype(input.dtype)
+    return jnp.matmul(input, w) + bias
 
 
 def _check_bilinear(input1, input2, weight, bias):
