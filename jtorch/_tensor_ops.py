@@ -39,79 +39,19 @@ class TensorOps:
 
     __slots__ = ()
 
-    __abs__ = operator(_pointwise.abs, "__abs__")
-    __add__ = operator(_pointwise.add, "__add__")
-    __and__ = operator(_bitwise.bitwise_and, "__and__")
-    __div__ = operator(_pointwise.div, "__div__")
-    __eq__ = operator(_compare.eq, "__eq__")
-    __floordiv__ = operator(_pointwise.floor_divide, "__floordiv__")
-    __ge__ = operator(_compare.ge, "__ge__")
-    __gt__ = operator(_compare.gt, "__gt__")
-    __iadd__ = inplace_operator(_pointwise.add, "__iadd__")
-    __iand__ = inplace_operator(_bitwise.bitwise_and, "__iand__")
-    __idiv__ = inplace_operator(_pointwise.div, "__idiv__")
-    __ifloordiv__ = inplace_operator(_pointwise.floor_divide, "__ifloordiv__")
-    __ilshift__ = inplace_operator(_bitwise.bitwise_left_shift, "__ilshift__")
-    __imod__ = inplace_operator(_pointwise.remainder, "__imod__")
-    __imul__ = inplace_operator(_pointwise.mul, "__imul__")
     __invert__ = _bitwise.__invert__
-    __ior__ = inplace_operator(_bitwise.bitwise_or, "__ior__")
-    __ipow__ = inplace_operator(_pointwise.pow, "__ipow__")
-    __irshift__ = inplace_operator(_bitwise.bitwise_right_shift, "__irshift__")
-    __isub__ = inplace_operator(_pointwise.sub, "__isub__")
-    __itruediv__ = inplace_operator(_pointwise.div, "__itruediv__")
-    __ixor__ = inplace_operator(_bitwise.bitwise_xor, "__ixor__")
-    __le__ = operator(_compare.le, "__le__")
-    __lshift__ = operator(_bitwise.bitwise_left_shift, "__lshift__")
-    __lt__ = operator(_compare.lt, "__lt__")
-    __matmul__ = operator(_linalg.matmul, "__matmul__")
-    __mod__ = operator(_pointwise.remainder, "__mod__")
-    __mul__ = operator(_pointwise.mul, "__mul__")
-    __ne__ = operator(_compare.ne, "__ne__")
-    __neg__ = operator(_pointwise.neg, "__neg__")
-    __or__ = operator(_bitwise.bitwise_or, "__or__")
     __pos__ = _pointwise.positive
-    __pow__ = operator(_pointwise.pow, "__pow__")
-    __radd__ = reflected_operator(_pointwise.add, "__radd__")
-    __rand__ = reflected_operator(_bitwise.bitwise_and, "__rand__")
-    __rdiv__ = reflected_operator(_pointwise.div, "__rdiv__")
-    __rfloordiv__ = reflected_operator(_pointwise.floor_divide, "__rfloordiv__")
-    __rlshift__ = reflected_operator(_bitwise.bitwise_left_shift, "__rlshift__")
-    __rmatmul__ = reflected_operator(_linalg.matmul, "__rmatmul__")
-    __rmod__ = reflected_operator(_pointwise.remainder, "__rmod__")
-    __rmul__ = reflected_operator(_pointwise.mul, "__rmul__")
-    __ror__ = reflected_operator(_bitwise.bitwise_or, "__ror__")
-    __rpow__ = reflected_operator(_pointwise.pow, "__rpow__")
-    __rrshift__ = reflected_operator(_bitwise.bitwise_right_shift, "__rrshift__")
-    __rshift__ = operator(_bitwise.bitwise_right_shift, "__rshift__")
-    __rsub__ = reflected_operator(_pointwise.sub, "__rsub__")
-    __rtruediv__ = reflected_operator(_pointwise.div, "__rtruediv__")
-    __rxor__ = reflected_operator(_bitwise.bitwise_xor, "__rxor__")
-    __sub__ = operator(_pointwise.sub, "__sub__")
-    __truediv__ = operator(_pointwise.div, "__truediv__")
-    __xor__ = operator(_bitwise.bitwise_xor, "__xor__")
     abs = _pointwise.abs
-    abs_ = inplace_method(_pointwise.abs)
     absolute = _pointwise.abs
-    absolute_ = inplace_method(_pointwise.abs)
     acos = _pointwise_math.acos
-    acos_ = inplace_method(_pointwise_math.acos)
     acosh = _pointwise_math.acosh
-    acosh_ = inplace_method(_pointwise_math.acosh)
     add = _pointwise.add
-    add_ = inplace_method(_pointwise.add)
     addbmm = _linalg.addbmm
-    addbmm_ = inplace_method(_linalg.addbmm)
     addcdiv = _pointwise.addcdiv
-    addcdiv_ = inplace_method(_pointwise.addcdiv)
     addcmul = _pointwise.addcmul
-    addcmul_ = inplace_method(_pointwise.addcmul)
     addmm = _linalg.addmm
-    addmm_ = inplace_method(_linalg.addmm)
     addmv = _linalg.addmv
-    addmv_ = inplace_method(_linalg.addmv)
     addr = _linalg.addr
-    addr_ = inplace_method(_linalg.addr)
     adjoint = _shape.adjoint
     all = _reduction.all
     allclose = _compare.allclose
@@ -121,174 +61,113 @@ class TensorOps:
     angle = _pointwise_math.angle
     any = _reduction.any
     arccos = _pointwise_math.acos
-    arccos_ = inplace_method(_pointwise_math.acos)
     arccosh = _pointwise_math.acosh
-    arccosh_ = inplace_method(_pointwise_math.acosh)
     arcsin = _pointwise_math.asin
-    arcsin_ = inplace_method(_pointwise_math.asin)
     arcsinh = _pointwise_math.asinh
-    arcsinh_ = inplace_method(_pointwise_math.asinh)
     arctan = _pointwise_math.atan
     arctan2 = _pointwise_math.atan2
-    arctan2_ = inplace_method(_pointwise_math.atan2)
-    arctan_ = inplace_method(_pointwise_math.atan)
     arctanh = _pointwise_math.atanh
-    arctanh_ = inplace_method(_pointwise_math.atanh)
     argmax = _reduction.argmax
     argmin = _reduction.argmin
     argsort = _selection.argsort
     argwhere = _indexing.argwhere
     as_strided = _shape_slice.as_strided
     asin = _pointwise_math.asin
-    asin_ = inplace_method(_pointwise_math.asin)
     asinh = _pointwise_math.asinh
-    asinh_ = inplace_method(_pointwise_math.asinh)
     atan = _pointwise_math.atan
     atan2 = _pointwise_math.atan2
-    atan2_ = inplace_method(_pointwise_math.atan2)
-    atan_ = inplace_method(_pointwise_math.atan)
     atanh = _pointwise_math.atanh
-    atanh_ = inplace_method(_pointwise_math.atanh)
     baddbmm = _linalg.baddbmm
-    baddbmm_ = inplace_method(_linalg.baddbmm)
     bernoulli = _random_ops.bernoulli
     bernoulli_ = _random_ops.bernoulli_
     bincount = _selection.bincount
     bitwise_and = _bitwise.bitwise_and
-    bitwise_and_ = inplace_method(_bitwise.bitwise_and)
     bitwise_left_shift = _bitwise.bitwise_left_shift
-    bitwise_left_shift_ = inplace_method(_bitwise.bitwise_left_shift)
     bitwise_not = _bitwise.bitwise_not
-    bitwise_not_ = inplace_method(_bitwise.bitwise_not)
     bitwise_or = _bitwise.bitwise_or
-    bitwise_or_ = inplace_method(_bitwise.bitwise_or)
     bitwise_right_shift = _bitwise.bitwise_right_shift
-    bitwise_right_shift_ = inplace_method(_bitwise.bitwise_right_shift)
     bitwise_xor = _bitwise.bitwise_xor
-    bitwise_xor_ = inplace_method(_bitwise.bitwise_xor)
     bmm = _linalg.bmm
     broadcast_to = _shape_expand.broadcast_to
     cauchy_ = _random_ops.cauchy_
     ceil = _pointwise_math.ceil
-    ceil_ = inplace_method(_pointwise_math.ceil)
     cholesky = _linalg_decomp.cholesky
     cholesky_solve = _linalg_decomp.cholesky_solve
     chunk = _shape_slice.chunk
     clamp = _compare.clamp
-    clamp_ = inplace_method(_compare.clamp)
     clamp_max = _compare.clamp_max
-    clamp_max_ = inplace_method(_compare.clamp_max)
     clamp_min = _compare.clamp_min
-    clamp_min_ = inplace_method(_compare.clamp_min)
     clip = _compare.clamp
-    clip_ = inplace_method(_compare.clamp)
     clone = _shape_copy.clone
     conj = _pointwise.conj
     conj_physical = _pointwise.conj_physical
-    conj_physical_ = inplace_method(_pointwise.conj_physical)
     contiguous = _shape.contiguous
     copy_ = _creation.copy_
     copysign = _pointwise_math.copysign
-    copysign_ = inplace_method(_pointwise_math.copysign)
     cos = _pointwise_math.cos
-    cos_ = inplace_method(_pointwise_math.cos)
     cosh = _pointwise_math.cosh
-    cosh_ = inplace_method(_pointwise_math.cosh)
     count_nonzero = _reduction.count_nonzero
     cross = _linalg.cross
     cummax = _cumulative.cummax
     cummin = _cumulative.cummin
     cumprod = _cumulative.cumprod
-    cumprod_ = inplace_method(_cumulative.cumprod)
     cumsum = _cumulative.cumsum
-    cumsum_ = inplace_method(_cumulative.cumsum)
     deg2rad = _pointwise_math.deg2rad
-    deg2rad_ = inplace_method(_pointwise_math.deg2rad)
     det = _linalg_decomp.det
     diag = _shape_copy.diag
     diag_embed = _shape_copy.diag_embed
     diagonal = _shape_slice.diagonal
     digamma = _special_math.digamma
-    digamma_ = inplace_method(_special_math.digamma)
     div = _pointwise.div
-    div_ = inplace_method(_pointwise.div)
     divide = _pointwise.div
-    divide_ = inplace_method(_pointwise.div)
     dot = _linalg.dot
     dsplit = _shape_slice.dsplit
     eq = _compare.eq
-    eq_ = inplace_method(_compare.eq)
     equal = _compare.equal
     erf = _pointwise_math.erf
-    erf_ = inplace_method(_pointwise_math.erf)
     erfc = _pointwise_math.erfc
-    erfc_ = inplace_method(_pointwise_math.erfc)
     erfinv = _pointwise_math.erfinv
-    erfinv_ = inplace_method(_pointwise_math.erfinv)
     exp = _pointwise_math.exp
     exp2 = _pointwise_math.exp2
-    exp2_ = inplace_method(_pointwise_math.exp2)
-    exp_ = inplace_method(_pointwise_math.exp)
     expand = _shape_expand.expand
     expand_as = _shape_expand.expand_as
     expm1 = _pointwise_math.expm1
-    expm1_ = inplace_method(_pointwise_math.expm1)
     exponential_ = _random_ops.exponential_
     fill_ = _creation.fill_
     fix = _pointwise_math.trunc
-    fix_ = inplace_method(_pointwise_math.trunc)
     flatten = _shape.flatten
     flip = _shape_copy._flip_method
     fliplr = _shape_copy.fliplr
     flipud = _shape_copy.flipud
     float_power = _pointwise.float_power
-    float_power_ = inplace_method(_pointwise.float_power)
     floor = _pointwise_math.floor
-    floor_ = inplace_method(_pointwise_math.floor)
     floor_divide = _pointwise.floor_divide
-    floor_divide_ = inplace_method(_pointwise.floor_divide)
     fmax = _compare.fmax
     fmin = _compare.fmin
     fmod = _pointwise.fmod
-    fmod_ = inplace_method(_pointwise.fmod)
     frac = _pointwise_math.frac
-    frac_ = inplace_method(_pointwise_math.frac)
     gather = _scatter.gather
     ge = _compare.ge
-    ge_ = inplace_method(_compare.ge)
     geometric_ = _random_ops.geometric_
     ger = _linalg.outer
     greater = _compare.gt
-    greater_ = inplace_method(_compare.gt)
     greater_equal = _compare.ge
-    greater_equal_ = inplace_method(_compare.ge)
     gt = _compare.gt
-    gt_ = inplace_method(_compare.gt)
     hardshrink = _nn_activation.hardshrink
     heaviside = _pointwise_math.heaviside
-    heaviside_ = inplace_method(_pointwise_math.heaviside)
     histc = _selection.histc
     histogram = _selection.histogram
     hsplit = _shape_slice.hsplit
     hypot = _pointwise_math.hypot
-    hypot_ = inplace_method(_pointwise_math.hypot)
     i0 = _special_math.i0
-    i0_ = inplace_method(_special_math.i0)
     igamma = _special_math.igamma
-    igamma_ = inplace_method(_special_math.igamma)
     igammac = _special_math.igammac
-    igammac_ = inplace_method(_special_math.igammac)
-    imag = property(_pointwise.imag)
     index_add = _scatter.index_add
-    index_add_ = inplace_method(_scatter.index_add)
     index_copy = _scatter.index_copy
-    index_copy_ = inplace_method(_scatter.index_copy)
     index_fill = _scatter.index_fill
-    index_fill_ = inplace_method(_scatter.index_fill)
     index_put = _indexing_put.index_put
     index_put_ = _indexing_put.index_put_
     index_reduce = _scatter.index_reduce
-    index_reduce_ = inplace_method(_scatter.index_reduce)
     index_select = _scatter.index_select
     inner = _linalg.inner
     inverse = _linalg_decomp.inv
@@ -302,25 +181,15 @@ class TensorOps:
     kron = _linalg.kron
     kthvalue = _selection.kthvalue
     ldexp = _pointwise_math.ldexp
-    ldexp_ = inplace_method(_pointwise_math.ldexp)
     le = _compare.le
-    le_ = inplace_method(_compare.le)
     lerp = _pointwise.lerp
-    lerp_ = inplace_method(_pointwise.lerp)
     less = _compare.lt
-    less_ = inplace_method(_compare.lt)
     less_equal = _compare.le
-    less_equal_ = inplace_method(_compare.le)
     lgamma = _special_math.lgamma
-    lgamma_ = inplace_method(_special_math.lgamma)
     log = _pointwise_math.log
     log10 = _pointwise_math.log10
-    log10_ = inplace_method(_pointwise_math.log10)
     log1p = _pointwise_math.log1p
-    log1p_ = inplace_method(_pointwise_math.log1p)
     log2 = _pointwise_math.log2
-    log2_ = inplace_method(_pointwise_math.log2)
-    log_ = inplace_method(_pointwise_math.log)
     log_normal_ = _random_ops.log_normal_
     log_softmax = _reduction.log_softmax
     logaddexp = _pointwise_math.logaddexp
@@ -328,22 +197,14 @@ class TensorOps:
     logcumsumexp = _cumulative.logcumsumexp
     logdet = _linalg_decomp.logdet
     logical_and = _bitwise.logical_and
-    logical_and_ = inplace_method(_bitwise.logical_and)
     logical_not = _bitwise.logical_not
-    logical_not_ = inplace_method(_bitwise.logical_not)
     logical_or = _bitwise.logical_or
-    logical_or_ = inplace_method(_bitwise.logical_or)
     logical_xor = _bitwise.logical_xor
-    logical_xor_ = inplace_method(_bitwise.logical_xor)
     logit = _pointwise_math.logit
-    logit_ = inplace_method(_pointwise_math.logit)
     logsumexp = _reduction.logsumexp
     lt = _compare.lt
-    lt_ = inplace_method(_compare.lt)
     masked_fill = _scatter.masked_fill
-    masked_fill_ = inplace_method(_scatter.masked_fill)
     masked_scatter = _scatter.masked_scatter
-    masked_scatter_ = inplace_method(_scatter.masked_scatter)
     masked_select = _indexing.masked_select
     matmul = _linalg.matmul
     matrix_exp = _linalg_matfn.matrix_exp
@@ -360,38 +221,29 @@ class TensorOps:
     movedim = _shape.movedim
     msort = _selection.msort
     mul = _pointwise.mul
-    mul_ = inplace_method(_pointwise.mul)
     multinomial = _random_ops.multinomial
     multiply = _pointwise.mul
-    multiply_ = inplace_method(_pointwise.mul)
     mv = _linalg.mv
     mvlgamma = _special_math.mvlgamma
-    mvlgamma_ = inplace_method(_special_math.mvlgamma)
     nan_to_num = _compare.nan_to_num
-    nan_to_num_ = inplace_method(_compare.nan_to_num)
     nanmean = _reduction.nanmean
     nanmedian = _statistics.nanmedian
     nanquantile = _statistics.nanquantile
     nansum = _reduction.nansum
     narrow = _shape_slice.narrow
     ne = _compare.ne
-    ne_ = inplace_method(_compare.ne)
     neg = _pointwise.neg
-    neg_ = inplace_method(_pointwise.neg)
     negative = _pointwise.neg
-    negative_ = inplace_method(_pointwise.neg)
     new_empty = _creation.new_empty
     new_full = _creation.new_full
     new_ones = _creation.new_ones
     new_tensor = _creation.new_tensor
     new_zeros = _creation.new_zeros
     nextafter = _pointwise_math.nextafter
-    nextafter_ = inplace_method(_pointwise_math.nextafter)
     nonzero = _indexing.nonzero
     norm = _norms.norm
     normal_ = _random_ops.normal_
     not_equal = _compare.ne
-    not_equal_ = inplace_method(_compare.ne)
     outer = _linalg.outer
     permute = _shape.permute
     pinverse = _linalg_decomp.pinverse
@@ -399,24 +251,17 @@ class TensorOps:
     polygamma_ = _special_math._polygamma_inplace
     positive = _pointwise.positive
     pow = _pointwise.pow
-    pow_ = inplace_method(_pointwise.pow)
     prelu = _nn_activation.prelu
     prod = _reduction.prod
     put = _scatter.put
-    put_ = inplace_method(_scatter.put)
     qr = _linalg_decomp.qr
     quantile = _statistics.quantile
     rad2deg = _pointwise_math.rad2deg
-    rad2deg_ = inplace_method(_pointwise_math.rad2deg)
     random_ = _random_ops.random_
     ravel = _shape.ravel
-    real = property(_pointwise.real)
     reciprocal = _pointwise.reciprocal
-    reciprocal_ = inplace_method(_pointwise.reciprocal)
     relu = _compare.relu
-    relu_ = inplace_method(_compare.relu)
     remainder = _pointwise.remainder
-    remainder_ = inplace_method(_pointwise.remainder)
     repeat = _shape_copy.repeat
     repeat_interleave = _shape_copy.repeat_interleave
     reshape = _shape.reshape
@@ -424,44 +269,29 @@ class TensorOps:
     roll = _shape_copy.roll
     rot90 = _shape_copy.rot90
     round = _pointwise_math.round
-    round_ = inplace_method(_pointwise_math.round)
     rsqrt = _pointwise_math.rsqrt
-    rsqrt_ = inplace_method(_pointwise_math.rsqrt)
     scatter = _scatter.scatter
-    scatter_ = inplace_method(_scatter.scatter)
     scatter_add = _scatter.scatter_add
-    scatter_add_ = inplace_method(_scatter.scatter_add)
     scatter_reduce = _scatter.scatter_reduce
-    scatter_reduce_ = inplace_method(_scatter.scatter_reduce)
     select = _shape_slice.select
     sgn = _pointwise_math.sgn
-    sgn_ = inplace_method(_pointwise_math.sgn)
     sigmoid = _pointwise_math.sigmoid
-    sigmoid_ = inplace_method(_pointwise_math.sigmoid)
     sign = _pointwise_math.sign
-    sign_ = inplace_method(_pointwise_math.sign)
     signbit = _pointwise_math.signbit
     sin = _pointwise_math.sin
-    sin_ = inplace_method(_pointwise_math.sin)
     sinc = _pointwise_math.sinc
-    sinc_ = inplace_method(_pointwise_math.sinc)
     sinh = _pointwise_math.sinh
-    sinh_ = inplace_method(_pointwise_math.sinh)
     slogdet = _linalg_decomp.slogdet
     softmax = _reduction.softmax
     sort = _selection.sort
     split = _shape_slice.split
     split_with_sizes = _shape_slice.split_with_sizes
     sqrt = _pointwise_math.sqrt
-    sqrt_ = inplace_method(_pointwise_math.sqrt)
     square = _pointwise.square
-    square_ = inplace_method(_pointwise.square)
     squeeze = _shape.squeeze
     std = _reduction.std
     sub = _pointwise.sub
-    sub_ = inplace_method(_pointwise.sub)
     subtract = _pointwise.sub
-    subtract_ = inplace_method(_pointwise.sub)
     sum = _reduction.sum
     svd = _linalg_decomp.svd
     swapaxes = _shape.transpose
@@ -470,9 +300,7 @@ class TensorOps:
     take = _scatter.take
     take_along_dim = _scatter.take_along_dim
     tan = _pointwise_math.tan
-    tan_ = inplace_method(_pointwise_math.tan)
     tanh = _pointwise_math.tanh
-    tanh_ = inplace_method(_pointwise_math.tanh)
     tensor_split = _shape_slice.tensor_split
     tile = _shape_copy.tile
     topk = _selection.topk
@@ -480,13 +308,9 @@ class TensorOps:
     transpose = _shape.transpose
     triangular_solve = _linalg_decomp.triangular_solve
     tril = _shape_copy.tril
-    tril_ = inplace_method(_shape_copy.tril)
     triu = _shape_copy.triu
-    triu_ = inplace_method(_shape_copy.triu)
     true_divide = _pointwise.div
-    true_divide_ = inplace_method(_pointwise.div)
     trunc = _pointwise_math.trunc
-    trunc_ = inplace_method(_pointwise_math.trunc)
     unbind = _shape_slice.unbind
     unflatten = _shape.unflatten
     unfold = _shape_slice.unfold
@@ -501,6 +325,58 @@ class TensorOps:
     vsplit = _shape_slice.vsplit
     where = _compare._where_method
     xlogy = _pointwise_math.xlogy
-    xlogy_ = inplace_method(_pointwise_math.xlogy)
     zero_ = _creation.zero_
+    imag = property(_pointwise.imag)
+    real = property(_pointwise.real)
+
+
+# x.add_(y): x.add(y), written into x
+for _method in (
+    "abs", "absolute", "acos", "acosh", "add", "addbmm", "addcdiv", "addcmul", "addmm", "addmv",
+    "addr", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asin",
+    "asinh", "atan", "atan2", "atanh", "baddbmm", "bitwise_and", "bitwise_left_shift",
+    "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil", "clamp",
+    "clamp_max", "clamp_min", "clip", "conj_physical", "copysign", "cos", "cosh", "cumprod",
+    "cumsum", "deg2rad", "digamma", "div", "divide", "eq", "erf", "erfc", "erfinv", "exp", "exp2",
+    "expm1", "fix", "float_power", "floor", "floor_divide", "fmod", "frac", "ge", "greater",
+    "greater_equal", "gt", "heaviside", "hypot", "i0", "igamma", "igammac", "index_add",
+    "index_copy", "index_fill", "index_reduce", "ldexp", "le", "lerp", "less", "less_equal",
+    "lgamma", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "logit", "lt", "masked_fill", "masked_scatter", "mul", "multiply", "mvlgamma",
+    "nan_to_num", "ne", "neg", "negative", "nextafter", "not_equal", "pow", "put", "rad2deg",
+    "reciprocal", "relu", "remainder", "round", "rsqrt", "scatter", "scatter_add",
+    "scatter_reduce", "sgn", "sigmoid", "sign", "sin", "sinc", "sinh", "sqrt", "square", "sub",
+    "subtract", "tan", "tanh", "tril", "triu", "true_divide", "trunc", "xlogy",
+):
+    setattr(TensorOps, _method + "_", inplace_method(getattr(TensorOps, _method)))
+
+# x + y, y + x, x += y: the method each operator runs
+for _factory, _operators in (
+    (inplace_operator, {
+        "__iadd__": "add", "__iand__": "bitwise_and", "__idiv__": "div",
+        "__ifloordiv__": "floor_divide", "__ilshift__": "bitwise_left_shift",
+        "__imod__": "remainder", "__imul__": "mul", "__ior__": "bitwise_or", "__ipow__": "pow",
+        "__irshift__": "bitwise_right_shift", "__isub__": "sub", "__itruediv__": "div",
+        "__ixor__": "bitwise_xor",
+    }),
+    (operator, {
+        "__abs__": "abs", "__add__": "add", "__and__": "bitwise_and", "__div__": "div",
+        "__eq__": "eq", "__floordiv__": "floor_divide", "__ge__": "ge", "__gt__": "gt",
+        "__le__": "le", "__lshift__": "bitwise_left_shift", "__lt__": "lt",
+        "__matmul__": "matmul", "__mod__": "remainder", "__mul__": "mul", "__ne__": "ne",
+        "__neg__": "neg", "__or__": "bitwise_or", "__pow__": "pow",
+        "__rshift__": "bitwise_right_shift", "__sub__": "sub", "__truediv__": "div",
+        "__xor__": "bitwise_xor",
+    }),
+    (reflected_operator, {
+        "__radd__": "add", "__rand__": "bitwise_and", "__rdiv__": "div",
+        "__rfloordiv__": "floor_divide", "__rlshift__": "bitwise_left_shift",
+        "__rmatmul__": "matmul", "__rmod__": "remainder", "__rmul__": "mul",
+        "__ror__": "bitwise_or", "__rpow__": "pow", "__rrshift__": "bitwise_right_shift",
+        "__rsub__": "sub", "__rtruediv__": "div", "__rxor__": "bitwise_xor",
+    }),
+):
+    for _operator, _method in _operators.items():
+        setattr(TensorOps, _operator, _factory(getattr(TensorOps, _method), _operator))
+del _method, _factory, _operators, _operator
 # --- end of generated code ---

@@ -88,18 +88,65 @@ def _namespace_block(namespace, entries):
     return "\n".join(lines) + "\n"
 
 
+def _wrapped(items, indent, width=99):
+    """``items`` (already written as Python) joined by ", " in lines of at most ``width``."""
+    lines, line = [], ""
+    for item in items:
+        if line and len(indent) + len(line) + len(item) + 2 > width:
+            lines.append(indent + line.rstrip())
+            line = ""
+        line += item + ", "
+    return "\n".join(lines + [indent + line.rstrip()]) + "\n"
+
+
+_TENSOR_OPS = '''{imports}
+from ._ops._registry import {factories}
+
+
+class TensorOps:
+    """Tensor's op methods, in-place methods and operators (a base of Tensor)."""
+
+    __slots__ = ()
+
+{body}
+
+
+# x.add_(y): x.add(y), written into x
+for _method in (
+{inplace}):
+    setattr(TensorOps, _method + "_", inplace_method(getattr(TensorOps, _method)))
+
+# x + y, y + x, x += y: the method each operator runs
+for _factory, _operators in (
+{operators}):
+    for _operator, _method in _operators.items():
+        setattr(TensorOps, _operator, _factory(getattr(TensorOps, _method), _operator))
+del _method, _factory, _operators, _operator
+'''
+
+
 def _tensor_block(entries):
+    """TensorOps: each op method an explicit class attribute (so a static tool finds its
+    definition); the in-place methods and the operators, which only name the method they run,
+    as tables that one loop each turns into attributes."""
     _, this = FILES["Tensor"]
-    modules, body = {}, []
+    modules, body, properties, inplace = {}, [], [], []
+    operators = {factory: {} for factory in _FACTORY.values() if factory != "inplace_method"}
     for name, entry in sorted(entries.items()):
         module, attr = _where(entry.obj)
         alias = "_" + module.rsplit(".", 1)[-1]
         modules[module] = alias
         ref = f"{alias}.{attr}"
+        method = entries.get(attr if entry.form != "inplace" else name[:-1])
+        runs_method = method is not None and method.form == "object" and method.obj is entry.obj
         if entry.form == "object":
             body.append(f"    {name} = {ref}")
         elif entry.form == "property":
-            body.append(f"    {name} = property({ref})")
+            properties.append(f"    {name} = property({ref})")
+        elif entry.form == "inplace" and runs_method:
+            inplace.append(name[:-1])
+        elif entry.form != "inplace" and runs_method:
+            operators[_FACTORY[entry.form]][name] = attr
         elif entry.form == "inplace":
             body.append(f"    {name} = inplace_method({ref})")
         else:
@@ -107,10 +154,13 @@ def _tensor_block(entries):
     imports = [f"from {_relative(this, m.rsplit('.', 1)[0])} import {m.rsplit('.', 1)[-1]} "
                f"as {a}" for m, a in sorted(modules.items())]
     factories = ", ".join(sorted(_FACTORY.values()))
-    return ("\n".join(imports) + f"\nfrom ._ops._registry import {factories}\n\n\n"
-            "class TensorOps:\n"
-            '    """Tensor\'s op methods, in-place methods and operators (a base of Tensor)."""\n\n'
-            "    __slots__ = ()\n\n" + "\n".join(body) + "\n")
+    tables = "".join(
+        f"    ({factory}, {{\n"
+        + _wrapped([f'"{d}": "{m}"' for d, m in sorted(table.items())], " " * 8)
+        + "    }),\n" for factory, table in sorted(operators.items()))
+    return _TENSOR_OPS.format(
+        imports="\n".join(imports), factories=factories, body="\n".join(body + properties),
+        inplace=_wrapped([f'"{m}"' for m in sorted(inplace)], "    "), operators=tables)
 
 
 def _collect():
