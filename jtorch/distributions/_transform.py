@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import weakref
+from operator import attrgetter
 
 from . import _lib as jt, constraints
 from .utils import _sum_rightmost
@@ -126,21 +127,10 @@ class _InverseTransform(Transform):
         super().__init__(cache_size=transform._cache_size)
         self._forward = transform
 
-    @property
-    def domain(self):
-        return self._forward.codomain
-
-    @property
-    def codomain(self):
-        return self._forward.domain
-
-    @property
-    def bijective(self):
-        return self._forward.bijective
-
-    @property
-    def sign(self):
-        return self._forward.sign
+    domain = property(attrgetter("_forward.codomain"))
+    codomain = property(attrgetter("_forward.domain"))
+    bijective = property(attrgetter("_forward.bijective"))
+    sign = property(attrgetter("_forward.sign"))
 
     @property
     def inv(self):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from operator import attrgetter
 
 from . import _lib as jt, constraints
 from ._math import atanh, clipped_sigmoid, softplus
@@ -214,9 +215,7 @@ class CumulativeDistributionTransform(Transform):
         super().__init__(cache_size=cache_size)
         self.distribution = distribution
 
-    @property
-    def domain(self):
-        return self.distribution.support
+    domain = property(attrgetter("distribution.support"))
 
     def _call(self, x):
         return self.distribution.cdf(x)

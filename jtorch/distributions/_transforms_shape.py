@@ -4,6 +4,7 @@ Reshape, Cat and Stack."""
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 
 from . import _lib as jt, constraints
 from ._transform import Transform
@@ -47,13 +48,8 @@ class IndependentTransform(_Wrapping):
         return constraints.independent(self.base_transform.codomain,
                                        self.reinterpreted_batch_ndims)
 
-    @property
-    def bijective(self):
-        return self.base_transform.bijective
-
-    @property
-    def sign(self):
-        return self.base_transform.sign
+    bijective = property(attrgetter("base_transform.bijective"))
+    sign = property(attrgetter("base_transform.sign"))
 
     def _call(self, x):
         if x.dim() < self.domain.event_dim:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
+from operator import attrgetter
 from typing import Any, get_args
 
 from ... import hub
@@ -66,17 +67,9 @@ class WeightsEnum(Enum):
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}.{self._name_}"
 
-    @property
-    def url(self):
-        return self.value.url
-
-    @property
-    def transforms(self):
-        return self.value.transforms
-
-    @property
-    def meta(self):
-        return self.value.meta
+    url = property(attrgetter("value.url"))
+    transforms = property(attrgetter("value.transforms"))
+    meta = property(attrgetter("value.meta"))
 
 
 def get_weight(name: str) -> WeightsEnum:
