@@ -20,13 +20,18 @@ class _Parameterless(Transform):
         return isinstance(other, type(self))
 
 
-class ExpTransform(_Parameterless):
-    """``y = exp(x)``."""
+class _IncreasingOnReals(_Parameterless):
+    """A parameterless increasing bijection from the real line onto ``codomain``."""
 
     domain = constraints.real
-    codomain = constraints.positive
     bijective = True
     sign = 1
+
+
+class ExpTransform(_IncreasingOnReals):
+    """``y = exp(x)``."""
+
+    codomain = constraints.positive
 
     def _call(self, x):
         return x.exp()
@@ -72,13 +77,10 @@ class PowerTransform(Transform):
     inverse_shape = forward_shape
 
 
-class SigmoidTransform(_Parameterless):
+class SigmoidTransform(_IncreasingOnReals):
     """``y = sigmoid(x)`` (kept inside (0, 1))."""
 
-    domain = constraints.real
     codomain = constraints.unit_interval
-    bijective = True
-    sign = 1
 
     def _call(self, x):
         return clipped_sigmoid(x)
@@ -92,13 +94,10 @@ class SigmoidTransform(_Parameterless):
         return -softplus(-x) - softplus(x)
 
 
-class SoftplusTransform(_Parameterless):
+class SoftplusTransform(_IncreasingOnReals):
     """``y = log(1 + exp(x))``."""
 
-    domain = constraints.real
     codomain = constraints.positive
-    bijective = True
-    sign = 1
 
     def _call(self, x):
         return softplus(x)
@@ -110,13 +109,10 @@ class SoftplusTransform(_Parameterless):
         return -softplus(-x)
 
 
-class TanhTransform(_Parameterless):
+class TanhTransform(_IncreasingOnReals):
     """``y = tanh(x)``."""
 
-    domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
-    bijective = True
-    sign = 1
 
     def _call(self, x):
         return x.tanh()

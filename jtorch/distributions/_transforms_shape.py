@@ -125,21 +125,30 @@ class ReshapeTransform(Transform):
         return jt.Size(_split_shape(shape, self.out_shape) + tuple(self.in_shape))
 
 
-class CatTransform(_Wrapping):
+class _AlongDim(_Wrapping):
+    """Transform ``tseq[i]`` applied to the i-th part of the input along ``dim``."""
+
+    def __init__(self, tseq, dim, cache_size):
+        super().__init__(cache_size=cache_size)
+        self._parts = [t.with_cache(cache_size) for t in tseq]
+        self.dim = dim
+
+    transforms = property(attrgetter("_parts"))
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self._parts)
+
+
+class CatTransform(_AlongDim):
     """CatTransform(tseq, dim=0, lengths=None, cache_size=0): transform ``tseq[i]`` applied
     to the i-th consecutive slice (of ``lengths[i]``, default 1) along ``dim``."""
 
     def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
-        super().__init__(cache_size=cache_size)
-        self._parts = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(tseq, dim, cache_size)
         self.lengths = [1] * len(self._parts) if lengths is None else list(lengths)
         if len(self.lengths) != len(self._parts):
             raise ValueError("tseq and lengths must have the same length")
-        self.dim = dim
-
-    @property
-    def transforms(self):
-        return self._parts
 
     @property
     def event_dim(self):
@@ -148,10 +157,6 @@ class CatTransform(_Wrapping):
     @property
     def length(self):
         return sum(self.lengths)
-
-    @property
-    def bijective(self):
-        return all(t.bijective for t in self._parts)
 
     @property
     def domain(self):
@@ -184,22 +189,12 @@ class CatTransform(_Wrapping):
         return jt.cat(terms, dim) if dim < 0 else sum(terms)
 
 
-class StackTransform(_Wrapping):
+class StackTransform(_AlongDim):
     """StackTransform(tseq, dim=0, cache_size=0): transform ``tseq[i]`` applied to the i-th
     slice along ``dim``."""
 
     def __init__(self, tseq, dim=0, cache_size=0):
-        super().__init__(cache_size=cache_size)
-        self._parts = [t.with_cache(cache_size) for t in tseq]
-        self.dim = dim
-
-    @property
-    def transforms(self):
-        return self._parts
-
-    @property
-    def bijective(self):
-        return all(t.bijective for t in self._parts)
+        super().__init__(tseq, dim, cache_size)
 
     @property
     def domain(self):
