@@ -7,6 +7,8 @@ A subclass gives the standard form (log density, cdf, inverse cdf, entropy and a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import constraints
 from ._forward import forwarded_property
 from ._params import init_broadcast
@@ -18,23 +20,17 @@ class LocationScale:
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
+
+    # ---------------------------------------------------------------- the standard form
+    # each distribution defines Z: its entropy, and methods of z (or q, or a sample shape)
     _standard_entropy: float
+    _standard_log_prob: Callable   # (z) -> log density of Z at z
+    _standard_cdf: Callable        # (z) -> P(Z <= z)
+    _standard_icdf: Callable       # (q) -> the z with P(Z <= z) = q
+    _standard_sample: Callable     # (shape) -> samples of Z
 
     def __init__(self, loc, scale, validate_args=None):
         init_broadcast(self, validate_args, loc=loc, scale=scale)
-
-    # ---------------------------------------------------------------- the standard form
-    def _standard_log_prob(self, z):
-        raise NotImplementedError
-
-    def _standard_cdf(self, z):
-        raise NotImplementedError
-
-    def _standard_icdf(self, q):
-        raise NotImplementedError
-
-    def _standard_sample(self, shape):
-        raise NotImplementedError
 
     # ---------------------------------------------------------------- X = loc + scale * Z
     mode = forwarded_property("loc")

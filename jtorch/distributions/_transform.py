@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import copy
 import weakref
-from operator import attrgetter
 
 from . import _lib as jt, constraints
+from ._forward import forwarded_property
 from .utils import _sum_rightmost
 
 
@@ -127,14 +127,11 @@ class _InverseTransform(Transform):
         super().__init__(cache_size=transform._cache_size)
         self._forward = transform
 
-    domain = property(attrgetter("_forward.codomain"))
-    codomain = property(attrgetter("_forward.domain"))
-    bijective = property(attrgetter("_forward.bijective"))
-    sign = property(attrgetter("_forward.sign"))
-
-    @property
-    def inv(self):
-        return self._forward
+    domain = forwarded_property("_forward.codomain")
+    codomain = forwarded_property("_forward.domain")
+    bijective = forwarded_property("_forward.bijective")
+    sign = forwarded_property("_forward.sign")
+    inv = forwarded_property("_forward")
 
     def with_cache(self, cache_size=1):
         return self._forward.with_cache(cache_size).inv

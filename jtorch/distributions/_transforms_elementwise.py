@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 import numbers
-from operator import attrgetter
 
 from . import _lib as jt, constraints
+from ._forward import forwarded_property
 from ._math import atanh, clipped_sigmoid, softplus
 from ._transform import Transform
 from .utils import _sum_rightmost, broadcast_all
@@ -211,7 +211,7 @@ class CumulativeDistributionTransform(Transform):
         super().__init__(cache_size=cache_size)
         self.distribution = distribution
 
-    domain = property(attrgetter("distribution.support"))
+    domain = forwarded_property("distribution.support")
 
     def _call(self, x):
         return self.distribution.cdf(x)

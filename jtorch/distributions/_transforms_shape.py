@@ -4,9 +4,9 @@ Reshape, Cat and Stack."""
 from __future__ import annotations
 
 import math
-from operator import attrgetter
 
 from . import _lib as jt, constraints
+from ._forward import forwarded_property
 from ._transform import Transform
 from .utils import _sum_rightmost
 
@@ -48,8 +48,8 @@ class IndependentTransform(_Wrapping):
         return constraints.independent(self.base_transform.codomain,
                                        self.reinterpreted_batch_ndims)
 
-    bijective = property(attrgetter("base_transform.bijective"))
-    sign = property(attrgetter("base_transform.sign"))
+    bijective = forwarded_property("base_transform.bijective")
+    sign = forwarded_property("base_transform.sign")
 
     def _call(self, x):
         if x.dim() < self.domain.event_dim:
@@ -133,7 +133,7 @@ class _AlongDim(_Wrapping):
         self._parts = [t.with_cache(cache_size) for t in tseq]
         self.dim = dim
 
-    transforms = property(attrgetter("_parts"))
+    transforms = forwarded_property("_parts")
 
     @property
     def bijective(self):

@@ -16,9 +16,8 @@ Differences from PyTorch:
 
 from __future__ import annotations
 
-from operator import attrgetter
-
 from . import _lib as jt
+from ._forward import forwarded_property
 
 __all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property",
            "greater_than", "greater_than_eq", "independent", "integer_interval", "interval",
@@ -117,7 +116,7 @@ class _IndependentConstraint(Constraint):
         self.base_constraint = base_constraint
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
-    is_discrete = property(attrgetter("base_constraint.is_discrete"))
+    is_discrete = forwarded_property("base_constraint.is_discrete")
 
     @property
     def event_dim(self):
@@ -142,8 +141,8 @@ class MixtureSameFamilyConstraint(Constraint):
     def __init__(self, base_constraint):
         self.base_constraint = base_constraint
 
-    is_discrete = property(attrgetter("base_constraint.is_discrete"))
-    event_dim = property(attrgetter("base_constraint.event_dim"))
+    is_discrete = forwarded_property("base_constraint.is_discrete")
+    event_dim = forwarded_property("base_constraint.event_dim")
 
     def check(self, value):
         # the component dimension sits just left of the event dimensions
