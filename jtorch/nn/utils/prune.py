@@ -221,14 +221,18 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` (a fraction, or a count) of the entries, chosen at random."""
-
-    PRUNING_TYPE = "unstructured"
+class _PrunesAmount(BasePruningMethod):
+    """A method that prunes ``amount``: a fraction in [0, 1] or a count."""
 
     def __init__(self, amount) -> None:
         _validate_pruning_amount_init(amount)
         self.amount = amount
+
+
+class RandomUnstructured(_PrunesAmount):
+    """Prunes ``amount`` (a fraction, or a count) of the entries, chosen at random."""
+
+    PRUNING_TYPE = "unstructured"
 
     def compute_mask(self, t, default_mask):
         return _zero_top(self.amount, t, default_mask, lambda: rand_like(t), largest=True)
@@ -238,14 +242,10 @@ class RandomUnstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_PrunesAmount):
     """Prunes ``amount`` of the entries with the smallest absolute values."""
 
     PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount) -> None:
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
 
     def compute_mask(self, t, default_mask):
         return _zero_top(self.amount, t, default_mask, t.abs, largest=False)
@@ -255,14 +255,13 @@ class L1Unstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
-class RandomStructured(BasePruningMethod):
+class RandomStructured(_PrunesAmount):
     """Prunes ``amount`` of the channels along ``dim``, chosen at random."""
 
     PRUNING_TYPE = "structured"
 
     def __init__(self, amount, dim=-1) -> None:
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
+        super().__init__(amount)
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
@@ -278,14 +277,13 @@ class RandomStructured(BasePruningMethod):
         return super().apply(module, name, amount=amount, dim=dim)
 
 
-class LnStructured(BasePruningMethod):
+class LnStructured(_PrunesAmount):
     """Prunes ``amount`` of the channels along ``dim`` with the smallest L``n`` norms."""
 
     PRUNING_TYPE = "structured"
 
     def __init__(self, amount, n, dim=-1) -> None:
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
+        super().__init__(amount)
         self.n = n
         self.dim = dim
 
