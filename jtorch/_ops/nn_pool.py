@@ -177,54 +177,28 @@ def _max_pool(name, n, input, kernel_size, stride, padding, dilation, ceil_mode,
     return (val, flat) if batched else (val[0], flat[0])
 
 
-_MAX = {"method": False}
+def _max_pool_op(n, namespace, grad_name, with_indices):
+    """``max_pool{n}d`` as an op; its ``_with_indices`` form always returns the indices."""
+    name = f"max_pool{n}d"
+
+    @op(name + "_with_indices" * with_indices, namespace=namespace, grad_name=grad_name,
+        method=False)
+    def max_pool(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                 return_indices=False):
+        return _max_pool(name, n, input, kernel_size, stride, padding, dilation, ceil_mode,
+                         return_indices or with_indices)
+
+    return max_pool
 
 
-@op("max_pool1d", namespace="nn.functional,", grad_name="SqueezeBackward1", **_MAX)
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
-    return _max_pool("max_pool1d", 1, input, kernel_size, stride, padding, dilation, ceil_mode,
-                     return_indices)
-
-
-@op("max_pool2d", namespace="nn.functional,", grad_name="MaxPool2DWithIndicesBackward0",
-    **_MAX)
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
-    return _max_pool("max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode,
-                     return_indices)
-
-
-@op("max_pool3d", namespace="nn.functional,", grad_name="MaxPool3DWithIndicesBackward0",
-    **_MAX)
-def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
-    return _max_pool("max_pool3d", 3, input, kernel_size, stride, padding, dilation, ceil_mode,
-                     return_indices)
-
-
-@op("max_pool1d_with_indices", namespace="nn.functional,", grad_name="SqueezeBackward1",
-    **_MAX)
-def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False, return_indices=False):
-    return _max_pool("max_pool1d", 1, input, kernel_size, stride, padding, dilation, ceil_mode,
-                     True)
-
-
-@op("max_pool2d_with_indices", namespace="nn.functional",
-    grad_name="MaxPool2DWithIndicesBackward0", **_MAX)
-def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False, return_indices=False):
-    return _max_pool("max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode,
-                     True)
-
-
-@op("max_pool3d_with_indices", namespace="nn.functional",
-    grad_name="MaxPool3DWithIndicesBackward0", **_MAX)
-def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False, return_indices=False):
-    return _max_pool("max_pool3d", 3, input, kernel_size, stride, padding, dilation, ceil_mode,
-                     True)
+_GRAD = {1: "SqueezeBackward1", 2: "MaxPool2DWithIndicesBackward0",
+         3: "MaxPool3DWithIndicesBackward0"}
+max_pool1d = _max_pool_op(1, "nn.functional,", _GRAD[1], False)
+max_pool2d = _max_pool_op(2, "nn.functional,", _GRAD[2], False)
+max_pool3d = _max_pool_op(3, "nn.functional,", _GRAD[3], False)
+max_pool1d_with_indices = _max_pool_op(1, "nn.functional,", _GRAD[1], True)
+max_pool2d_with_indices = _max_pool_op(2, "nn.functional", _GRAD[2], True)
+max_pool3d_with_indices = _max_pool_op(3, "nn.functional", _GRAD[3], True)
 
 
 # ---------------------------------------------------------------------------- average pooling
