@@ -47,13 +47,15 @@ def functional_module(functional, signature="", *, inputs="input", extra_repr=No
     """Class decorator for a module that stores its arguments and calls ``functional``:
     ``cls(<signature>)`` keeps each argument as an attribute of that name (and lists the names
     in ``__constants__``); ``forward(<inputs>)`` is ``functional(<inputs>, <the arguments in
-    order>)``; ``extra_repr`` is :func:`describe`, or this format string of the attributes.
+    order>)`` (``functional=None``: ``self._functional``, for a :class:`CallsFunctional`
+    family); ``extra_repr`` is :func:`describe`, or this format string of the attributes.
     What the class body defines is kept."""
 
     def decorate(cls):
         names = parameter_names(signature)
         arguments = "".join(f", self.{n}" for n in names)
-        define_method(cls, "forward", inputs, [f"return functional({inputs}{arguments})"],
+        call = "self._functional" if functional is None else "functional"
+        define_method(cls, "forward", inputs, [f"return {call}({inputs}{arguments})"],
                       {"functional": functional})
         if not names:
             return cls

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..._core.errors import missing_class
 from .. import functional as F
-from ._generated import CallsFunctional
+from ._generated import CallsFunctional, functional_module
 from ._ndim import as_tuple, ndim_variants
 from .module import Module
 
@@ -117,20 +117,11 @@ FractionalMaxPool2d = missing_class("torch.nn.FractionalMaxPool2d", bases=(Modul
 FractionalMaxPool3d = missing_class("torch.nn.FractionalMaxPool3d", bases=(Module,))
 
 
+@functional_module(None, "norm_type, kernel_size, stride=None, ceil_mode=False",
+                   extra_repr="norm_type={norm_type}, kernel_size={kernel_size}, "
+                              "stride={stride}, ceil_mode={ceil_mode}")
 class _LPPoolNd(CallsFunctional, Module):
-    __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
     _spatial_dims = 0     # set per variant by ndim_variants, with the functional
-
-    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
-        super().__init__()
-        self.norm_type = norm_type
-        self.kernel_size = kernel_size
-        self.stride = stride
-        self.ceil_mode = ceil_mode
-
-    def extra_repr(self):
-        return ("norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, "
-                "ceil_mode={ceil_mode}".format(**self.__dict__))
 
     def forward(self, input):
         return self._functional(input, float(self.norm_type), self.kernel_size, self.stride,
@@ -141,20 +132,10 @@ LPPool1d, LPPool2d, LPPool3d = ndim_variants(
     _LPPoolNd, "LPPool{}d", (F.lp_pool1d, F.lp_pool2d, F.lp_pool3d))
 
 
+@functional_module(None, "output_size, return_indices=False",
+                   extra_repr="output_size={output_size}")
 class _AdaptiveMaxPoolNd(CallsFunctional, Module):
-    __constants__ = ["output_size", "return_indices"]
     _spatial_dims = 0     # set per variant by ndim_variants, with the functional
-
-    def __init__(self, output_size, return_indices=False):
-        super().__init__()
-        self.output_size = output_size
-        self.return_indices = return_indices
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
-
-    def forward(self, input):
-        return self._functional(input, self.output_size, self.return_indices)
 
 
 AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = ndim_variants(
@@ -162,19 +143,9 @@ AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = ndim_variants(
     (F.adaptive_max_pool1d, F.adaptive_max_pool2d, F.adaptive_max_pool3d))
 
 
+@functional_module(None, "output_size", extra_repr="output_size={output_size}")
 class _AdaptiveAvgPoolNd(CallsFunctional, Module):
-    __constants__ = ["output_size"]
     _spatial_dims = 0     # set per variant by ndim_variants, with the functional
-
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
-
-    def forward(self, input):
-        return self._functional(input, self.output_size)
 
 
 AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d = ndim_variants(
