@@ -322,28 +322,39 @@ def _no_extra(name, kw):
         raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
 
 
+def _sized(name, size, kw):
+    """The shape given to ``name(*size, size=..., ...)``; no other keyword is left in ``kw``."""
+    shape = parse_size(size, name, kw.pop("size", None))
+    _no_extra(name, kw)
+    return shape
+
+
+# rand's and randn's distributions: the PyTorch kernel that names a dtype it cannot sample
+_STANDARD_KERNEL = {"uniform": "check_uniform_bounds", "normal": "normal_kernel_cpu"}
+
+
+def _standard(kind, shape, dt, generator, out, device, requires_grad, layout):
+    """A sample of the uniform distribution on [0, 1) or of N(0, 1) (float dtypes only)."""
+    _need_float(dt, _STANDARD_KERNEL[kind])
+    return _factory(kind, shape, dt, 0.0, 1.0, generator, out, device, requires_grad, layout)
+
+
 @export()
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False, **kw):
     """Samples from the uniform distribution on ``[0, 1)``."""
-    shape = parse_size(size, "rand", kw.pop("size", None))
-    _no_extra("rand", kw)
+    shape = _sized("rand", size, kw)
     dt = out_dtype(dtype, out, dtypes.get_default_dtype())
-    _need_float(dt, "check_uniform_bounds")
-    return _factory("uniform", shape, dt, 0.0, 1.0, generator, out, device, requires_grad,
-                    layout)
+    return _standard("uniform", shape, dt, generator, out, device, requires_grad, layout)
 
 
 @export()
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False, **kw):
     """Samples from the standard normal distribution (complex: variance 1/2 per part)."""
-    shape = parse_size(size, "randn", kw.pop("size", None))
-    _no_extra("randn", kw)
+    shape = _sized("randn", size, kw)
     dt = out_dtype(dtype, out, dtypes.get_default_dtype())
-    _need_float(dt, "normal_kernel_cpu")
-    return _factory("normal", shape, dt, 0.0, 1.0, generator, out, device, requires_grad,
-                    layout)
+    return _standard("normal", shape, dt, generator, out, device, requires_grad, layout)
 
 
 def _randint_args(args, kw):
@@ -403,9 +414,8 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
     """``rand`` with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
-    _need_float(dt, "check_uniform_bounds")
-    return _factory("uniform", tuple(input.shape), dt, 0.0, 1.0, generator, None, dev,
-                    requires_grad, layout)
+    return _standard("uniform", tuple(input.shape), dt, generator, None, dev, requires_grad,
+                     layout)
 
 
 @export()
@@ -413,9 +423,8 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
     """``randn`` with ``input``'s shape, dtype and device."""
     dt, dev = _like(input, dtype, device)
-    _need_float(dt, "normal_kernel_cpu")
-    return _factory("normal", tuple(input.shape), dt, 0.0, 1.0, generator, None, dev,
-                    requires_grad, layout)
+    return _standard("normal", tuple(input.shape), dt, generator, None, dev, requires_grad,
+                     layout)
 
 
 @export()
