@@ -179,6 +179,33 @@ def _check_sizes(in_sp, out_sp):
                        f"({fi}){' and' if len(in_sp) == 1 else ''} output ({fo})")
 
 
+# interpolate's message for a size or scale_factor with a wrong number of entries
+_WRONG_LENGTH = {
+    "size": "Input and output must have the same number of spatial dimensions, but got input "
+            "with spatial dimensions of {spatial} and output size of {value}. Please provide "
+            "input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
+            "format.",
+    "scale_factor": "Input and scale_factor must have the same number of spatial dimensions, "
+                    "but got input with spatial dimensions of {spatial} and scale_factor of "
+                    "shape {value}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                    "and scale_factor in (s1, s2, ...,sK) format.",
+}
+
+
+def _per_dim(name, value, dim, input):
+    """interpolate's ``size`` (ints) or ``scale_factor`` (floats), given once or per spatial
+    dim, as a list of ``dim`` numbers."""
+    convert = int if name == "size" else float
+    if not isinstance(value, (list, tuple)):
+        return [convert(value)] * dim
+    if len(value) != dim:
+        raise ValueError(_WRONG_LENGTH[name].format(spatial=list(input.shape[2:]), value=value))
+    if name == "size" and not all(_is_integer(x) for x in value):
+        raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                        f"Tuple[int, int, int], but got size with types {[type(x) for x in value]}")
+    return [convert(x) for x in value]
+
+
 @export("interpolate", namespace="nn.functional")
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
@@ -193,32 +220,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
         scale_factors = None
-        if isinstance(size, (list, tuple)):
-            if len(size) != dim:
-                raise ValueError(
-                    "Input and output must have the same number of spatial dimensions, but got "
-                    f"input with spatial dimensions of {list(input.shape[2:])} and output size "
-                    f"of {size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
-                    "and output size in (o1, o2, ...,oK) format.")
-            if not all(_is_integer(x) for x in size):
-                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, "
-                                "int] or Tuple[int, int, int], but got size with types "
-                                f"{[type(x) for x in size]}")
-            output_size = [int(s) for s in size]
-        else:
-            output_size = [int(size)] * dim
+        output_size = _per_dim("size", size, dim, input)
     elif scale_factor is not None:
         output_size = None
-        if isinstance(scale_factor, (list, tuple)):
-            if len(scale_factor) != dim:
-                raise ValueError(
-                    "Input and scale_factor must have the same number of spatial dimensions, "
-                    f"but got input with spatial dimensions of {list(input.shape[2:])} and "
-                    f"scale_factor of shape {scale_factor}. Please provide input tensor in (N, "
-                    "C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
-            scale_factors = [float(s) for s in scale_factor]
-        else:
-            scale_factors = [float(scale_factor)] * dim
+        scale_factors = _per_dim("scale_factor", scale_factor, dim, input)
     else:
         raise ValueError("either size or scale_factor should be defined")
     if recompute_scale_factor and size is not None:
