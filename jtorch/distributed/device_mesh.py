@@ -21,6 +21,7 @@ Two kinds of mesh, one class:
 from __future__ import annotations
 
 import os
+from operator import attrgetter
 
 import numpy as np
 from jax.sharding import Mesh
@@ -68,17 +69,9 @@ class DeviceMesh:
         return mine
 
     # ------------------------------------------------------------------ PyTorch's API
-    @property
-    def mesh(self):
-        return self._mesh
-
-    @property
-    def mesh_dim_names(self):
-        return self._mesh_dim_names
-
-    @property
-    def ndim(self) -> int:
-        return self._mesh.ndim
+    mesh = property(attrgetter("_mesh"))
+    mesh_dim_names = property(attrgetter("_mesh_dim_names"))
+    ndim = property(attrgetter("_mesh.ndim"))
 
     @property
     def shape(self) -> tuple:
