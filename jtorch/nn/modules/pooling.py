@@ -14,20 +14,29 @@ __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", 
            "AdaptiveMaxPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]
 
 
-class _MaxPoolNd(CallsFunctional, Module):
-    __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices",
-                     "ceil_mode"]
+class _WindowPoolNd(CallsFunctional, Module):
+    """Pooling over windows of ``kernel_size`` every ``stride`` (default: ``kernel_size``),
+    the input padded by ``padding``."""
+
     _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-                 ceil_mode=False):
+    def __init__(self, kernel_size, stride, padding, ceil_mode):
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if (stride is not None) else kernel_size
         self.padding = padding
+        self.ceil_mode = ceil_mode
+
+
+class _MaxPoolNd(_WindowPoolNd):
+    __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices",
+                     "ceil_mode"]
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__(kernel_size, stride, padding, ceil_mode)
         self.dilation = dilation
         self.return_indices = return_indices
-        self.ceil_mode = ceil_mode
 
     def extra_repr(self):
         return ("kernel_size={kernel_size}, stride={stride}, padding={padding}"
@@ -89,18 +98,13 @@ class AvgPool1d(_AvgPoolNd):
                             self.count_include_pad)
 
 
-class _AvgPool23(CallsFunctional, _AvgPoolNd):
+class _AvgPool23(_WindowPoolNd, _AvgPoolNd):
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
                      "divisor_override"]
-    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if (stride is not None) else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
+        super().__init__(kernel_size, stride, padding, ceil_mode)
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
