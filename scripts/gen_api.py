@@ -6,7 +6,8 @@
 The op table (``jtorch._ops._registry.PUBLISHED``) records where every op and exported function
 is published. Each public file holds, between the markers below, explicit imports of its names
 (``from ._ops.linalg import inv as inv``), so a reader, grep, an IDE or pyright finds every
-definition; Tensor's op methods are class attributes of ``TensorOps`` in jtorch/_tensor_ops.py.
+definition; Tensor's op methods are class attributes of ``TensorOps`` in jtorch/_tensor_ops.py,
+and its in-place methods and operators, which only name the method they run, two tables.
 
 When writing, the blocks are emptied before jtorch is imported, so a stale block (a name that
 no longer exists) cannot stop the generator from running; --check only reads.
