@@ -18,6 +18,7 @@ only with ``TORCH_DISTRIBUTED_DEBUG=DETAIL``).
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 import time
 import warnings
@@ -73,6 +74,36 @@ def resolve_group(group, op_name):
                       f"given group.", stacklevel=3)
         return None
     return default_group() if group is None else group
+
+
+def _collective(**checks):
+    """Decorator for a collective: checks its tensor arguments (``name=check_single_tensor``
+    or ``name=check_tensor_list``, in PyTorch's order; an optional argument left None is not
+    checked), then resolves ``group``, returning None on a rank outside it (after PyTorch's
+    warning) as every collective does; the body gets the resolved group."""
+
+    def decorate(fn):
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def collective(*args, **kwargs):
+            try:
+                call = signature.bind(*args, **kwargs)
+            except TypeError:
+                return fn(*args, **kwargs)   # a malformed call: Python's own error for it
+            call.apply_defaults()
+            given = call.arguments
+            for name, check in checks.items():
+                if given[name] is not None or signature.parameters[name].default is not None:
+                    check(given[name], name)
+            given["group"] = resolve_group(given["group"], fn.__name__)
+            if given["group"] is None:
+                return None
+            return fn(*call.args, **call.kwargs)
+
+        return collective
+
+    return decorate
 
 
 def group_rank(group, global_rank, group_rank_arg, what):
@@ -174,25 +205,19 @@ def mine_body(x):
 
 
 # ------------------------------------------------------------------ collectives
+@_collective(tensor=check_single_tensor)
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op: bool = False):
     """Reduces ``tensor`` over all ranks of ``group`` with ``op``; every rank gets the result
     in ``tensor`` (in place)."""
-    check_single_tensor(tensor, "tensor")
-    group = resolve_group(group, "all_reduce")
-    if group is None:
-        return None
     op = _check_reduction(tensor, op)
     n = group.size()
     return _run_into(tensor, async_op, group, "ALLREDUCE", ("all_reduce", op),
                      lambda x: (reduce_body(x, op, n),), [array(tensor)], extra=int(op))
 
 
+@_collective(tensors=lambda tensors, _: check_tensor_list(tensors, "tensor"))  # (as PyTorch)
 def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op: bool = False):
     """``all_reduce`` of each tensor of ``tensors``, in one program."""
-    check_tensor_list(tensors, "tensor")
-    group = resolve_group(group, "all_reduce_coalesced")
-    if group is None:
-        return None
     ops = [_check_reduction(t, op) for t in tensors]
     n = group.size()
     outs = _programs.run(group, "ALLREDUCE_COALESCED", ("all_reduce_coalesced", ops[0]),
@@ -203,12 +228,9 @@ def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op: bool = 
     return _done(async_op, tensors)
 
 
+@_collective(tensor=check_single_tensor)
 def broadcast(tensor, src=None, group=None, async_op: bool = False, group_src=None):
     """Copies rank ``src``'s ``tensor`` into every other rank's ``tensor``."""
-    check_single_tensor(tensor, "tensor")
-    group = resolve_group(group, "broadcast")
-    if group is None:
-        return None
     root = group_rank(group, src, group_src, "src")
     if not 0 <= root < group.size():
         raise RuntimeError(f"ProcessGroupGloo::broadcast: invalid root rank: {root}")
@@ -216,13 +238,10 @@ def broadcast(tensor, src=None, group=None, async_op: bool = False, group_src=No
                      lambda x: (select_body(x, root),), [array(tensor)], extra=root)
 
 
+@_collective(tensor=check_single_tensor)
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op: bool = False,
            group_dst=None):
     """Reduces ``tensor`` over all ranks with ``op``; only rank ``dst`` gets the result."""
-    check_single_tensor(tensor, "tensor")
-    group = resolve_group(group, "reduce")
-    if group is None:
-        return None
     root = group_rank(group, dst, group_dst, "dst")
     if not 0 <= root < group.size():
         raise RuntimeError(f"ProcessGroupGloo::reduce: invalid root rank: {root}")
@@ -236,14 +255,10 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op: bool = False
     return _done(async_op, [tensor])
 
 
+@_collective(tensor_list=check_tensor_list, tensor=check_single_tensor)
 def all_gather(tensor_list, tensor, group=None, async_op: bool = False):
     """Gathers every rank's ``tensor`` into ``tensor_list`` (one tensor per rank) on every
     rank."""
-    check_tensor_list(tensor_list, "tensor_list")
-    check_single_tensor(tensor, "tensor")
-    group = resolve_group(group, "all_gather")
-    if group is None:
-        return None
     if len(tensor_list) != group.size():
         raise RuntimeError(f"ProcessGroupGloo::allgather: invalid output tensor list at index "
                            f"0; expected length {group.size()}, got {len(tensor_list)}")
@@ -258,15 +273,11 @@ def all_gather(tensor_list, tensor, group=None, async_op: bool = False):
     return _done(async_op, [tensor_list])
 
 
+@_collective(input_tensor=check_single_tensor, output_tensor=check_single_tensor)
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op: bool = False):
     """Gathers every rank's ``input_tensor`` into ``output_tensor``: concatenated along dim 0
     (``world_size * input.size(0)`` rows) or stacked (a new leading dim of
     ``world_size``)."""
-    check_single_tensor(input_tensor, "input_tensor")
-    check_single_tensor(output_tensor, "output_tensor")
-    group = resolve_group(group, "all_gather_into_tensor")
-    if group is None:
-        return None
     n = group.size()
     shape = tuple(input_tensor.shape)
     stacked = tuple(output_tensor.shape) == (n,) + shape
@@ -289,14 +300,10 @@ def _reduce_scatter(kind, output, rows, op, group, async_op):
                      lambda x: (mine_body(reduce_body(x, op, n)),), [rows], extra=int(op))
 
 
+@_collective(output=check_single_tensor, input=check_single_tensor)
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op: bool = False):
     """Reduces ``input`` over the ranks with ``op`` and gives rank ``i`` the i-th of its
     ``world_size`` equal parts along dim 0 (``input`` concatenated or stacked)."""
-    check_single_tensor(output, "output")
-    check_single_tensor(input, "input")
-    group = resolve_group(group, "reduce_scatter_tensor")
-    if group is None:
-        return None
     n = group.size()
     if input.numel() != n * output.numel():
         raise ValueError("input tensor must be the same size as output size times world size")
@@ -306,14 +313,10 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op: 
     return _reduce_scatter("_REDUCE_SCATTER_BASE", output, rows, op, group, async_op)
 
 
+@_collective(output=check_single_tensor, input_list=check_tensor_list)
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op: bool = False):
     """Reduces each of ``input_list`` (one tensor per rank) over the ranks; rank ``i`` gets
     the reduction of ``input_list[i]`` in ``output``."""
-    check_single_tensor(output, "output")
-    check_tensor_list(input_list, "input_list")
-    group = resolve_group(group, "reduce_scatter")
-    if group is None:
-        return None
     if len(input_list) != group.size():
         raise ValueError(f"reduce_scatter: input list must have {group.size()} tensors (one per "
                          f"rank), got {len(input_list)}")
@@ -321,16 +324,12 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op: bo
     return _reduce_scatter("REDUCE_SCATTER", output, rows, op, group, async_op)
 
 
+@_collective(output=check_single_tensor, input=check_single_tensor)
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None,
                       group=None, async_op: bool = False):
     """Rank ``i`` sends its ``j``-th slice of ``input`` (along dim 0) to rank ``j``, which
     places it as its ``i``-th slice of ``output``; slices are equal unless the split sizes
     are given."""
-    check_single_tensor(output, "output")
-    check_single_tensor(input, "input")
-    group = resolve_group(group, "all_to_all_single")
-    if group is None:
-        return None
     n = group.size()
     if output_split_sizes is None and input_split_sizes is None:
         if input.shape[0] % n or output.shape != input.shape:
@@ -362,14 +361,10 @@ def _exchange_ints(group, values):
     return np.asarray(out)
 
 
+@_collective(output_tensor_list=check_tensor_list, input_tensor_list=check_tensor_list)
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op: bool = False):
     """Rank ``i`` sends ``input_tensor_list[j]`` to rank ``j``, which stores it in its
     ``output_tensor_list[i]``."""
-    check_tensor_list(output_tensor_list, "output_tensor_list")
-    check_tensor_list(input_tensor_list, "input_tensor_list")
-    group = resolve_group(group, "all_to_all")
-    if group is None:
-        return None
     n = group.size()
     if len(input_tensor_list) != n or len(output_tensor_list) != n:
         raise ValueError(f"all_to_all: the tensor lists must have {n} tensors (one per rank)")
@@ -388,16 +383,11 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op: bool
     return _done(async_op, output_tensor_list)
 
 
+@_collective(tensor=check_single_tensor, scatter_list=check_tensor_list)
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op: bool = False,
             group_src=None):
     """Rank ``src`` sends ``scatter_list[i]`` to rank ``i``, which receives it in
     ``tensor``."""
-    check_single_tensor(tensor, "tensor")
-    if scatter_list is not None:
-        check_tensor_list(scatter_list, "scatter_list")
-    group = resolve_group(group, "scatter")
-    if group is None:
-        return None
     root = group_rank(group, src, group_src, "src")
     n, me = group.size(), group.rank()
     shape = tuple(tensor.shape)
@@ -420,15 +410,10 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op: bool = Fa
                      extra=root)
 
 
+@_collective(tensor=check_single_tensor, gather_list=check_tensor_list)
 def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = False,
            group_dst=None):
     """Rank ``dst`` receives every rank's ``tensor`` in ``gather_list``."""
-    check_single_tensor(tensor, "tensor")
-    if gather_list is not None:
-        check_tensor_list(gather_list, "gather_list")
-    group = resolve_group(group, "gather")
-    if group is None:
-        return None
     root = group_rank(group, dst, group_dst, "dst")
     me = group.rank()
     if me == root:
@@ -446,22 +431,18 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = Fals
     return _done(async_op, [gather_list] if gather_list else [])
 
 
+@_collective()
 def barrier(group=None, async_op: bool = False, device_ids=None):
     """Blocks until every rank of ``group`` reached this call."""
-    group = resolve_group(group, "barrier")
-    if group is None:
-        return None
     _programs.run(group, "BARRIER", ("barrier",),
                   lambda x: (jax.lax.psum(x, AXIS),), [jnp.zeros((1,), jnp.int32)])
     return _done(async_op, [])
 
 
+@_collective()
 def monitored_barrier(group=None, timeout=None, wait_all_ranks: bool = False):
     """A barrier that names the ranks that did not reach it within ``timeout``: rank 0 waits
     for each of the others (through the coordinator's store), then releases them."""
-    group = resolve_group(group, "monitored_barrier")
-    if group is None:
-        return None
     if group._get_backend_name() not in (Backend.GLOO, Backend.UNDEFINED):
         raise ValueError("monitored_barrier is only implemented for GLOO backend.")
     seconds = (timeout or group.timeout).total_seconds()
