@@ -186,7 +186,7 @@ def _max_pool_op(n, namespace, grad_name, with_indices):
     def max_pool(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                  return_indices=False):
         return _max_pool(name, n, input, kernel_size, stride, padding, dilation, ceil_mode,
-                         return_indices or with_indices)
+                         with_indices or return_indices)
 
     return max_pool
 
