@@ -27,7 +27,9 @@ from .._tensor import Tensor
 from ..distributed._spmd import program as spmd_program
 from . import stats
 from .context import Rediscover, TraceContext, Unsupported, tracing
+from .diff import trace_diff
 from .state import PLAIN_OBJECT_DEPTH, State, explicit_roots, roots_of
+from .trees import flatten, is_leaf, rebuild, spec, split_outputs
 
 _UNTRACEABLE = (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError,
                 jax.errors.TracerIntegerConversionError, jax.errors.TracerArrayConversionError,
@@ -64,33 +66,6 @@ def _missing_state(fn, met, not_followed):
                  "scheduler, <the objects holding the tensors above>]); with state=, only "
                  "those objects (and the arguments and the default generator) are state.")
     return "\n".join(lines)
-
-
-def _is_leaf(x):
-    return isinstance(x, Tensor) or x is None
-
-
-def _flatten(args, kwargs):
-    return jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
-
-
-def _static(x):
-    try:
-        hash(x)
-        return x
-    except TypeError:
-        return ("id", id(x))
-
-
-def _spec(leaves):
-    out = []
-    for x in leaves:
-        if isinstance(x, Tensor):
-            v = x._value
-            out.append((v.shape, v.dtype, x._requires_grad, x._device))
-        else:
-            out.append(_static(x))
-    return tuple(out)
 
 
 class _Snapshot:
@@ -135,7 +110,7 @@ class _Entry:
         _write_back(self.post, new_state, new_grads)
         for fn, obj, a, k in self.replays:
             fn(obj, *a, **k)
-        return _rebuild(self.out_tree, self.out_static, outs)
+        return _outputs(self.out_tree, self.out_static, outs)
 
 
 def _write_back(post, new_state, new_grads):
@@ -154,13 +129,25 @@ def _write_back(post, new_state, new_grads):
                 p._grad = Tensor._make(g, p._device)
 
 
-def _rebuild(tree, static, outs):
-    it = iter(outs)
-    leaves = [Tensor._make(next(it)) if s is _TENSOR else s for s in static]
-    return jax.tree_util.tree_unflatten(tree, leaves)
+def _outputs(tree, static, arrays):
+    return rebuild(tree, static, [Tensor._make(a) for a in arrays])
 
 
-_TENSOR = object()
+def _wants_vjp(out, st, grads_before, inputs):
+    """Whether a traced call returned tensors that require grad (grad mode on) without running
+    backward itself (no ``.grad`` changed): then autograd must reach through its outputs."""
+    if not STATE.grad_enabled:
+        return False
+    if not any(isinstance(o, Tensor) and o._requires_grad
+               for o in jax.tree_util.tree_leaves(out, is_leaf=is_leaf)):
+        return False
+    return all(p._grad is g for p, g in zip(st.grad_params, grads_before)) and \
+        all(x._grad is None for x in inputs if isinstance(x, Tensor))
+
+
+class _NeedsVjp(Exception):
+    """Raised by a trace whose outputs require grad and that ran no backward: the function is
+    compiled in its vjp form instead (``diff.py``)."""
 
 
 def _user_frame(tb):
@@ -224,13 +211,13 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if self.disable or STATE.trace is not None:
             return self._fn(*args, **kwargs)
-        leaves, treedef = _flatten(args, kwargs)
+        leaves, treedef = flatten(args, kwargs)
         st = self._state
         if st is None or self._epoch != structure_epoch():
             st = self._state = State.collect(self._roots(args, kwargs),
                                              [x for x in leaves if isinstance(x, Tensor)])
             self._epoch = structure_epoch()
-        key = (st.signature(), _spec(leaves), treedef, STATE.grad_enabled, stats.amp_key())
+        key = (st.signature(), spec(leaves), treedef, STATE.grad_enabled, stats.amp_key())
         entry = self._cache.get(key)
         if entry is not None:
             stats.COUNTERS["hits"] += 1
@@ -243,8 +230,12 @@ class CompiledFunction:
     def _compile_and_run(self, key, args, kwargs, leaves, treedef):
         reason = stats.reason(self._last_key, key)
         try:
-            entry, result = self._trace_finding_state(
-                args, kwargs, leaves, lambda st: self._trace(st, leaves, treedef))
+            try:
+                entry, result = self._trace_finding_state(
+                    args, kwargs, leaves, lambda st: self._trace(st, leaves, treedef))
+            except _NeedsVjp:
+                entry, result = self._trace_finding_state(
+                    args, kwargs, leaves, lambda st: trace_diff(self._fn, st, leaves, treedef))
         except _UNTRACEABLE as e:
             return self._fallback(key, e, args, kwargs)
         inputs = [x for x in leaves if isinstance(x, Tensor)]
@@ -289,16 +280,16 @@ class CompiledFunction:
                     else:
                         new_leaves.append(x)
                 a2, k2 = jax.tree_util.tree_unflatten(treedef, new_leaves)
+                grads_before = [p._grad for p in st.grad_params]
                 out = fn(*a2, **k2)
+                if _wants_vjp(out, st, grads_before, new_leaves):
+                    raise _NeedsVjp
                 # everything lifted stays lifted (and is written back), plus new state
                 post = State.collect(list(st.tensors) + roots(a2, k2),
                                      [x for x in new_leaves if isinstance(x, Tensor)])
-                out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
-                rec.update(post=post, out_tree=out_tree, replays=list(ctx.replays),
-                           static=[_TENSOR if isinstance(o, Tensor) else o
-                                   for o in out_leaves])
-                return ([o._value for o in out_leaves if isinstance(o, Tensor)],
-                        [t._value for t in post.tensors],
+                outs, rec["out_tree"], rec["static"] = split_outputs(out)
+                rec.update(post=post, replays=list(ctx.replays))
+                return (outs, [t._value for t in post.tensors],
                         [None if p._grad is None else p._grad._value
                          for p in post.grad_params])
 
@@ -312,7 +303,7 @@ class CompiledFunction:
         _write_back(rec["post"], new_state, new_grads)
         entry = _Entry(st, grads_in, rec["post"], jitted, rec["out_tree"], rec["static"],
                        rec["replays"])
-        return entry, _rebuild(rec["out_tree"], rec["static"], outs)
+        return entry, _outputs(rec["out_tree"], rec["static"], outs)
 
     # ------------------------------------------------------------------ fallback
     def _fallback(self, key, err, args, kwargs):
