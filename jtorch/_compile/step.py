@@ -240,6 +240,7 @@ class CompiledFunction:
             st = self._state = State.collect(self._roots(args, kwargs),
                                              [x for x in leaves if isinstance(x, Tensor)])
             self._epoch = structure_epoch()
+            self._plans.clear()   # they name the objects of the state they were made for
         key = self._key(st, leaves, treedef)
         entry = self._cache.get(key)
         if entry is not None:
@@ -253,7 +254,7 @@ class CompiledFunction:
     def _compile_and_run(self, key, args, kwargs, leaves, treedef):
         reason = stats.reason(self._last_key, key)
         inputs = [x for x in leaves if isinstance(x, Tensor)]
-        plan = None
+        plan, cold_key = None, key
         try:
             if key not in self._plans:
                 self._plans[key] = self._probe(args, kwargs, leaves, treedef)
@@ -278,6 +279,7 @@ class CompiledFunction:
         except _UNTRACEABLE as e:
             if plan is not None:
                 plan.undo()
+                self._eager_keys.add(cold_key)
             return self._fallback(key, e, args, kwargs)
         except BaseException:
             if plan is not None:
