@@ -51,6 +51,27 @@ def test_compiled_function_closing_over_a_module_backpropagates_like_torch_eager
         np.testing.assert_allclose(j.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-7)
 
 
+def test_compiled_function_differentiating_inside_backpropagates_like_torch_eager():
+    ws, xs = _data(4, (3,), (3,))
+
+    def penalty(T, w):
+        def f(x):
+            (g,) = T.autograd.grad((x * w).pow(2).sum(), x, create_graph=True)
+            return g.pow(2).sum()
+        return f
+
+    tw, tx = torch.tensor(ws, requires_grad=True), torch.tensor(xs, requires_grad=True)
+    tout = penalty(torch, tw)(tx)
+    tout.backward()
+    jw, jx = jtorch.tensor(ws, requires_grad=True), jtorch.tensor(xs, requires_grad=True)
+    jout = jtorch.compile(penalty(jtorch, jw))(jx)
+    assert jout.requires_grad
+    jout.backward()
+    np.testing.assert_allclose(jout.item(), tout.item(), rtol=1e-6)
+    for j, t in ((jw, tw), (jx, tx)):
+        np.testing.assert_allclose(j.grad.numpy(), t.grad.numpy(), rtol=1e-5)
+
+
 def _step_pair(T, make_opt, zero_first):
     torch.manual_seed(0)
     w1, b1, w2, b2 = _data(2, (6, 5), (6,), (3, 6), (3,))

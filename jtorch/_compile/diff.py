@@ -53,16 +53,17 @@ class DiffEntry:
         return rebuild(self.rec["out_tree"], self.rec["static"], wrapped)
 
 
-def trace_diff(fn, st, leaves, treedef):
-    """Compile and run the vjp form of ``fn`` for the state ``st``: ``(entry, result)``."""
+def trace_diff(fn, st, leaves, treedef, tape=False):
+    """Compile and run the vjp form of ``fn`` for the state ``st``: ``(entry, result)``.
+    ``tape``: the tape records inside too (a function may differentiate inside itself with
+    ``torch.autograd.grad``); otherwise only ``jax.vjp`` differentiates."""
     diff = list(st.grad_params)
     rest = [t for t in st.tensors if not (t._requires_grad and t._node is None)]
     rec = {}
     orig = [(t, t._array) for t in diff + rest]
 
     def pure(d_arrs, r_arrs, din_arrs, other_arrs):
-        # jax.vjp differentiates; the tape records nothing
-        with tracing(TraceContext(st.tensors)), grad_mode(False):
+        with tracing(TraceContext(st.tensors)), grad_mode(tape):
             try:
                 for t, a in zip(diff, d_arrs):
                     t._array = a
@@ -71,9 +72,13 @@ def trace_diff(fn, st, leaves, treedef):
                     t._array = a
                     t._version_counter += 1
                 di, oi = iter(din_arrs), iter(other_arrs)
-                new_leaves = [(Tensor._make(next(di) if x._requires_grad else next(oi),
-                                            x._device)
-                               if isinstance(x, Tensor) else x) for x in leaves]
+                new_leaves = []
+                for x in leaves:
+                    if isinstance(x, Tensor):
+                        y = Tensor._make(next(di) if x._requires_grad else next(oi), x._device)
+                        y._requires_grad = tape and x._requires_grad
+                        x = y
+                    new_leaves.append(x)
                 a2, k2 = jax.tree_util.tree_unflatten(treedef, new_leaves)
                 out = fn(*a2, **k2)
                 if any(t._array is not a for t, a in zip(diff, d_arrs)):

@@ -275,7 +275,8 @@ class CompiledFunction:
                     args, kwargs, leaves, lambda st: self._trace(st, leaves, treedef))
             except _NeedsVjp:
                 entry, result = self._trace_finding_state(
-                    args, kwargs, leaves, lambda st: trace_diff(self._fn, st, leaves, treedef))
+                    args, kwargs, leaves,
+                    lambda st: trace_diff(self._fn, st, leaves, treedef, tape=True))
         except _UNTRACEABLE as e:
             if plan is not None:
                 plan.undo()
