@@ -121,7 +121,7 @@ class Runner:
         t = time.perf_counter()
         self.sync(self.step(self.x, self.y))
         self.first_s = time.perf_counter() - t
-        t = time.perf_counter()  # jtorch.compile compiles again for the steady state here
+        t = time.perf_counter()  # (the steady state: compiled by the first call)
         self.sync(self.step(self.x, self.y))
         self.second_s = time.perf_counter() - t
 
@@ -238,8 +238,8 @@ def render(results, a):
              "Steps per second (median of interleaved blocks, min-max in brackets), ratios "
              "against hand-written JAX and PyTorch eager, the wall time of the first and second "
              "calls (tracing and compiling included: jtorch.compile compiles a training step "
-             "twice, for the cold state without gradients or optimizer state and then for the "
-             "steady state) and peak memory of the compiled step where XLA reports it.", ""]
+             "once, for the steady state, at its first call) and peak memory of the compiled "
+             "step where XLA reports it.", ""]
     for name, runners in results.items():
         by = {r.name: r for r in runners}
         jx = by.get("hand-written JAX")

@@ -129,8 +129,9 @@ def test_compiled_steps_equal_eager(kind, build, steps):
     comp_losses, comp_state, f = _run(build, steps, True, _data(kind))
     np.testing.assert_allclose(comp_losses, eager_losses, rtol=1e-4, atol=1e-5)
     _compare(comp_state, eager_state)
-    # the cold first call and the steady state: the scheduler changing lr recompiles nothing
-    assert torch.compiler.counters()["compiles"] == 2, torch.compiler.compile_log()
+    # one program, the steady state's, runs the first call too; the scheduler changing lr
+    # recompiles nothing
+    assert torch.compiler.counters()["compiles"] == 1, torch.compiler.compile_log()
     assert torch.compiler.counters()["fallbacks"] == 0
 
 

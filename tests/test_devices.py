@@ -199,3 +199,23 @@ def test_device_printing_and_numpy():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert y.tolist() == [[1, 2], [3, 4]]
+
+
+def test_cpu_index_zero_like_torch():
+    """``device("cpu:0")`` keeps its index; a tensor placed there reports plain ``cpu``."""
+    def devices(T):
+        x = T.ones(2)
+        made = [T.zeros(2, device="cpu:0"), T.ones(2, device=T.device("cpu", 0)),
+                T.empty(2, device="cpu:0"), T.full((2,), 1.0, device="cpu:0"),
+                T.tensor([1.0], device="cpu:0"), T.as_tensor([1.0], device="cpu:0"),
+                T.arange(3, device="cpu:0"), T.randn(2, device="cpu:0"),
+                T.randint(0, 3, (2,), device="cpu:0"), T.eye(2, device="cpu:0"),
+                T.zeros_like(x, device="cpu:0"), x.new_zeros(2, device="cpu:0"),
+                x.to("cpu:0"), x.to(device=T.device("cpu:0")), x.cpu()]
+        with T.device("cpu:0"):
+            made.append(T.zeros(2))
+        return [repr(T.device("cpu:0")), str(T.device("cpu:0")),
+                T.device("cpu:0") == T.device("cpu")] + [repr(t.device) for t in made]
+
+    assert devices(jtorch) == devices(torch)
+    assert devices(torch)[3:] == ["device(type='cpu')"] * 16

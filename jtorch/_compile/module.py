@@ -2,120 +2,29 @@
 compiled vjp.
 
 When gradients are needed (grad mode on, and a parameter or an input requires grad), the
-forward runs ``jax.vjp`` of the module's pure forward inside one jitted call, which returns
-the outputs, the new values of the state the forward wrote (BatchNorm's running stats, the
-generator key dropout advanced) and the vjp's residuals. The outputs get one autograd node
-whose backward is one more jitted call, the vjp. Otherwise the forward is compiled like any
-function (``step.CompiledFunction``).
+forward runs in its vjp form (``diff.py``): one jitted call returns the outputs, the state the
+forward wrote and the vjp's residuals, and the outputs' backward is one more jitted call.
+Otherwise the forward is compiled like any function (``step.CompiledFunction``).
 """
 
 from __future__ import annotations
 
-import functools
-
-import jax
-
-from .._core import xla_options
-from .._core.python_node import record_pullback
-from .._core.state import STATE, grad_mode, structure_epoch
+from .._core.state import STATE, structure_epoch
 from .._tensor import Tensor
 from ..nn.modules.module import Module
 from . import stats
-from .context import TraceContext, tracing
+from .diff import trace_diff
 from .state import State
-from .step import (
-    _TENSOR,
-    _UNTRACEABLE,
-    CompiledFunction,
-    _flatten,
-    _is_leaf,
-    _spec,
-)
-
-
-def _pullback(vjp_fn, cts):
-    return _pullback_jit()(vjp_fn, cts)
-
-
-@functools.cache
-def _pullback_jit():  # built on first use: the options are decided after import
-    return xla_options.jit(lambda vjp_fn, cts: vjp_fn(cts))
-
-
-class _DiffEntry:
-    def __init__(self, st, diff, rest, fwd, out_tree, static):
-        self.st, self.diff, self.rest, self.fwd = st, diff, rest, fwd
-        self.out_tree, self.static = out_tree, static
-
-    def run(self, leaves):
-        inputs = [x for x in leaves if isinstance(x, Tensor)]
-        d_in = [x for x in inputs if x._requires_grad]
-        outs, vjp_fn, new_rest = self.fwd([t._array for t in self.diff],
-                                          [t._array for t in self.rest],
-                                          [x._value for x in d_in],
-                                          [x._value for x in inputs if not x._requires_grad])
-        if self.static is None:
-            self.out_tree, self.static = self.rec["out_tree"], self.rec["static"]
-        for t, a in zip(self.rest, new_rest):
-            if a is not None:
-                t._array = a
-                t._version_counter += 1
-        wrapped = record_pullback(outs, lambda cts: _pullback(vjp_fn, cts),
-                                  list(self.diff) + d_in, "CompiledFunctionBackward")
-        it = iter(wrapped)
-        res = [next(it) if s is _TENSOR else s for s in self.static]
-        return jax.tree_util.tree_unflatten(self.out_tree, res)
+from .step import _UNTRACEABLE, CompiledFunction
+from .trees import flatten, spec
 
 
 class _DiffCompiled(CompiledFunction):
     """A compiled function whose outputs are differentiated by one compiled vjp."""
 
     def _build_diff(self, leaves, treedef, args, kwargs):
-        return self._trace_finding_state(args, kwargs, leaves,
-                                         lambda st: self._trace_diff(st, leaves, treedef))
-
-    def _trace_diff(self, st, leaves, treedef):
-        diff = list(st.grad_params)
-        rest = [t for t in st.tensors if not (t._requires_grad and t._node is None)]
-        rec = {}
-        fn = self._fn
-        orig = [(t, t._array) for t in diff + rest]
-
-        def pure(d_arrs, r_arrs, din_arrs, other_arrs):
-            # jax.vjp differentiates; the tape records nothing
-            with tracing(TraceContext(st.tensors)), grad_mode(False):
-                try:
-                    for t, a in zip(diff, d_arrs):
-                        t._array = a
-                        t._version_counter += 1
-                    for t, a in zip(rest, r_arrs):
-                        t._array = a
-                        t._version_counter += 1
-                    di, oi = iter(din_arrs), iter(other_arrs)
-                    new_leaves = [(Tensor._make(next(di) if x._requires_grad else next(oi),
-                                                x._device)
-                                   if isinstance(x, Tensor) else x) for x in leaves]
-                    a2, k2 = jax.tree_util.tree_unflatten(treedef, new_leaves)
-                    out = fn(*a2, **k2)
-                    out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
-                    rec.update(out_tree=out_tree,
-                               static=[_TENSOR if isinstance(o, Tensor) else o
-                                       for o in out_leaves])
-                    new_rest = [None if t._array is a else t._value
-                                for t, a in zip(rest, r_arrs)]
-                    return [o._value for o in out_leaves if isinstance(o, Tensor)], new_rest
-                finally:
-                    for t, v in orig:  # the trace is over: the Python objects hold values again
-                        t._array = v
-                        t._version_counter += 1
-
-        def fwd(d_arrs, r_arrs, din_arrs, other_arrs):
-            return jax.vjp(lambda d, i: pure(d, r_arrs, i, other_arrs), d_arrs, din_arrs,
-                           has_aux=True)
-
-        entry = _DiffEntry(st, diff, rest, xla_options.jit(fwd), None, None)
-        entry.rec = rec
-        return entry, entry.run(leaves)
+        return self._trace_finding_state(
+            args, kwargs, leaves, lambda st: trace_diff(self._fn, st, leaves, treedef))
 
 
 class OptimizedModule(Module):
@@ -135,7 +44,7 @@ class OptimizedModule(Module):
     def __call__(self, *args, **kwargs):
         if self._plain.disable or STATE.trace is not None:
             return self._plain._fn(*args, **kwargs)
-        leaves, treedef = _flatten(args, kwargs)
+        leaves, treedef = flatten(args, kwargs)
         needs = STATE.grad_enabled and (
             any(p._requires_grad for p in self._orig_mod.parameters())
             or any(isinstance(x, Tensor) and x._requires_grad for x in leaves))
@@ -147,7 +56,7 @@ class OptimizedModule(Module):
             st = d._state = State.collect(d._roots(args, kwargs),
                                           [x for x in leaves if isinstance(x, Tensor)])
             d._epoch = structure_epoch()
-        key = (st.signature(), _spec(leaves), treedef, stats.amp_key())
+        key = (st.signature(), spec(leaves), treedef, stats.amp_key())
         entry = self._diff_cache.get(key)
         if entry is not None:
             stats.COUNTERS["hits"] += 1

@@ -116,6 +116,8 @@ class State:
         self.optimizers = []
         self.schedulers = []
         self.modules = []
+        self.objects = []       # plain objects walked (their attributes are put back after an
+                                # abandoned trace)
         self.not_followed = []  # plain objects past PLAIN_OBJECT_DEPTH (named in errors)
         self._ids = set()
         self._module_ids = set()
@@ -182,6 +184,7 @@ class State:
                 if plain_depth >= PLAIN_OBJECT_DEPTH:
                     self.not_followed.append(obj)
                     return
+                self.objects.append(obj)
                 for v in list(d.values()):
                     self._walk(v, plain_depth + 1)
 

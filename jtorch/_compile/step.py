@@ -25,9 +25,11 @@ from .._core import errors as _compile_errors
 from .._core.state import STATE, structure_epoch
 from .._tensor import Tensor
 from ..distributed._spmd import program as spmd_program
-from . import stats
+from . import first_call, stats
 from .context import Rediscover, TraceContext, Unsupported, tracing
+from .diff import trace_diff
 from .state import PLAIN_OBJECT_DEPTH, State, explicit_roots, roots_of
+from .trees import flatten, is_leaf, rebuild, spec, split_outputs
 
 _UNTRACEABLE = (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError,
                 jax.errors.TracerIntegerConversionError, jax.errors.TracerArrayConversionError,
@@ -66,33 +68,6 @@ def _missing_state(fn, met, not_followed):
     return "\n".join(lines)
 
 
-def _is_leaf(x):
-    return isinstance(x, Tensor) or x is None
-
-
-def _flatten(args, kwargs):
-    return jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
-
-
-def _static(x):
-    try:
-        hash(x)
-        return x
-    except TypeError:
-        return ("id", id(x))
-
-
-def _spec(leaves):
-    out = []
-    for x in leaves:
-        if isinstance(x, Tensor):
-            v = x._value
-            out.append((v.shape, v.dtype, x._requires_grad, x._device))
-        else:
-            out.append(_static(x))
-    return tuple(out)
-
-
 class _Snapshot:
     """Everything a failed trace could have changed, to put back before running eagerly."""
 
@@ -102,6 +77,14 @@ class _Snapshot:
         self.opt = [(o, {p: dict(s) for p, s in o.state.items()},
                      [dict(g) for g in o.param_groups]) for o in st.optimizers]
         self.sched = [(s, dict(s.__dict__)) for s in st.schedulers]
+        # attributes a trace may set (a GradScaler's lazily made scale and per-optimizer
+        # records, a module's cache), and the dicts and lists they hold
+        self.containers = []
+        for d in [o.__dict__ for o in st.objects] + \
+                [d for m in st.modules for d in (m.__dict__, m._parameters, m._buffers)]:
+            self.containers.append((d, d.copy()))
+            self.containers += [(v, v.copy()) for v in d.values()
+                                if isinstance(v, (dict, list))]
 
     def restore(self):
         for t, v, vc in self.values:
@@ -117,6 +100,12 @@ class _Snapshot:
         for s, d in self.sched:
             s.__dict__.clear()
             s.__dict__.update(d)
+        for c, saved in self.containers:
+            if isinstance(c, dict):
+                c.clear()
+                c.update(saved)
+            else:
+                c[:] = saved
 
 
 class _Entry:
@@ -135,7 +124,7 @@ class _Entry:
         _write_back(self.post, new_state, new_grads)
         for fn, obj, a, k in self.replays:
             fn(obj, *a, **k)
-        return _rebuild(self.out_tree, self.out_static, outs)
+        return _outputs(self.out_tree, self.out_static, outs)
 
 
 def _write_back(post, new_state, new_grads):
@@ -154,13 +143,33 @@ def _write_back(post, new_state, new_grads):
                 p._grad = Tensor._make(g, p._device)
 
 
-def _rebuild(tree, static, outs):
-    it = iter(outs)
-    leaves = [Tensor._make(next(it)) if s is _TENSOR else s for s in static]
-    return jax.tree_util.tree_unflatten(tree, leaves)
+def _outputs(tree, static, arrays):
+    return rebuild(tree, static, [Tensor._make(a) for a in arrays])
 
 
-_TENSOR = object()
+def _grads_and_values(params):
+    """What backward or an optimizer step changes: each ``.grad`` (object and value) and each
+    parameter's value."""
+    return [(p._grad, None if p._grad is None else p._grad._array, p._array) for p in params]
+
+
+def _wants_vjp(out, st, before, inputs):
+    """Whether a traced call returned tensors that require grad (grad mode on) without running
+    backward itself (no ``.grad`` and no parameter changed): then autograd must reach through
+    its outputs."""
+    if not STATE.grad_enabled:
+        return False
+    if not any(isinstance(o, Tensor) and o._requires_grad
+               for o in jax.tree_util.tree_leaves(out, is_leaf=is_leaf)):
+        return False
+    after = _grads_and_values(st.grad_params)
+    return all(a is b for x, y in zip(before, after) for a, b in zip(x, y)) and \
+        all(x._grad is None for x in inputs if isinstance(x, Tensor))
+
+
+class _NeedsVjp(Exception):
+    """Raised by a trace whose outputs require grad and that ran no backward: the function is
+    compiled in its vjp form instead (``diff.py``)."""
 
 
 def _user_frame(tb):
@@ -190,6 +199,7 @@ class CompiledFunction:
         self._last_key = None
         self._epoch = None
         self._eager_keys = set()
+        self._plans = {}   # guard key -> first_call.Plan of the state such a call creates
 
     def __get__(self, obj, objtype=None):  # decorating a method
         return self if obj is None else functools.partial(self, obj)
@@ -224,13 +234,14 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if self.disable or STATE.trace is not None:
             return self._fn(*args, **kwargs)
-        leaves, treedef = _flatten(args, kwargs)
+        leaves, treedef = flatten(args, kwargs)
         st = self._state
         if st is None or self._epoch != structure_epoch():
             st = self._state = State.collect(self._roots(args, kwargs),
                                              [x for x in leaves if isinstance(x, Tensor)])
             self._epoch = structure_epoch()
-        key = (st.signature(), _spec(leaves), treedef, STATE.grad_enabled, stats.amp_key())
+            self._plans.clear()   # they name the objects of the state they were made for
+        key = self._key(st, leaves, treedef)
         entry = self._cache.get(key)
         if entry is not None:
             stats.COUNTERS["hits"] += 1
@@ -242,12 +253,39 @@ class CompiledFunction:
     # ------------------------------------------------------------------ building
     def _compile_and_run(self, key, args, kwargs, leaves, treedef):
         reason = stats.reason(self._last_key, key)
-        try:
-            entry, result = self._trace_finding_state(
-                args, kwargs, leaves, lambda st: self._trace(st, leaves, treedef))
-        except _UNTRACEABLE as e:
-            return self._fallback(key, e, args, kwargs)
         inputs = [x for x in leaves if isinstance(x, Tensor)]
+        plan, cold_key = None, key
+        try:
+            if key not in self._plans:
+                self._plans[key] = self._probe(args, kwargs, leaves, treedef)
+            plan = self._plans[key]
+            if plan is not None:   # make the state the call creates: compile the steady state
+                if not plan.apply():
+                    plan = self._plans[key] = None
+                else:
+                    self._state = State.collect(self._roots(args, kwargs), inputs)
+                    self._epoch = structure_epoch()
+                    key = self._key(self._state, leaves, treedef)
+                    entry = self._cache.get(key)
+                    if entry is not None:
+                        stats.COUNTERS["hits"] += 1
+                        return entry.run(leaves)
+            try:
+                entry, result = self._trace_finding_state(
+                    args, kwargs, leaves, lambda st: self._trace(st, leaves, treedef))
+            except _NeedsVjp:
+                entry, result = self._trace_finding_state(
+                    args, kwargs, leaves,
+                    lambda st: trace_diff(self._fn, st, leaves, treedef, tape=True))
+        except _UNTRACEABLE as e:
+            if plan is not None:
+                plan.undo()
+                self._eager_keys.add(cold_key)
+            return self._fallback(key, e, args, kwargs)
+        except BaseException:
+            if plan is not None:
+                plan.undo()
+            raise
         stats.record(self._fn, reason)
         self._cache[key] = entry
         while len(self._cache) > self._cache_size:
@@ -257,10 +295,56 @@ class CompiledFunction:
         self._epoch = structure_epoch()
         return result
 
+    @staticmethod
+    def _key(st, leaves, treedef):
+        return (st.signature(), spec(leaves), treedef, STATE.grad_enabled, stats.amp_key())
+
+    def _probe(self, args, kwargs, leaves, treedef):
+        """The ``first_call.Plan`` of the state this call creates (from ``jax.eval_shape`` of
+        the step: traced, not compiled), or None when it creates none."""
+        st = State.collect(self._roots(args, kwargs),
+                           [x for x in leaves if isinstance(x, Tensor)])
+        if first_call.missing_state(st) is None:
+            return None
+
+        def probe(st):
+            missing = first_call.missing_state(st)
+            if missing is None:
+                return None
+            pure, _, arguments = self._pure(st, leaves, treedef)
+            program = spmd_program(pure, st.modules)
+            snap = _Snapshot(st)
+            try:
+                if hasattr(program, "eval_shape"):   # an SPMD program: traced in its shard_map
+                    program.eval_shape(*arguments)
+                else:
+                    jax.eval_shape(pure, *arguments)
+                return first_call.plan(missing)
+            except _NeedsVjp:
+                return None
+            finally:
+                snap.restore()
+
+        return self._trace_finding_state(args, kwargs, leaves, probe)
+
     def _trace(self, st, leaves, treedef):
+        pure, rec, arguments = self._pure(st, leaves, treedef)
+        # one SPMD program per process when a DDP/FSDP module in the state names its group
+        jitted = spmd_program(pure, st.modules, donate_argnums=(0, 1))
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
+            outs, new_state, new_grads = jitted(*arguments)
+        _write_back(rec["post"], new_state, new_grads)
+        entry = _Entry(st, rec["grads_in"], rec["post"], jitted, rec["out_tree"],
+                       rec["static"], rec["replays"])
+        return entry, _outputs(rec["out_tree"], rec["static"], outs)
+
+    def _pure(self, st, leaves, treedef):
+        """``(pure, rec, arguments)``: the call as a pure function of the state's arrays, the
+        record its trace fills (the outputs' structure, the state after, host calls to
+        replay), and its arguments for this call."""
         grads_in = [p for p in st.grad_params if p._grad is not None]
-        hyper_vals = st.hyper_values()
-        rec = {}
+        rec = {"grads_in": grads_in}
         fn = self._fn
         roots = self._roots
 
@@ -289,30 +373,22 @@ class CompiledFunction:
                     else:
                         new_leaves.append(x)
                 a2, k2 = jax.tree_util.tree_unflatten(treedef, new_leaves)
+                before = _grads_and_values(st.grad_params)
                 out = fn(*a2, **k2)
+                if _wants_vjp(out, st, before, new_leaves):
+                    raise _NeedsVjp
                 # everything lifted stays lifted (and is written back), plus new state
                 post = State.collect(list(st.tensors) + roots(a2, k2),
                                      [x for x in new_leaves if isinstance(x, Tensor)])
-                out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
-                rec.update(post=post, out_tree=out_tree, replays=list(ctx.replays),
-                           static=[_TENSOR if isinstance(o, Tensor) else o
-                                   for o in out_leaves])
-                return ([o._value for o in out_leaves if isinstance(o, Tensor)],
-                        [t._value for t in post.tensors],
+                outs, rec["out_tree"], rec["static"] = split_outputs(out)
+                rec.update(post=post, replays=list(ctx.replays))
+                return (outs, [t._value for t in post.tensors],
                         [None if p._grad is None else p._grad._value
                          for p in post.grad_params])
 
-        # one SPMD program per process when a DDP/FSDP module in the state names its group
-        jitted = spmd_program(pure, st.modules, donate_argnums=(0, 1))
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
-            outs, new_state, new_grads = jitted(
-                [t._array for t in st.tensors], [p._grad._value for p in grads_in], hyper_vals,
-                [x._value for x in leaves if isinstance(x, Tensor)])
-        _write_back(rec["post"], new_state, new_grads)
-        entry = _Entry(st, grads_in, rec["post"], jitted, rec["out_tree"], rec["static"],
-                       rec["replays"])
-        return entry, _rebuild(rec["out_tree"], rec["static"], outs)
+        arguments = ([t._array for t in st.tensors], [p._grad._value for p in grads_in],
+                     st.hyper_values(), [x._value for x in leaves if isinstance(x, Tensor)])
+        return pure, rec, arguments
 
     # ------------------------------------------------------------------ fallback
     def _fallback(self, key, err, args, kwargs):

@@ -51,8 +51,10 @@ def place(arr, device=None, requires_grad=False):
         arr = (jax.device_put(arr, jdev) if isinstance(arr, jax.core.Tracer)
                else _concrete(jax.device_put, arr, jdev))
         dev = from_jax(jdev)
-    elif not isinstance(arr, jax.Array):  # host data stays a constant, even inside a trace
-        arr = _concrete(jnp.asarray, arr)
+    else:
+        dev = host_cpu()  # a tensor on cpu:0 reports plain cpu, as PyTorch's
+        if not isinstance(arr, jax.Array):  # host data stays a constant, even in a trace
+            arr = _concrete(jnp.asarray, arr)
     if requires_grad and dtypes.from_np(arr.dtype).category < dtypes.FLOAT:
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")

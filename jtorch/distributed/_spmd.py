@@ -74,6 +74,14 @@ class SpmdProgram:
         self._jitted = {}
 
     def __call__(self, *args):
+        out = self._call(lambda jitted, *a: jitted(*a), args)
+        return jax.tree_util.tree_map(lambda a: a.addressable_data(0), out)
+
+    def eval_shape(self, *args):
+        """Trace a call without compiling or running it: its outputs' shapes and dtypes."""
+        return self._call(jax.eval_shape, args)
+
+    def _call(self, run, args):
         parts = [jax.tree_util.tree_flatten(a) for a in args]
         kinds = []                      # per leaf: 0 donated array, 1 kept array, 2 other
         donated, kept, others = [], [], []
@@ -91,9 +99,8 @@ class SpmdProgram:
         jitted = self._jitted.get(key)
         if jitted is None:
             jitted = self._jitted[key] = self._build(mesh, kinds, [t for _, t in parts])
-        out = jitted([as_global(a, mesh, device) for a in donated],
-                     [as_global(a, mesh, device) for a in kept], others)
-        return jax.tree_util.tree_map(lambda a: a.addressable_data(0), out)
+        return run(jitted, [as_global(a, mesh, device) for a in donated],
+                   [as_global(a, mesh, device) for a in kept], others)
 
     def _build(self, mesh, kinds, trees):
         pure, group = self.pure, self.group

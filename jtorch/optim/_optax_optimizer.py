@@ -79,6 +79,13 @@ class OptaxOptimizer(Optimizer):
     def _keeps_state(self, group):
         return True
 
+    def _first_step_state(self, p, group):
+        """State of ``p`` from which a step computes exactly what the first step computes from
+        none, or None where there is no such state. jtorch.compile uses it to compile only the
+        steady-state step: the first step creates this same state (``_init_state``) before
+        updating."""
+        return self._init_state(p, group)
+
     def _group_step(self, group):
         params, param_arrays, grads = [], [], []
         for p in group["params"]:

@@ -8,6 +8,7 @@ from typing import NamedTuple
 import jax.numpy as jnp
 import optax
 
+from .._ops.creation import zeros_like
 from . import _transforms as transforms
 from ._optax_optimizer import OptaxOptimizer, initial_state
 from ._transforms import WeightDecay
@@ -81,6 +82,14 @@ class SGD(OptaxOptimizer):
         return group["momentum"] != 0
 
     # (the momentum_buffer entry is made by the first step, as in PyTorch)
+
+    def _first_step_state(self, p, group):
+        if not self._keeps_state(group):
+            return {}
+        if group["dampening"] != 0:   # the first step copies the gradient, later ones damp it
+            return None
+        # without dampening the first step's rule is the steady one from a zero buffer
+        return {"momentum_buffer": zeros_like(p)}
 
     def _flags(self, group):
         return SGDFlags(bool(group["maximize"]), transforms.weight_decay_mode(group),
