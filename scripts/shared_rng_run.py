@@ -140,6 +140,26 @@ def install():
     torch.utils.data.RandomSampler.__iter__ = random_sampler_iter
 
 
+def _torchvision_schemas():
+    """Let real torchvision import where its compiled extension does not load (a CUDA build of
+    torchvision on a CPU-only machine): its import registers fake kernels for these two ops,
+    which fails unless their schemas exist. Nothing here uses them."""
+    if torch.__name__ != "torch":
+        return
+    try:
+        import torchvision  # noqa: F401  # real torchvision, only to test that it imports
+    except RuntimeError:
+        lib = torch.library.Library("torchvision", "DEF")
+        for name in ("nms", "qnms"):
+            lib.define(f"{name}(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+        _LIBRARIES.append(lib)
+        for module in [m for m in sys.modules if m.startswith("torchvision")]:
+            del sys.modules[module]
+
+
+_LIBRARIES = []
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit("usage: shared_rng_run.py SCRIPT [ARGS...]")
@@ -147,6 +167,7 @@ def main():
     sys.argv = sys.argv[1:]
     sys.path[0] = os.path.dirname(os.path.abspath(script))
     install()
+    _torchvision_schemas()
     runpy.run_path(script, run_name="__main__")
 
 

@@ -1,0 +1,46 @@
+"""Regressions found by running public PyTorch programs under jtorch (docs/real-programs.md):
+each test is a small stand-in for what the program did, run in jtorch and in real PyTorch."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import jtorch
+
+
+def _load_outcome(T, path, **kwargs):
+    """What ``T.load(path, **kwargs)`` does: ('ok', value, warning texts) or the error type."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = T.load(path, **kwargs)
+        except (pickle.UnpicklingError, RuntimeError) as e:
+            return type(e).__name__, None, []
+    return "ok", value, [str(w.message) for w in caught if "TORCH_FORCE" in str(w.message)]
+
+
+@pytest.mark.parametrize("env, kwargs", [
+    ({"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}, {}),
+    ({"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "true"}, {"weights_only": True}),
+    ({"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "1"}, {"weights_only": False}),
+    ({"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "1", "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}, {}),
+    ({}, {}),
+])
+def test_load_honours_the_weights_only_environment_variables(tmp_path, monkeypatch, env,
+                                                              kwargs):
+    # pytorch/examples time_sequence_prediction saves a NumPy array with torch.save and loads
+    # it with a bare torch.load: PyTorch 2.6+ needs TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 for it
+    data = np.sin(np.arange(12.0)).reshape(3, 4)
+    path = tmp_path / "traindata.pt"
+    torch.save(data, path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    got, value, messages = _load_outcome(jtorch, path, **kwargs)
+    want, expected, expected_messages = _load_outcome(torch, path, **kwargs)
+    assert got == want
+    assert messages == expected_messages
+    if want == "ok":
+        np.testing.assert_array_equal(value, expected)
