@@ -118,6 +118,44 @@ def dropout_forward(self, input):
     return input * _as(keep, input.dtype, input.device) / (1 - self.p)
 
 
+_BATCHED_NDIM = {"Dropout1d": 3, "Dropout2d": 4, "Dropout3d": 5}
+
+
+def feature_dropout_forward(self, input):
+    """Channel-wise dropout as PyTorch's ``feature_dropout``: one draw per (sample, channel);
+    an input of one dimension fewer than batched is one sample (Dropout2d's 3-D input is
+    treated as batched, as PyTorch does)."""
+    if not self.training or self.p == 0:
+        return input
+    batched = _BATCHED_NDIM[type(self).__name__]
+    one_sample = input.dim() == batched - 1 and batched != 4
+    x = input.unsqueeze(0) if one_sample else input
+    shape = tuple(x.shape[:2]) + (1,) * (x.dim() - 2)
+    keep = _as(_rng().random(shape) >= self.p, x.dtype, x.device)
+    out = x * keep / (1 - self.p)
+    return out.squeeze(0) if one_sample else out
+
+
+def fake_data_getitem(self, index):
+    """torchvision's FakeData sample drawn from NumPy, seeded by the index (jtorch's FakeData
+    does this; torchvision seeds torch's global generator), then its own ToPILImage and
+    transforms."""
+    if index >= len(self):
+        raise IndexError(f"{self.__class__.__name__} index out of range")
+    rng = np.random.default_rng(index + self.random_offset)
+    img = torch.from_numpy(rng.standard_normal(self.image_size, dtype=np.float32))
+    target = int(rng.integers(0, self.num_classes))
+    img = _TORCHVISION[0].transforms.ToPILImage()(img)
+    if self.transform is not None:
+        img = self.transform(img)
+    if self.target_transform is not None:
+        target = self.target_transform(target)
+    return img, target
+
+
+_TORCHVISION = []
+
+
 def random_sampler_iter(self):
     n = len(self.data_source)
     if self.replacement:
@@ -137,7 +175,17 @@ def install():
     for f in (rand, randn, rand_like, randn_like, randint, randperm, multinomial):
         setattr(torch, f.__name__, f)
     torch.nn.Dropout.forward = dropout_forward
+    for name in _BATCHED_NDIM:
+        getattr(torch.nn, name).forward = feature_dropout_forward
     torch.utils.data.RandomSampler.__iter__ = random_sampler_iter
+    _torchvision_schemas()
+    try:
+        import torchvision  # optional: only programs that use it need it
+        import torchvision.transforms
+    except ImportError:
+        return
+    _TORCHVISION.append(torchvision)
+    torchvision.datasets.FakeData.__getitem__ = fake_data_getitem
 
 
 def _torchvision_schemas():
@@ -167,7 +215,6 @@ def main():
     sys.argv = sys.argv[1:]
     sys.path[0] = os.path.dirname(os.path.abspath(script))
     install()
-    _torchvision_schemas()
     runpy.run_path(script, run_name="__main__")
 
 
