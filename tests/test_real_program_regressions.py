@@ -44,3 +44,21 @@ def test_load_honours_the_weights_only_environment_variables(tmp_path, monkeypat
     assert messages == expected_messages
     if want == "ok":
         np.testing.assert_array_equal(value, expected)
+
+
+def _loader_warnings(T, **kwargs):
+    data = T.utils.data.TensorDataset(T.arange(6.0))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        batches = [b[0].tolist() for b in T.utils.data.DataLoader(data, batch_size=4, **kwargs)]
+    return batches, sorted(str(w.message) for w in caught if "pin" in str(w.message))
+
+
+@pytest.mark.parametrize("kwargs", [{"pin_memory": True}, {"pin_memory": False},
+                                    {"pin_memory": True, "pin_memory_device": "cpu"}])
+def test_pin_memory_without_an_accelerator_warns_as_pytorch(kwargs):
+    # minGPT's Trainer builds its DataLoader with pin_memory=True: on a machine without an
+    # accelerator PyTorch warns when iterating, jtorch said nothing
+    if jtorch.accelerator.is_available() != torch.accelerator.is_available():
+        pytest.skip("the two frameworks see different accelerators on this machine")
+    assert _loader_warnings(jtorch, **kwargs) == _loader_warnings(torch, **kwargs)
