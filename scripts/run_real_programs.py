@@ -39,7 +39,7 @@ REPO = os.path.dirname(HERE)
 SHARED_RNG = os.path.join(HERE, "shared_rng_run.py")
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 # timings the programs print: not compared
-TIMING = re.compile(r"(time:?|iter_dt|ms/batch|mfu)\s*[-+\d.]+\s*(ms|s|%)?")
+TIMING = re.compile(r",?\s*(time:?|iter_dt|ms/batch|mfu)\s*[-+\d.]+\s*(ms|s|%)?")
 
 
 @dataclasses.dataclass
@@ -157,6 +157,9 @@ PROGRAMS = [
             images=("results/reconstruction_1.png", "results/sample_1.png")),
     Program("mnist_rnn", "examples", "pytorch/examples",
             [["mnist_rnn/main.py", *MNIST_ARGS, "--test-batch-size", "256"]],
+            prepare=prepare_mnist),
+    Program("siamese_network", "examples", "pytorch/examples",
+            [["siamese_network/main.py", *MNIST_ARGS, "--test-batch-size", "256", "--no-accel"]],
             prepare=prepare_mnist),
     Program("dcgan", "examples", "pytorch/examples",
             [["dcgan/main.py", "--dataset", "fake", "--batchSize", "100", "--niter", "1",

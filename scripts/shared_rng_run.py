@@ -8,13 +8,15 @@ the same batches, shuffles and dropout masks.
 jtorch's random streams differ from PyTorch's (JAX keys, not Philox/MT19937), so a seeded
 program would otherwise begin from different weights in the two. This wrapper replaces the
 random entry points that programs and ``nn`` modules reach (``Tensor.uniform_``/``normal_``,
-``torch.rand``/``randn``/``randint``/``randperm``/``multinomial``, ``nn.Dropout``, the
-``RandomSampler`` of shuffling DataLoaders) by NumPy-backed versions, reseeded by
-``torch.manual_seed``, then runs the script unchanged (``runpy.run_path`` as ``__main__``).
+``torch.rand``/``randn``/``randint``/``randperm``/``multinomial``, ``nn.Dropout*``, the
+``RandomSampler`` of shuffling DataLoaders, torchvision's ``FakeData``) by NumPy-backed
+versions, reseeded (with Python's ``random``) by ``torch.manual_seed``, then runs the script
+unchanged (``runpy.run_path`` as ``__main__``).
 It is a comparison harness, not part of jtorch: ``torch`` is whichever framework runs it.
 """
 
 import os
+import random
 import runpy
 import sys
 
@@ -57,6 +59,7 @@ _manual_seed = torch.manual_seed
 
 def manual_seed(seed):
     _RNG[0] = np.random.default_rng(int(seed))
+    random.seed(int(seed))
     return _manual_seed(seed)
 
 
@@ -169,6 +172,7 @@ def random_sampler_iter(self):
 
 def install():
     """Replace the random entry points of ``torch`` (whichever framework it is)."""
+    random.seed(0)  # Python's generator too: some programs draw from it without seeding it
     torch.manual_seed = manual_seed
     torch.Tensor.uniform_ = uniform_
     torch.Tensor.normal_ = normal_
