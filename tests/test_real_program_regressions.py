@@ -62,3 +62,13 @@ def test_pin_memory_without_an_accelerator_warns_as_pytorch(kwargs):
     if jtorch.accelerator.is_available() != torch.accelerator.is_available():
         pytest.skip("the two frameworks see different accelerators on this machine")
     assert _loader_warnings(jtorch, **kwargs) == _loader_warnings(torch, **kwargs)
+
+
+def test_module_share_memory_raises_instead_of_training_nothing():
+    # pytorch/examples mnist_hogwild: model.share_memory(), then child processes train it and
+    # the parent evaluates it; jtorch's no-op left the parent's model untrained, silently
+    model = jtorch.nn.Linear(2, 2)
+    with pytest.raises(NotImplementedError, match=r"torch\.nn\.Module\.share_memory"):
+        model.share_memory()
+    reference = torch.nn.Linear(2, 2)
+    assert reference.share_memory() is reference  # where PyTorch shares and goes on
