@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import gzip
 import os
 import pickle
@@ -114,10 +115,11 @@ MNIST_FILES = (("train-images-idx3-ubyte", 1024), ("train-labels-idx1-ubyte", 10
 MNIST_SOURCE = ["/work/shared/data/mnist"]
 
 
-def prepare_mnist(tree, work):
-    """``../data/MNIST/raw/``: the first 1024 training and 512 test images of MNIST, as
-    uncompressed IDX files (torchvision's layout, so its download step finds them)."""
-    raw = os.path.join(os.path.dirname(work), "data", "MNIST", "raw")
+def prepare_mnist(tree, work, parent=True):
+    """``../data/MNIST/raw/`` (``./data/MNIST/raw/`` when not ``parent``): the first 1024
+    training and 512 test images of MNIST, as uncompressed IDX files (torchvision's layout, so
+    its download step finds them)."""
+    raw = os.path.join(os.path.dirname(work) if parent else work, "data", "MNIST", "raw")
     os.makedirs(raw, exist_ok=True)
     for name, n in MNIST_FILES:
         with gzip.open(os.path.join(MNIST_SOURCE[0], name + ".gz")) as f:
@@ -161,6 +163,10 @@ PROGRAMS = [
     Program("siamese_network", "examples", "pytorch/examples",
             [["siamese_network/main.py", *MNIST_ARGS, "--test-batch-size", "256", "--no-accel"]],
             prepare=prepare_mnist),
+    Program("mnist_forward_forward", "examples", "pytorch/examples",
+            [["mnist_forward_forward/main.py", "--epochs", "5", "--train_size", "512",
+              "--test_size", "256", "--no_accel", "--log-interval", "1"]],
+            prepare=functools.partial(prepare_mnist, parent=False)),
     Program("dcgan", "examples", "pytorch/examples",
             [["dcgan/main.py", "--dataset", "fake", "--batchSize", "100", "--niter", "1",
               "--ngf", "8", "--ndf", "8", "--nz", "16", "--workers", "0", "--manualSeed", "1",
