@@ -40,7 +40,7 @@ REPO = os.path.dirname(HERE)
 SHARED_RNG = os.path.join(HERE, "shared_rng_run.py")
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 # timings the programs print: not compared
-TIMING = re.compile(r",?\s*(time:?|iter_dt|ms/batch|mfu)\s*[-+\d.]+\s*(ms|s|%)?")
+TIMING = re.compile(r",?\s*(time:?|iter_dt|ms/batch|mfu)\s*[-+\d.]+\s*(ms|s|%)?;?")
 
 
 @dataclasses.dataclass
@@ -258,7 +258,7 @@ def _last(lines, stderr):
 def run_program(program, root, workdir, timeout):
     tree = os.path.join(root, program.tree)
     row = {"program": program.name, "repo": f"{program.slug}@{_commit(tree)}",
-           "command": " ".join(program.steps[0])}
+           "command": " && ".join(" ".join(step) for step in program.steps)}
     outputs = {}
     for framework in ("torch", "jtorch"):
         work = os.path.join(workdir, "runs", f"{program.name}-{framework}")
