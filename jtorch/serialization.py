@@ -25,6 +25,7 @@ import pickle
 import struct
 import sys
 import tempfile
+import warnings
 import zipfile
 
 import jax.numpy as jnp
@@ -426,16 +427,43 @@ def _load_legacy(f, map_location, unpickler_cls, load_args):
     return unpickler_cls(f, pload, **load_args).load()
 
 
+_TRUE_VALUES = ("1", "y", "yes", "true")
+
+
+def _weights_only_from_environment(weights_only, pickle_module):
+    """``load``'s effective ``weights_only``: the default (True unless a ``pickle_module`` is
+    given), overridden as in PyTorch by ``TORCH_FORCE_WEIGHTS_ONLY_LOAD=1`` (always True) or
+    ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1`` (False where the call did not pass it, with
+    PyTorch's warning)."""
+    not_set = weights_only is None
+    if not_set:
+        weights_only = pickle_module is None
+    force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
+    force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
+    if force and force_no:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or "
+                           "`TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` should be set, but both were set.")
+    if force:
+        return True
+    if force_no and not_set:
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since "
+                      "the`weights_only` argument was not explicitly passed to `torch.load`, "
+                      "forcing weights_only=False.", UserWarning, stacklevel=3)
+        return False
+    return weights_only
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
          **pickle_load_args):
     """Load an object saved by ``torch.save`` or ``jtorch.save``.
 
     ``weights_only`` defaults to True: only tensors, containers, numbers, strings and the
     allow-listed types load, and a pickle that names anything else raises
-    ``pickle.UnpicklingError`` without running it.
+    ``pickle.UnpicklingError`` without running it. The environment variables
+    ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` and ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` override it as in
+    PyTorch.
     """
-    if weights_only is None:
-        weights_only = pickle_module is None
+    weights_only = _weights_only_from_environment(weights_only, pickle_module)
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is "
                            "specified")

@@ -312,7 +312,9 @@ def test_loader_argument_errors():
     raises_like(lambda: iter(TD.DataLoader(ds_t, timeout=1)),
                 lambda: iter(JD.DataLoader(ds_j, timeout=1)))
     assert JD.get_worker_info() is None
-    assert list(JD.DataLoader(ds_j, pin_memory=True, batch_size=5))[0].tolist() == ds_j
+    with warnings.catch_warnings():  # without an accelerator it warns, as PyTorch does
+        warnings.filterwarnings("ignore", "'pin_memory' argument is set", UserWarning)
+        assert list(JD.DataLoader(ds_j, pin_memory=True, batch_size=5))[0].tolist() == ds_j
 
 
 def test_loader_lengths_equal_torch():

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import TypeVar
 
+from ..._core.errors import not_implemented
 from ..._core.state import structure_changed
 from ..._ops.typeinfo import typename
 from ..._tensor import Tensor
@@ -523,7 +524,15 @@ class Module(StateDictMixin, ConversionsMixin):
                     p.grad.zero_()
 
     def share_memory(self):
-        return self   # one process: nothing to share
+        """Not implemented: raises NotImplementedError.
+
+        Differences from PyTorch: jtorch's parameters are JAX buffers, which other processes
+        cannot write into, so updates made in child processes (Hogwild training) could never
+        reach this module; a no-op would let such a program run and silently train nothing.
+        """
+        raise not_implemented(
+            "torch.nn.Module.share_memory",
+            instead="one process, or sending state_dict() between processes with a Queue")
 
     # ------------------------------------------------------------ repr
     def _get_name(self):

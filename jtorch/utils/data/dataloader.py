@@ -6,7 +6,8 @@ Differences from PyTorch (see docs/data.md):
       transforms, the default collate, no ``worker_init_fn``), else ``spawn``: JAX deadlocks
       in a process forked after it started, so user code calling jtorch ops in a forked worker
       would hang. Pass ``"fork"`` explicitly for JAX-free user datasets.
-    - ``pin_memory`` / ``pin_memory_device`` are accepted and do nothing (no CUDA host memory).
+    - ``pin_memory`` / ``pin_memory_device`` are accepted and do nothing (no CUDA host memory);
+      as in PyTorch, iterating warns when ``pin_memory`` is set and there is no accelerator.
     - Workers ship batches as pickled NumPy payloads; each tensor leaf reaches the device in
       one transfer in the main process (no shared-memory tensors).
 """
@@ -23,6 +24,7 @@ import queue
 import time
 import warnings
 
+from ... import accelerator
 from . import _worker as worker
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset, _seed_from
@@ -282,6 +284,13 @@ class _BaseDataLoaderIter:
         self._base_seed = _seed_from(loader.generator) & 0x7FFF_FFFF_FFFF_FFFF
         self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
+        if loader.pin_memory and loader.pin_memory_device:
+            warnings.warn("pin_memory_device is deprecated, the current accelerator will be used "
+                          f"as the device,ignore pin_memory_device='{loader.pin_memory_device}'.",
+                          stacklevel=2)
+        if loader.pin_memory and not accelerator.is_available():
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", stacklevel=2)
 
     def __iter__(self):
         return self

@@ -1,0 +1,357 @@
+"""Run public PyTorch programs unchanged under real PyTorch and under jtorch and compare what
+they print (docs/real-programs.md).
+
+    python scripts/run_real_programs.py /tmp/progs                 # every program
+    python scripts/run_real_programs.py /tmp/progs --only nanogpt mnist
+
+The directory holds the fetched trees, one per repository, named as the repository
+(``nanoGPT``, ``minGPT``, ``examples``), each with an optional ``COMMIT`` file naming the commit
+it was extracted from (docs/real-programs.md shows the commands). Data sets are generated
+locally (no network): a small character corpus, a word corpus and an MNIST subset cut from
+``--mnist`` (the gzipped IDX files).
+
+Each program runs through ``scripts/shared_rng_run.py`` in both frameworks, so both draw the
+same initial weights, batches, shuffles and dropout masks from one NumPy generator. The
+program's output lines that carry results (losses, accuracies, generated text) are compared:
+the text with numbers blanked must be equal and every number is compared; image files the
+program writes are compared pixel by pixel. The table ends the output; ``--markdown`` prints it
+as a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import gzip
+import os
+import pickle
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+SHARED_RNG = os.path.join(HERE, "shared_rng_run.py")
+NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+# timings the programs print: not compared
+TIMING = re.compile(r",?\s*(time:?|iter_dt|ms/batch|mfu)\s*[-+\d.]+\s*(ms|s|%)?;?")
+
+
+@dataclasses.dataclass
+class Program:
+    """One program: the repository tree it lives in, the commands (script and arguments, run
+    in order in one working directory), the lines of its output that carry results, the
+    files it writes to compare, and how to prepare its working directory."""
+
+    name: str
+    tree: str
+    slug: str
+    steps: list
+    results: str = ""  # a regex selecting the compared stdout lines; all lines when empty
+    cwd: str = "work"  # "work": a fresh directory per framework; "tree": the repository tree
+    prepare: object = None
+    images: tuple = ()
+    texts: tuple = ()
+    env: dict = dataclasses.field(default_factory=dict)
+    path: tuple = ()  # tree-relative directories added to PYTHONPATH
+    rtol: float = 1e-3
+    note: str = ""
+
+
+def _words(seed, words, lines, per_line):
+    rng = np.random.default_rng(seed)
+    return "\n".join(" ".join(rng.choice(words, per_line)) for _ in range(lines)) + "\n"
+
+
+CHAR_WORDS = ("the quick brown fox jumps over lazy dog and then runs away into forest where "
+              "tall trees grow near river banks").split()
+
+
+def prepare_nanogpt_data(tree, work):
+    """nanoGPT's data/<dataset>/{train,val}.bin and meta.pkl, as its shakespeare_char
+    prepare.py writes them, from a generated character corpus."""
+    text = _words(0, CHAR_WORDS, 3000, 12)
+    chars = sorted(set(text))
+    stoi = {c: i for i, c in enumerate(chars)}
+    ids = np.array([stoi[c] for c in text], dtype=np.uint16)
+    out = os.path.join(tree, "data", "tiny_char")
+    os.makedirs(out, exist_ok=True)
+    n = int(len(ids) * 0.9)
+    ids[:n].tofile(os.path.join(out, "train.bin"))
+    ids[n:].tofile(os.path.join(out, "val.bin"))
+    with open(os.path.join(out, "meta.pkl"), "wb") as f:
+        pickle.dump({"vocab_size": len(chars), "itos": dict(enumerate(chars)), "stoi": stoi}, f)
+    # sample.py imports tiktoken (used only without meta.pkl): a stand-in if it is missing
+    stubs = os.path.join(work, "stubs")
+    os.makedirs(stubs, exist_ok=True)
+    with open(os.path.join(stubs, "tiktoken.py"), "w") as f:
+        f.write("def get_encoding(name):\n    raise NotImplementedError('tiktoken stand-in')\n")
+
+
+def prepare_mingpt_text(tree, work):
+    words = ("to be or not that is the question whether tis nobler in mind suffer slings "
+             "arrows of outrageous fortune O God, God!").split()
+    with open(os.path.join(work, "input.txt"), "w") as f:
+        f.write(_words(1, words, 500, 10))
+
+
+def prepare_word_corpus(tree, work):
+    words = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron "
+             "pi rho sigma tau upsilon phi chi psi omega").split()
+    os.makedirs(os.path.join(work, "corpus"), exist_ok=True)
+    for seed, name, lines in ((2, "train", 400), (3, "valid", 60), (4, "test", 60)):
+        with open(os.path.join(work, "corpus", f"{name}.txt"), "w") as f:
+            f.write(_words(seed, words, lines, 12))
+
+
+MNIST_FILES = (("train-images-idx3-ubyte", 1024), ("train-labels-idx1-ubyte", 1024),
+               ("t10k-images-idx3-ubyte", 512), ("t10k-labels-idx1-ubyte", 512))
+MNIST_SOURCE = ["/work/shared/data/mnist"]
+
+
+def prepare_mnist(tree, work, parent=True):
+    """``../data/MNIST/raw/`` (``./data/MNIST/raw/`` when not ``parent``): the first 1024
+    training and 512 test images of MNIST, as uncompressed IDX files (torchvision's layout, so
+    its download step finds them)."""
+    raw = os.path.join(os.path.dirname(work) if parent else work, "data", "MNIST", "raw")
+    os.makedirs(raw, exist_ok=True)
+    for name, n in MNIST_FILES:
+        with gzip.open(os.path.join(MNIST_SOURCE[0], name + ".gz")) as f:
+            data = f.read()
+        ndim = data[3]
+        shape = list(struct.unpack(f">{ndim}i", data[4:4 + 4 * ndim]))
+        item = int(np.prod(shape[1:]))
+        shape[0] = n
+        with open(os.path.join(raw, name), "wb") as f:
+            f.write(data[:4] + struct.pack(f">{ndim}i", *shape)
+                    + data[4 + 4 * ndim:4 + 4 * ndim + n * item])
+    os.makedirs(os.path.join(work, "results"), exist_ok=True)
+
+
+NANOGPT_TRAIN = ["train.py", "config/train_shakespeare_char.py", "--dataset=tiny_char",
+                 "--device=cpu", "--compile=False", "--n_layer=2", "--n_head=2", "--n_embd=64",
+                 "--block_size=64", "--batch_size=8", "--max_iters=20", "--eval_interval=10",
+                 "--eval_iters=2", "--log_interval=1", "--dropout=0.0", "--out_dir={work}/out"]
+NANOGPT_SAMPLE = ["sample.py", "--init_from=resume", "--out_dir={work}/out", "--device=cpu",
+                  "--compile=False", "--num_samples=2", "--max_new_tokens=60", "--start=the",
+                  "--dtype=float32"]
+MNIST_ARGS = ["--epochs", "1", "--batch-size", "64", "--log-interval", "4"]
+
+PROGRAMS = [
+    Program("nanogpt", "nanoGPT", "karpathy/nanoGPT", [NANOGPT_TRAIN, NANOGPT_SAMPLE],
+            cwd="tree", prepare=prepare_nanogpt_data, path=("{work}/stubs",)),
+    Program("mingpt-chargpt", "minGPT", "karpathy/minGPT",
+            [["projects/chargpt/chargpt.py", "--model.model_type=gpt-nano",
+              "--data.block_size=32", "--trainer.max_iters=21", "--trainer.batch_size=8",
+              "--trainer.num_workers=2", "--trainer.device=cpu", "--system.work_dir=out"]],
+            prepare=prepare_mingpt_text, path=(".",)),
+    Program("mingpt-adder", "minGPT", "karpathy/minGPT",
+            [["projects/adder/adder.py", "--data.ndigit=2", "--trainer.max_iters=21",
+              "--trainer.batch_size=32", "--trainer.num_workers=0", "--trainer.device=cpu",
+              "--system.work_dir=out"]],
+            path=(".",)),
+    Program("mnist", "examples", "pytorch/examples",
+            [["mnist/main.py", *MNIST_ARGS, "--test-batch-size", "256", "--no-accel"]],
+            prepare=prepare_mnist),
+    Program("vae", "examples", "pytorch/examples", [["vae/main.py", *MNIST_ARGS, "--no-accel"]],
+            prepare=prepare_mnist,
+            images=("results/reconstruction_1.png", "results/sample_1.png")),
+    Program("mnist_rnn", "examples", "pytorch/examples",
+            [["mnist_rnn/main.py", *MNIST_ARGS, "--test-batch-size", "256"]],
+            prepare=prepare_mnist),
+    Program("siamese_network", "examples", "pytorch/examples",
+            [["siamese_network/main.py", *MNIST_ARGS, "--test-batch-size", "256", "--no-accel"]],
+            prepare=prepare_mnist,
+            note="expected: Adadelta at lr 1 on ResNet-18 diverges (loss 0.85, 3.0, 43) and "
+                 "amplifies float32 rounding; in float64 both agree to every printed digit"),
+    Program("mnist_forward_forward", "examples", "pytorch/examples",
+            [["mnist_forward_forward/main.py", "--epochs", "5", "--train_size", "512",
+              "--test_size", "256", "--no_accel", "--log-interval", "1"]],
+            prepare=functools.partial(prepare_mnist, parent=False)),
+    Program("dcgan", "examples", "pytorch/examples",
+            [["dcgan/main.py", "--dataset", "fake", "--batchSize", "100", "--niter", "1",
+              "--ngf", "8", "--ndf", "8", "--nz", "16", "--workers", "0", "--manualSeed", "1",
+              "--outf", "."]],
+            images=("fake_samples_epoch_000.png", "real_samples.png")),
+    Program("word_language_model", "examples", "pytorch/examples",
+            [["word_language_model/main.py", "--data", "corpus", "--emsize", "32", "--nhid",
+              "32", "--nlayers", "2", "--epochs", "2", "--bptt", "16", "--batch_size", "8",
+              "--dropout", "0.0", "--log-interval", "10", "--lr", "5"],
+             ["word_language_model/generate.py", "--data", "corpus", "--words", "40"]],
+            prepare=prepare_word_corpus, texts=("generated.txt",)),
+    Program("regression", "examples", "pytorch/examples", [["regression/main.py"]],
+            note="expected: x^4 features at lr 0.1 amplify 1-ulp differences of mm (K=4) until "
+                 "the loss < 1e-3 stop fires at another step"),
+    Program("time_sequence_prediction", "examples", "pytorch/examples",
+            [["time_sequence_prediction/generate_sine_wave.py"],
+             ["time_sequence_prediction/train.py", "--steps", "1"]],
+            env={"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}),
+]
+
+
+def _commit(tree):
+    try:
+        with open(os.path.join(tree, "COMMIT")) as f:
+            return f.read().strip()[:12]
+    except OSError:
+        return "unknown"
+
+
+def _run(program, tree, work, framework, timeout):
+    """Run the program's steps under ``framework`` ("torch" or "jtorch") in ``work``; return
+    (exit status, output, seconds)."""
+    runner = [sys.executable] + (["-m", "jtorch"] if framework == "jtorch" else [])
+    env = dict(os.environ, **program.env)
+    extra = [p.format(work=work) if "{" in p else os.path.join(tree, p) for p in program.path]
+    env["PYTHONPATH"] = os.pathsep.join([*extra, REPO, env.get("PYTHONPATH", "")]).rstrip(":")
+    cwd = tree if program.cwd == "tree" else work
+    out, err, start = [], [], time.time()
+    for step in program.steps:
+        script, *args = [a.format(work=work) for a in step]
+        cmd = [*runner, SHARED_RNG, os.path.join(tree, script), *args]
+        try:
+            done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return 124, "".join(out), f"[timed out after {timeout}s]", time.time() - start
+        out.append(done.stdout.replace(work, "{work}"))
+        err.append(done.stderr)
+        if done.returncode:
+            return done.returncode, "".join(out), "".join(err), time.time() - start
+    return 0, "".join(out), "".join(err), time.time() - start
+
+
+def _result_lines(program, stdout):
+    return [TIMING.sub("", line).strip() for line in stdout.splitlines()
+            if re.search(program.results, line)]
+
+
+def _compare_lines(a_lines, b_lines):
+    """(equal text, max abs diff, max rel diff, numbers compared) of two lists of lines."""
+    if [NUMBER.sub("#", x) for x in a_lines] != [NUMBER.sub("#", x) for x in b_lines]:
+        return False, float("nan"), float("nan"), 0
+    a = np.array([float(v) for x in a_lines for v in NUMBER.findall(x)])
+    b = np.array([float(v) for x in b_lines for v in NUMBER.findall(x)])
+    if a.shape != b.shape:
+        return False, float("nan"), float("nan"), 0
+    diff = np.abs(a - b)
+    rel = np.where(diff == 0, 0.0, diff / np.maximum(np.abs(b), 1e-12))
+    return True, float(diff.max(initial=0)), float(rel.max(initial=0)), int(a.size)
+
+
+def _compare_image(a_path, b_path):
+    from PIL import Image  # optional heavy dependency: only image outputs need it
+    a = np.asarray(Image.open(a_path), dtype=np.int16)
+    b = np.asarray(Image.open(b_path), dtype=np.int16)
+    return int(np.abs(a - b).max()) if a.shape == b.shape else None
+
+
+def _last(lines, stderr):
+    """The line to show for a run: its last line with a loss or an accuracy, else its last
+    line, else its last error line."""
+    scored = [x for x in lines if re.search(r"[Ll]oss|Accuracy|ppl", x)]
+    if scored or lines:
+        return (scored or lines)[-1][:70]
+    tail = [x for x in stderr.strip().splitlines() if x.strip()]
+    return tail[-1][:70] if tail else "(no output)"
+
+
+def run_program(program, root, workdir, timeout):
+    tree = os.path.join(root, program.tree)
+    row = {"program": program.name, "repo": f"{program.slug}@{_commit(tree)}",
+           "command": " && ".join(" ".join(step) for step in program.steps)}
+    outputs = {}
+    for framework in ("torch", "jtorch"):
+        work = os.path.join(workdir, "runs", f"{program.name}-{framework}")
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        if program.prepare:
+            program.prepare(tree, work)
+        status, stdout, stderr, seconds = _run(program, tree, work, framework, timeout)
+        with open(os.path.join(workdir, "runs", f"{program.name}-{framework}.log"), "w") as f:
+            f.write(stdout + "\n--- stderr ---\n" + stderr)
+        lines = _result_lines(program, stdout)
+        outputs[framework] = (status, lines, work)
+        row[framework] = _last(lines, stderr) if status == 0 else (
+            f"exit {status}: " + _last([], stderr))
+        row[f"{framework} s"] = f"{seconds:.0f}"
+    (ts, t_lines, t_work), (js, j_lines, j_work) = outputs["torch"], outputs["jtorch"]
+    if ts or js:
+        row["status"] = "torch failed" if ts and not js else "jtorch failed" if js else \
+            "both failed"
+        return row
+    same_text, dabs, drel, count = _compare_lines(j_lines, t_lines)
+    details = [f"{count} numbers in {len(t_lines)} lines: max abs {dabs:.3g}, rel {drel:.3g}"
+               if same_text else "printed lines differ"]
+    ok = same_text and drel <= program.rtol
+    for name in program.texts:
+        with open(os.path.join(t_work, name)) as f, open(os.path.join(j_work, name)) as g:
+            same = f.read() == g.read()
+        ok &= same
+        details.append(f"{name} {'identical' if same else 'differs'}")
+    for name in program.images:
+        pixels = _compare_image(os.path.join(j_work, name), os.path.join(t_work, name))
+        ok &= pixels is not None and pixels <= 1
+        details.append(f"{os.path.basename(name)} max pixel diff {pixels}")
+    row["status"] = ("match" if ok else "DIFFERS") + " (" + "; ".join(details) + ")" + (
+        f" {program.note}" if program.note and not ok else "")
+    return row
+
+
+COLUMNS = ("program", "repo", "command", "torch", "jtorch", "torch s", "jtorch s", "status")
+
+
+def print_table(rows, markdown):
+    if markdown:
+        print("| " + " | ".join(COLUMNS) + " |")
+        print("|" + "---|" * len(COLUMNS))
+        for r in rows:
+            print("| " + " | ".join(str(r.get(c, "")).replace("|", "\\|") for c in COLUMNS)
+                  + " |")
+        return
+    for r in rows:
+        print("\n".join(f"{c:>8}: {r.get(c, '')}" for c in COLUMNS) + "\n")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("root", help="directory holding the fetched trees (nanoGPT, minGPT, "
+                        "examples)")
+    parser.add_argument("--only", nargs="*", help="program names to run (default: all)")
+    parser.add_argument("--workdir", default=None,
+                        help="where runs write (default: ROOT/jtorch-runs)")
+    parser.add_argument("--mnist", default=MNIST_SOURCE[0],
+                        help="directory of MNIST's gzipped IDX files")
+    parser.add_argument("--timeout", type=int, default=900, help="seconds per step")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    args = parser.parse_args(argv)
+    MNIST_SOURCE[0] = args.mnist
+    root = os.path.abspath(args.root)
+    workdir = os.path.abspath(args.workdir or os.path.join(root, "jtorch-runs"))
+    known = {p.name for p in PROGRAMS}
+    unknown = set(args.only or ()) - known
+    if unknown:
+        parser.error(f"unknown programs {sorted(unknown)}; known: {sorted(known)}")
+    rows = []
+    for program in PROGRAMS:
+        if args.only and program.name not in args.only:
+            continue
+        if not os.path.isdir(os.path.join(root, program.tree)):
+            rows.append({"program": program.name, "repo": program.slug,
+                         "status": f"skipped: no {program.tree}/ in {root}"})
+            continue
+        rows.append(run_program(program, root, workdir, args.timeout))
+        print_table(rows[-1:], False)
+        sys.stdout.flush()
+    print_table(rows, args.markdown)
+    return 0 if all(r["status"].startswith("match") for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,226 @@
+"""Run a PyTorch program with every random draw taken from one NumPy generator, so that the
+same program run under real PyTorch and under jtorch starts from the same weights and sees
+the same batches, shuffles and dropout masks.
+
+    python scripts/shared_rng_run.py train.py --lr 0.1             # real PyTorch
+    python -m jtorch scripts/shared_rng_run.py train.py --lr 0.1   # jtorch
+
+jtorch's random streams differ from PyTorch's (JAX keys, not Philox/MT19937), so a seeded
+program would otherwise begin from different weights in the two. This wrapper replaces the
+random entry points that programs and ``nn`` modules reach (``Tensor.uniform_``/``normal_``,
+``torch.rand``/``randn``/``randint``/``randperm``/``multinomial``, ``nn.Dropout*``, the
+``RandomSampler`` of shuffling DataLoaders, torchvision's ``FakeData``) by NumPy-backed
+versions, reseeded (with Python's ``random``) by ``torch.manual_seed``, then runs the script
+unchanged (``runpy.run_path`` as ``__main__``).
+It is a comparison harness, not part of jtorch: ``torch`` is whichever framework runs it.
+"""
+
+import os
+import random
+import runpy
+import sys
+
+import numpy as np
+import torch
+import torch.utils.data
+
+_RNG = [np.random.default_rng(0)]
+
+
+def _rng():
+    return _RNG[0]
+
+
+def _size(args, size=None):
+    if size is not None:
+        return tuple(size)
+    if len(args) == 1 and isinstance(args[0], (tuple, list, torch.Size)):
+        return tuple(args[0])
+    return tuple(int(a) for a in args)
+
+
+def _as(array, dtype=None, device=None, requires_grad=False):
+    t = torch.from_numpy(np.ascontiguousarray(array))
+    if dtype is not None:
+        t = t.to(dtype)
+    if device is not None:
+        t = t.to(device)
+    return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+def _fill(t, array):
+    with torch.no_grad():
+        t.copy_(torch.from_numpy(np.ascontiguousarray(array)).to(t.dtype))
+    return t
+
+
+_manual_seed = torch.manual_seed
+
+
+def manual_seed(seed):
+    _RNG[0] = np.random.default_rng(int(seed))
+    random.seed(int(seed))
+    return _manual_seed(seed)
+
+
+def uniform_(self, a=0.0, b=1.0, *, generator=None):
+    return _fill(self, _rng().uniform(a, b, tuple(self.shape)))
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    return _fill(self, _rng().normal(mean, std, tuple(self.shape)))
+
+
+def _floating(dtype):
+    return torch.get_default_dtype() if dtype is None else dtype
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **_):
+    return _as(_rng().random(_size(size)), _floating(dtype), device, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **_):
+    return _as(_rng().standard_normal(_size(size)), _floating(dtype), device, requires_grad)
+
+
+def rand_like(input, dtype=None, device=None, **_):
+    return _as(_rng().random(tuple(input.shape)), dtype or input.dtype, device or input.device)
+
+
+def randn_like(input, dtype=None, device=None, **_):
+    return _as(_rng().standard_normal(tuple(input.shape)), dtype or input.dtype,
+               device or input.device)
+
+
+def randint(*args, size=None, generator=None, dtype=None, device=None, **_):
+    if size is None:
+        *bounds, size = args
+    else:
+        bounds = list(args)
+    low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+    return _as(_rng().integers(int(low), int(high), tuple(size)), dtype or torch.int64, device)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, **_):
+    return _as(_rng().permutation(int(n)), dtype or torch.int64, device)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, **_):
+    probs = input.detach().double().cpu().numpy()
+    rows = probs.reshape(-1, probs.shape[-1])
+    out = [_rng().choice(r.shape[0], num_samples, replace=replacement, p=r / r.sum())
+           for r in rows]
+    return _as(np.array(out).reshape(probs.shape[:-1] + (num_samples,)), torch.int64,
+               input.device)
+
+
+def dropout_forward(self, input):
+    if not self.training or self.p == 0:
+        return input
+    keep = _rng().random(tuple(input.shape)) >= self.p
+    return input * _as(keep, input.dtype, input.device) / (1 - self.p)
+
+
+_BATCHED_NDIM = {"Dropout1d": 3, "Dropout2d": 4, "Dropout3d": 5}
+
+
+def feature_dropout_forward(self, input):
+    """Channel-wise dropout as PyTorch's ``feature_dropout``: one draw per (sample, channel);
+    an input of one dimension fewer than batched is one sample (Dropout2d's 3-D input is
+    treated as batched, as PyTorch does)."""
+    if not self.training or self.p == 0:
+        return input
+    batched = _BATCHED_NDIM[type(self).__name__]
+    one_sample = input.dim() == batched - 1 and batched != 4
+    x = input.unsqueeze(0) if one_sample else input
+    shape = tuple(x.shape[:2]) + (1,) * (x.dim() - 2)
+    keep = _as(_rng().random(shape) >= self.p, x.dtype, x.device)
+    out = x * keep / (1 - self.p)
+    return out.squeeze(0) if one_sample else out
+
+
+def fake_data_getitem(self, index):
+    """torchvision's FakeData sample drawn from NumPy, seeded by the index (jtorch's FakeData
+    does this; torchvision seeds torch's global generator), then its own ToPILImage and
+    transforms."""
+    if index >= len(self):
+        raise IndexError(f"{self.__class__.__name__} index out of range")
+    rng = np.random.default_rng(index + self.random_offset)
+    img = torch.from_numpy(rng.standard_normal(self.image_size, dtype=np.float32))
+    target = int(rng.integers(0, self.num_classes))
+    img = _TORCHVISION[0].transforms.ToPILImage()(img)
+    if self.transform is not None:
+        img = self.transform(img)
+    if self.target_transform is not None:
+        target = self.target_transform(target)
+    return img, target
+
+
+_TORCHVISION = []
+
+
+def random_sampler_iter(self):
+    n = len(self.data_source)
+    if self.replacement:
+        for start in range(0, self.num_samples, 32):  # lazily: num_samples may be huge
+            yield from _rng().integers(0, n, min(32, self.num_samples - start)).tolist()
+    else:
+        for _ in range(self.num_samples // n):
+            yield from _rng().permutation(n).tolist()
+        yield from _rng().permutation(n).tolist()[:self.num_samples % n]
+
+
+def install():
+    """Replace the random entry points of ``torch`` (whichever framework it is)."""
+    random.seed(0)  # Python's generator too: some programs draw from it without seeding it
+    torch.manual_seed = manual_seed
+    torch.Tensor.uniform_ = uniform_
+    torch.Tensor.normal_ = normal_
+    for f in (rand, randn, rand_like, randn_like, randint, randperm, multinomial):
+        setattr(torch, f.__name__, f)
+    torch.nn.Dropout.forward = dropout_forward
+    for name in _BATCHED_NDIM:
+        getattr(torch.nn, name).forward = feature_dropout_forward
+    torch.utils.data.RandomSampler.__iter__ = random_sampler_iter
+    _torchvision_schemas()
+    try:
+        import torchvision  # optional: only programs that use it need it
+        import torchvision.transforms
+    except ImportError:
+        return
+    _TORCHVISION.append(torchvision)
+    torchvision.datasets.FakeData.__getitem__ = fake_data_getitem
+
+
+def _torchvision_schemas():
+    """Let real torchvision import where its compiled extension does not load (a CUDA build of
+    torchvision on a CPU-only machine): its import registers fake kernels for these two ops,
+    which fails unless their schemas exist. Nothing here uses them."""
+    if torch.__name__ != "torch":
+        return
+    try:
+        import torchvision  # noqa: F401  # real torchvision, only to test that it imports
+    except RuntimeError:
+        lib = torch.library.Library("torchvision", "DEF")
+        for name in ("nms", "qnms"):
+            lib.define(f"{name}(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+        _LIBRARIES.append(lib)
+        for module in [m for m in sys.modules if m.startswith("torchvision")]:
+            del sys.modules[module]
+
+
+_LIBRARIES = []
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: shared_rng_run.py SCRIPT [ARGS...]")
+    script = sys.argv[1]
+    sys.argv = sys.argv[1:]
+    sys.path[0] = os.path.dirname(os.path.abspath(script))
+    install()
+    runpy.run_path(script, run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""Regressions found by running public PyTorch programs under jtorch (docs/real-programs.md):
+each test is a small stand-in for what the program did, run in jtorch and in real PyTorch."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import jtorch
+
+
+def _load_outcome(T, path, **kwargs):
+    """What ``T.load(path, **kwargs)`` does: ('ok', value, warning texts) or the error type."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = T.load(path, **kwargs)
+        except (pickle.UnpicklingError, RuntimeError) as e:
+            return type(e).__name__, None, []
+    return "ok", value, [str(w.message) for w in caught if "TORCH_FORCE" in str(w.message)]
+
+
+@pytest.mark.parametrize("env, kwargs", [
+    ({"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}, {}),
+    ({"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "true"}, {"weights_only": True}),
+    ({"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "1"}, {"weights_only": False}),
+    ({"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "1", "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}, {}),
+    ({}, {}),
+])
+def test_load_honours_the_weights_only_environment_variables(tmp_path, monkeypatch, env,
+                                                              kwargs):
+    # pytorch/examples time_sequence_prediction saves a NumPy array with torch.save and loads
+    # it with a bare torch.load: PyTorch 2.6+ needs TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 for it
+    data = np.sin(np.arange(12.0)).reshape(3, 4)
+    path = tmp_path / "traindata.pt"
+    torch.save(data, path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    got, value, messages = _load_outcome(jtorch, path, **kwargs)
+    want, expected, expected_messages = _load_outcome(torch, path, **kwargs)
+    assert got == want
+    assert messages == expected_messages
+    if want == "ok":
+        np.testing.assert_array_equal(value, expected)
+
+
+def _loader_warnings(T, **kwargs):
+    data = T.utils.data.TensorDataset(T.arange(6.0))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        batches = [b[0].tolist() for b in T.utils.data.DataLoader(data, batch_size=4, **kwargs)]
+    return batches, sorted(str(w.message) for w in caught if "pin" in str(w.message))
+
+
+@pytest.mark.parametrize("kwargs", [{"pin_memory": True}, {"pin_memory": False},
+                                    {"pin_memory": True, "pin_memory_device": "cpu"}])
+def test_pin_memory_without_an_accelerator_warns_as_pytorch(kwargs):
+    # minGPT's Trainer builds its DataLoader with pin_memory=True: on a machine without an
+    # accelerator PyTorch warns when iterating, jtorch said nothing
+    if jtorch.accelerator.is_available() != torch.accelerator.is_available():
+        pytest.skip("the two frameworks see different accelerators on this machine")
+    assert _loader_warnings(jtorch, **kwargs) == _loader_warnings(torch, **kwargs)
+
+
+def test_module_share_memory_raises_instead_of_training_nothing():
+    # pytorch/examples mnist_hogwild: model.share_memory(), then child processes train it and
+    # the parent evaluates it; jtorch's no-op left the parent's model untrained, silently
+    model = jtorch.nn.Linear(2, 2)
+    with pytest.raises(NotImplementedError, match=r"torch\.nn\.Module\.share_memory"):
+        model.share_memory()
+    reference = torch.nn.Linear(2, 2)
+    assert reference.share_memory() is reference  # where PyTorch shares and goes on
