@@ -401,15 +401,15 @@ def fsdp_fully_shard(T, D, F, rank):
     return [losses, list(sd), list(sd.values())]
 
 
-def _fsdp1(T, rank, opt_name, steps, nested, **kw):
-    """FSDP1 over the two ranks from rank 0's weights of _mlp (so that the losses equal DDP's,
-    which broadcasts them), the optimizer of _train; then the full state dict (on every rank
-    and rank 0 only), the flat parameters' names and shapes."""
+def _fsdp1(T, rank, opt_name, steps, **kw):
+    """FSDP1 over the two ranks, the first layer wrapped by itself, then the whole model; from
+    rank 0's weights of _mlp (so that the losses equal DDP's, which broadcasts them), the
+    optimizer of _train; then the full state dict (on every rank and rank 0 only), the flat
+    parameters' names and shapes."""
     fsdp, _ = FSDP[T]
     wrap = fsdp.FullyShardedDataParallel
     net = _mlp(T, 0)
-    if nested:
-        net[0] = wrap(net[0], device_id=T.device("cpu"), **kw)
+    net[0] = wrap(net[0], device_id=T.device("cpu"), **kw)
     model = wrap(net, device_id=T.device("cpu"), **kw)
     if opt_name == "sgd":
         opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
@@ -427,12 +427,12 @@ def _fsdp1(T, rank, opt_name, steps, nested, **kw):
             type(model.module).__name__]
 
 
-def fsdp1_sgd_nested(T, D, F, rank):
-    return _fsdp1(T, rank, "sgd", 10, nested=True)
+def fsdp1_sgd(T, D, F, rank):
+    return _fsdp1(T, rank, "sgd", 10)
 
 
 def fsdp1_adam(T, D, F, rank):
-    return _fsdp1(T, rank, "adam", 10, nested=False)
+    return _fsdp1(T, rank, "adam", 10)
 
 
 def fsdp1_errors(T, D, F, rank):
@@ -451,8 +451,7 @@ def fsdp1_errors(T, D, F, rank):
 
 def fsdp1_no_shard(T, D, F, rank):
     fsdp, _ = FSDP[T]
-    return _fsdp1(T, rank, "sgd", 3, nested=False,
-                  sharding_strategy=fsdp.ShardingStrategy.NO_SHARD)
+    return _fsdp1(T, rank, "sgd", 3, sharding_strategy=fsdp.ShardingStrategy.NO_SHARD)
 
 
 DDP_CHECKS = {fn.__name__: fn for fn in (ddp_sgd_momentum, ddp_adam, ddp_no_sync,
@@ -460,7 +459,7 @@ DDP_CHECKS = {fn.__name__: fn for fn in (ddp_sgd_momentum, ddp_adam, ddp_no_sync
                                          ddp_find_unused_parameters,
                                          ddp_batchnorm_buffers, ddp_compiled_step,
                                          ddp_checkpoint,
-                                         fsdp_fully_shard, fsdp1_sgd_nested, fsdp1_adam,
+                                         fsdp_fully_shard, fsdp1_sgd, fsdp1_adam,
                                          fsdp1_no_shard, fsdp1_errors)}
 
 

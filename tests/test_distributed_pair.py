@@ -90,7 +90,7 @@ def test_ddp_equals_torch_ddp(pair, name):
 
 
 @pytest.mark.parametrize("lib", ["torch", "jtorch"])
-@pytest.mark.parametrize("fsdp_check, ddp_check", [("fsdp1_sgd_nested", "ddp_sgd_momentum"),
+@pytest.mark.parametrize("fsdp_check, ddp_check", [("fsdp1_sgd", "ddp_sgd_momentum"),
                                                    ("fsdp1_adam", "ddp_adam")])
 def test_fsdp1_equals_ddp(pair, lib, fsdp_check, ddp_check):
     """FSDP1 from rank 0's weights trains as DDP (which broadcasts rank 0's weights), each rank
@@ -110,7 +110,8 @@ def test_fsdp1_state_dict_keys_and_flat_parameters(pair):
         got = pair["results"][r]["fsdp1_adam"]["jtorch"]["ok"]
         assert got[1] == keys
         assert got[3] == (keys if r == 0 else [])
-        assert got[5] == [["_fsdp_wrapped_module._flat_param", [42]]]   # 83 values over 2
+        assert got[5] == [["_fsdp_wrapped_module._flat_param", [14]],   # 8 * 3 + 3 over 2
+                          ["_fsdp_wrapped_module.0._fsdp_wrapped_module._flat_param", [28]]]
         assert got[6] == "Sequential"
 
 
