@@ -404,8 +404,9 @@ def fsdp_fully_shard(T, D, F, rank):
 def _fsdp1(T, rank, opt_name, steps, **kw):
     """FSDP1 over the two ranks, the first layer wrapped by itself, then the whole model; from
     rank 0's weights of _mlp (so that the losses equal DDP's, which broadcasts them), the
-    optimizer of _train; then the full state dict (on every rank and rank 0 only), the flat
-    parameters' names and shapes."""
+    optimizer of _train; then the flat gradients of a no_sync() backward and a synchronized
+    one, the full state dict (on every rank and rank 0 only), the flat parameters' names and
+    shapes."""
     fsdp, _ = FSDP[T]
     wrap = fsdp.FullyShardedDataParallel
     net = _mlp(T, 0)
@@ -415,7 +416,15 @@ def _fsdp1(T, rank, opt_name, steps, **kw):
         opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     else:
         opt = T.optim.Adam(model.parameters(), lr=0.01)
-    losses = _steps(T, F_OF[T], model, opt, rank, steps)
+    F = F_OF[T]
+    losses = _steps(T, F, model, opt, rank, steps)
+    opt.zero_grad()
+    x0, y0 = _batch(T, rank, 0)
+    x1, y1 = _batch(T, rank, 1)
+    with model.no_sync():   # accumulated locally, reduced with the next backward
+        F.mse_loss(model(x0), y0).backward()
+    F.mse_loss(model(x1), y1).backward()
+    grads = [p.grad for p in model.parameters()]
     sd = model.state_dict()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)   # torch: state_dict_type is deprecated
@@ -424,7 +433,7 @@ def _fsdp1(T, rank, opt_name, steps, **kw):
             rank0 = model.state_dict()
     return [losses, list(sd), list(sd.values()), list(rank0), list(rank0.values()),
             [[n, list(p.shape)] for n, p in model.named_parameters()],
-            type(model.module).__name__]
+            type(model.module).__name__, grads]
 
 
 def fsdp1_sgd(T, D, F, rank):
