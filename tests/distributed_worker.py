@@ -1,13 +1,14 @@
 """One rank of the two-process distributed tests (tests/test_distributed_pair.py starts two).
 
-``python tests/distributed_worker.py RANK TORCH_PORT JTORCH_PORT OUT_DIR`` joins two process
-groups of two ranks on 127.0.0.1: real torch's gloo (the reference) and jtorch's (JAX's
-multi-process runtime), runs every check of CHECKS with both libraries from identical inputs,
-and writes ``{check: {"torch": result, "jtorch": result}}`` to ``OUT_DIR/rank<RANK>.json``
+``python tests/distributed_worker.py RANK TORCH_PORT JTORCH_PORT OUT_DIR TORCH_PORT2`` joins
+two process groups of two ranks on 127.0.0.1: real torch's gloo (the reference) and jtorch's
+(JAX's multi-process runtime), runs every check of CHECKS with both libraries from identical
+inputs (then initializes both again with the init methods and stores of REINIT_MODES), and
+writes ``{check: {"torch": result, "jtorch": result}}`` to ``OUT_DIR/rank<RANK>.json``
 (a result is ``{"ok": value}`` or ``{"err": [exception type, first line]}``). Finally rank 1
 dies without a word and rank 0 records how its next jtorch collective failed
 (``OUT_DIR/dead_peer.json``). ``DIST_CHECKS=name,name`` in the environment runs only those
-checks (for debugging one check by hand).
+checks (``reinit`` names reinit_checks) for debugging one check by hand.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import jtorch.distributed.tensor as jdtensor
 import jtorch.nn.functional as jF
 
 LIBS = {"torch": (torch, tdist, tF), "jtorch": (jtorch, jdist, jF)}
+F_OF = {torch: tF, jtorch: jF}
 FSDP = {torch: (tfsdp, tstate), jtorch: (jfsdp, jstate)}
 DTENSOR = {torch: tdtensor, jtorch: jdtensor}
 WORLD = 2
@@ -370,16 +372,20 @@ def ddp_compiled_step(T, D, F, rank):
 
 
 def ddp_checkpoint(T, D, F, rank):
-    """Rank 0 saves the DDP model's module state dict; after a barrier both ranks load it
-    into a model that started from other weights."""
+    """Rank 0 saves the DDP model's module state dict after 3 steps; after a barrier both
+    ranks load it into a model that started from other weights and train on (DDP, 3 steps)."""
     model = T.nn.parallel.DistributedDataParallel(_mlp(T, rank))
+    _steps(T, F, model, T.optim.SGD(model.parameters(), lr=0.1), rank, 3)
     path = os.path.join(OUT_DIR[0], f"checkpoint_{T.__name__}.pt")
     if rank == 0:
         T.save(model.module.state_dict(), path)
     D.barrier()
     fresh = _mlp(T, 5)
     fresh.load_state_dict(T.load(path))
-    return list(fresh.state_dict().values())
+    loaded = list(fresh.state_dict().values())
+    resumed = T.nn.parallel.DistributedDataParallel(fresh)
+    losses = _steps(T, F, resumed, T.optim.SGD(resumed.parameters(), lr=0.1), rank, 3)
+    return [loaded, losses, [p.detach() for p in resumed.parameters()]]
 
 
 def fsdp_fully_shard(T, D, F, rank):
@@ -395,12 +401,107 @@ def fsdp_fully_shard(T, D, F, rank):
     return [losses, list(sd), list(sd.values())]
 
 
+def _fsdp1(T, rank, opt_name, steps, **kw):
+    """FSDP1 over the two ranks, the first layer wrapped by itself, then the whole model; from
+    rank 0's weights of _mlp (so that the losses equal DDP's, which broadcasts them), the
+    optimizer of _train; then the flat gradients of a no_sync() backward and a synchronized
+    one, the full state dict (on every rank and rank 0 only), the flat parameters' names and
+    shapes."""
+    fsdp, _ = FSDP[T]
+    wrap = fsdp.FullyShardedDataParallel
+    net = _mlp(T, 0)
+    net[0] = wrap(net[0], device_id=T.device("cpu"), **kw)
+    model = wrap(net, device_id=T.device("cpu"), **kw)
+    if opt_name == "sgd":
+        opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    else:
+        opt = T.optim.Adam(model.parameters(), lr=0.01)
+    F = F_OF[T]
+    losses = _steps(T, F, model, opt, rank, steps)
+    opt.zero_grad()
+    x0, y0 = _batch(T, rank, 0)
+    x1, y1 = _batch(T, rank, 1)
+    with model.no_sync():   # accumulated locally, reduced with the next backward
+        F.mse_loss(model(x0), y0).backward()
+    F.mse_loss(model(x1), y1).backward()
+    grads = [p.grad for p in model.parameters()]
+    sd = model.state_dict()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)   # torch: state_dict_type is deprecated
+        with wrap.state_dict_type(model, fsdp.StateDictType.FULL_STATE_DICT,
+                                  fsdp.FullStateDictConfig(rank0_only=True)):
+            rank0 = model.state_dict()
+    return [losses, list(sd), list(sd.values()), list(rank0), list(rank0.values()),
+            [[n, list(p.shape)] for n, p in model.named_parameters()],
+            type(model.module).__name__, grads]
+
+
+def fsdp1_sgd(T, D, F, rank):
+    return _fsdp1(T, rank, "sgd", 10)
+
+
+def fsdp1_adam(T, D, F, rank):
+    return _fsdp1(T, rank, "adam", 10)
+
+
+def fsdp1_errors(T, D, F, rank):
+    """What FSDP1 refuses on a CPU-only machine: no device_id; sync_module_states with CPU
+    tensors."""
+    wrap = FSDP[T][0].FullyShardedDataParallel
+    errors = []
+    for kw in ({}, {"device_id": T.device("cpu"), "sync_module_states": True}):
+        try:
+            wrap(_mlp(T, 0), **kw)
+            errors.append("no error")
+        except (RuntimeError, ValueError) as e:
+            errors.append([type(e).__name__, str(e)])
+    return errors
+
+
+def fsdp1_no_shard(T, D, F, rank):
+    fsdp, _ = FSDP[T]
+    return _fsdp1(T, rank, "sgd", 3, sharding_strategy=fsdp.ShardingStrategy.NO_SHARD)
+
+
 DDP_CHECKS = {fn.__name__: fn for fn in (ddp_sgd_momentum, ddp_adam, ddp_no_sync,
                                          ddp_state_dict, ddp_unused_parameter,
                                          ddp_find_unused_parameters,
                                          ddp_batchnorm_buffers, ddp_compiled_step,
                                          ddp_checkpoint,
-                                         fsdp_fully_shard)}
+                                         fsdp_fully_shard, fsdp1_sgd, fsdp1_adam,
+                                         fsdp1_no_shard, fsdp1_errors)}
+
+
+# ------------------------------------------------------------------ init_method / store
+def _init_kwargs(lib, mode, rank, out_dir, ports):
+    D = LIBS[lib][1]
+    if mode == "init_method_file":
+        return {"init_method": f"file://{out_dir}/init_{lib}"}
+    if mode == "store_file":
+        return {"store": D.FileStore(os.path.join(out_dir, f"store_{lib}"), WORLD)}
+    return {"store": D.TCPStore("127.0.0.1", ports[lib], WORLD, rank == 0)}
+
+
+REINIT_MODES = ("init_method_file", "store_file", "store_tcp")
+
+
+def reinit_checks(rank, out_dir, ports):
+    """After destroy_process_group, init_process_group again in each of REINIT_MODES (both
+    libraries), then an all_reduce and a barrier. jtorch's JAX runtime, started by the first
+    init, is reused: what runs anew is the rendezvous (the file, the store) and the group."""
+    results = {}
+    for mode in REINIT_MODES:
+        results[mode] = {}
+        for lib in LIBS:
+            D = LIBS[lib][1]
+            D.destroy_process_group()
+            D.init_process_group("gloo", rank=rank, world_size=WORLD,
+                                 timeout=timedelta(seconds=60),
+                                 **_init_kwargs(lib, mode, rank, out_dir, ports))
+            results[mode][lib] = _run(lambda T, D, F, r: [
+                all_reduce_check("SUM", "float32")(T, D, F, r), D.barrier(), D.get_rank(),
+                D.get_world_size(), str(D.get_backend())], lib, rank)
+    return results
 
 
 # ------------------------------------------------------------------ driver
@@ -413,8 +514,8 @@ def _run(fn, lib, rank):
 
 
 def main():
-    rank, torch_port, jtorch_port, out_dir = (int(sys.argv[1]), int(sys.argv[2]),
-                                              int(sys.argv[3]), sys.argv[4])
+    rank, torch_port, jtorch_port, out_dir, torch_port2 = (
+        int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]))
     OUT_DIR[0] = out_dir
     results = {"before_init": {
         lib: _run(lambda T, D, F, r: D.get_rank(), lib, rank) for lib in LIBS}}
@@ -432,6 +533,9 @@ def main():
     results["mismatched_shapes"] = _run(lambda T, D, F, r: D.all_reduce(T.ones(2 + r)),
                                         "jtorch", rank)
     results["after_mismatch"] = _run(all_reduce_check("SUM", "float32"), "jtorch", rank)
+    if not only or "reinit" in only.split(","):
+        results.update(reinit_checks(rank, out_dir, {"torch": torch_port2,
+                                                     "jtorch": jtorch_port}))
     tdist.barrier()
     jdist.barrier()
     with open(os.path.join(out_dir, f"rank{rank}.json"), "w") as f:

@@ -13,6 +13,7 @@ from distributed_launch import free_ports
 
 import jtorch
 import jtorch.distributed as jdist
+import jtorch.distributed.fsdp as jfsdp
 
 pytestmark = pytest.mark.distributed
 
@@ -129,3 +130,24 @@ def test_init_after_the_backend_started_says_what_to_do():
         jdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0,
                                  world_size=2)
     assert not jdist.is_initialized()
+
+
+
+FSDP1_UNSUPPORTED = {
+    "auto_wrap_policy": lambda: lambda *args, **kwargs: True,
+    "mixed_precision": lambda: jfsdp.MixedPrecision(param_dtype=jtorch.bfloat16),
+    "cpu_offload": lambda: jfsdp.CPUOffload(offload_params=True),
+    "use_orig_params": lambda: True,
+    "ignored_modules": lambda: [],
+    "param_init_fn": lambda: print,
+    "sharding_strategy": lambda: jfsdp.ShardingStrategy.HYBRID_SHARD,
+}
+
+
+@pytest.mark.parametrize("option", list(FSDP1_UNSUPPORTED))
+def test_fsdp1_unsupported_option_raises_naming_it(option):
+    """FSDP1's options jtorch does not implement raise NotImplementedError naming the option
+    (checked before anything else, so no process group is needed)."""
+    with pytest.raises(NotImplementedError, match=f"FullyShardedDataParallel.*{option}"):
+        jfsdp.FullyShardedDataParallel(jtorch.nn.Linear(2, 2),
+                                       **{option: FSDP1_UNSUPPORTED[option]()})

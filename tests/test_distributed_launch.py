@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -63,6 +64,48 @@ def test_launcher_env_and_failure_path(tmp_path):
         assert (env["WORLD_SIZE"], env["LOCAL_WORLD_SIZE"]) == ("2", "2")
         assert (env["MASTER_ADDR"], env["MASTER_PORT"]) == ("127.0.0.1", str(port))
         assert env["TORCHELASTIC_RUN_ID"]
+
+
+def _port_pair():
+    """A free port whose successor is free too (torchrun's agent holds the port, jtorch's
+    coordinator the next)."""
+    for _ in range(20):
+        (port,) = free_ports(1)
+        if port + 1 < 2**16:
+            try:
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port + 1))
+                return port
+            except OSError:
+                continue
+    raise RuntimeError("no two consecutive free ports")
+
+
+def test_script_runs_under_pytorchs_torchrun(tmp_path):
+    """``python -m torch.distributed.run`` (real PyTorch's launcher) starts a script that
+    imports jtorch as torch: init_process_group("gloo") from torchrun's environment and an
+    all_reduce (values worked out by hand: arange(3) * 1 + arange(3) * 2)."""
+    port = _port_pair()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+         "--master_addr", "127.0.0.1", "--master_port", str(port),
+         os.path.join(TESTS, "distributed_torchrun.py"), str(tmp_path)],
+        env=worker_env(cpu_devices=1), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=90)
+    finally:   # torchrun's agent, and its workers (each in its own session)
+        _kill_group(proc.pid)
+        proc.wait()
+        for r in (0, 1):
+            pid_file = tmp_path / f"pid{r}"
+            if pid_file.exists():
+                _kill_group(int(pid_file.read_text()))
+    assert proc.returncode == 0, out[-4000:]
+    for r in (0, 1):
+        got = json.loads((tmp_path / f"torchrun{r}.json").read_text())
+        assert got == {"rank": r, "world_size": 2, "all_reduce": [0.0, 3.0, 6.0],
+                       "agent_store": "True"}
 
 
 def test_spawn_with_env_rendezvous(tmp_path):

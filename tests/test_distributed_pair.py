@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 from distributed_launch import free_ports, run_workers, worker_env
-from distributed_worker import DDP_CHECKS, collective_checks
+from distributed_worker import DDP_CHECKS, REINIT_MODES, collective_checks
 
 pytestmark = pytest.mark.distributed
 
@@ -25,9 +25,9 @@ RANKS = (0, 1)
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist_pair")
-    torch_port, jtorch_port = free_ports(2)
+    torch_port, jtorch_port, torch_port2 = free_ports(3)
     codes, outputs = run_workers(
-        [("distributed_worker.py", r, torch_port, jtorch_port, out) for r in RANKS],
+        [("distributed_worker.py", r, torch_port, jtorch_port, out, torch_port2) for r in RANKS],
         worker_env(cpu_devices=1), TIMEOUT_S, out)
     logs = "\n".join(f"--- rank {r} (exit {c}) ---\n{o[-4000:]}"
                      for r, c, o in zip(RANKS, codes, outputs))
@@ -89,6 +89,41 @@ def test_ddp_equals_torch_ddp(pair, name):
         _close(ref["ok"], got["ok"], f"rank {rank} {name}")
 
 
+@pytest.mark.parametrize("lib", ["torch", "jtorch"])
+@pytest.mark.parametrize("fsdp_check, ddp_check", [("fsdp1_sgd", "ddp_sgd_momentum"),
+                                                   ("fsdp1_adam", "ddp_adam")])
+def test_fsdp1_equals_ddp(pair, lib, fsdp_check, ddp_check):
+    """FSDP1 from rank 0's weights trains as DDP (which broadcasts rank 0's weights), each rank
+    on its own batches: the first 10 losses agree (in each library)."""
+    for r in RANKS:
+        fsdp_losses = pair["results"][r][fsdp_check][lib]["ok"][0]
+        ddp_losses = pair["results"][r][ddp_check][lib]["ok"][0][:10]
+        np.testing.assert_allclose(fsdp_losses, ddp_losses, rtol=1e-6, atol=1e-6)
+
+
+def test_fsdp1_state_dict_keys_and_flat_parameters(pair):
+    """The full state dict has the wrapped module's keys; with rank0_only rank 1 gets {};
+    parameters() are the flat chunks (the results equal torch's in test_ddp_equals_torch_ddp;
+    here what they are, so that equality is not vacuous)."""
+    keys = ["0.weight", "0.bias", "2.weight", "2.bias"]
+    for r in RANKS:
+        got = pair["results"][r]["fsdp1_adam"]["jtorch"]["ok"]
+        assert got[1] == keys
+        assert got[3] == (keys if r == 0 else [])
+        assert got[5] == [["_fsdp_wrapped_module._flat_param", [14]],   # 8 * 3 + 3 over 2
+                          ["_fsdp_wrapped_module.0._fsdp_wrapped_module._flat_param", [28]]]
+        assert got[6] == "Sequential"
+
+
+@pytest.mark.parametrize("mode", REINIT_MODES)
+def test_init_method_file_and_store(pair, mode):
+    """init_process_group again with init_method="file://...", store=FileStore(...) and
+    store=TCPStore(...): all_reduce, barrier, rank, world size and backend equal torch's."""
+    for rank, (ref, got) in zip(RANKS, _both(pair, mode)):
+        assert "ok" in ref, f"torch failed on rank {rank}: {ref}"
+        assert got == ref, f"rank {rank}: torch {ref} jtorch {got}"
+
+
 def test_ddp_unused_parameter_raises_torchs_error(pair):
     for ref, got in _both(pair, "ddp_unused_parameter"):
         assert ref["ok"][0] == "RuntimeError"
@@ -108,8 +143,9 @@ def test_mismatched_shapes_raise_on_every_rank(pair):
 
 
 def test_checkpoint_saved_by_jtorch_loads_in_torch(pair):
-    """ddp_checkpoint: rank 0 saved the DDP module's state dict with each library; jtorch's
-    file is PyTorch's format and holds what torch's holds."""
+    """ddp_checkpoint: rank 0 saved the DDP module's state dict with each library (both ranks
+    then loaded it and trained on: compared in test_ddp_equals_torch_ddp); jtorch's file is
+    PyTorch's format and holds what torch's holds."""
     ref = torch.load(pair["out"] / "checkpoint_torch.pt")
     got = torch.load(pair["out"] / "checkpoint_jtorch.pt")
     assert list(got) == list(ref)

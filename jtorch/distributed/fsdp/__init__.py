@@ -1,11 +1,10 @@
 """torch.distributed.fsdp: FSDP2's ``fully_shard`` (jtorch/distributed/fsdp/_fully_shard.py)
 and FSDP1's configuration types.
 
-Differences from PyTorch: FSDP1's wrapper class ``FullyShardedDataParallel`` is not
-implemented (making one raises NotImplementedError): use ``fully_shard``.
+FSDP1's wrapper ``FullyShardedDataParallel`` is in
+jtorch/distributed/fsdp/fully_sharded_data_parallel.py.
 """
 
-from ..._core.errors import missing_class
 from ._fully_shard import (
     CPUOffloadPolicy as CPUOffloadPolicy,
     FSDPModule as FSDPModule,
@@ -32,10 +31,7 @@ from .api import (
     StateDictSettings as StateDictSettings,
     StateDictType as StateDictType,
 )
-
-FullyShardedDataParallel = missing_class(
-    "torch.distributed.fsdp.FullyShardedDataParallel",
-    "torch.distributed.fsdp.fully_shard (FSDP2)")
+from .fully_sharded_data_parallel import FullyShardedDataParallel as FullyShardedDataParallel
 
 __all__ = ["BackwardPrefetch", "CPUOffload", "CPUOffloadPolicy", "FSDPModule",
            "FullOptimStateDictConfig", "FullStateDictConfig", "FullyShardedDataParallel",

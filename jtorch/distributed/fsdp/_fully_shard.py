@@ -84,11 +84,11 @@ class _Managed:
 
 
 class _ShardedGroup:
-    """The parameters one ``fully_shard`` call sharded over a mesh of processes."""
+    """The parameters one ``fully_shard`` call (or one FSDP1 wrapper) sharded over the ranks of
+    a process group."""
 
-    def __init__(self, module, mesh, reshard_after_forward, managed):
-        self.module, self.mesh = module, mesh
-        self.group = mesh.get_group()
+    def __init__(self, module, group, reshard_after_forward, managed):
+        self.module, self.group = module, group
         self.reshard_after_forward = reshard_after_forward
         self.managed = managed
         self.requires_gradient_sync = True
@@ -295,7 +295,7 @@ def shard_module(module, mesh, reshard_after_forward=True, ignored=(), replicate
                               p.shape, group=group, requires_grad=p.requires_grad)
             managed.append(_Managed(owner, name, sharded, p.shape[0]))
         owner.register_parameter(name, sharded)
-    fsdp = _ShardedGroup(module, mesh, reshard_after_forward, managed)
+    fsdp = _ShardedGroup(module, group, reshard_after_forward, managed)
     module._fsdp_group = fsdp
     module._jtorch_spmd_group = group       # a compiled step runs as SPMD over it
     module.register_forward_pre_hook(functools.partial(_pre_forward, fsdp), with_kwargs=True)
