@@ -113,8 +113,3 @@ def test_device_kind_properties_match_a_cpu_tensor():
         assert getattr(j, name) == getattr(t, name), name
     for name in ("is_pinned", "is_shared", "is_distributed"):
         assert getattr(j, name)() == getattr(t, name)(), name
-
-
-def test_tensorboard_writer_says_not_implemented():
-    with pytest.raises(NotImplementedError, match=r"torch\.utils\.tensorboard\.SummaryWriter"):
-        from jtorch.utils.tensorboard import SummaryWriter  # noqa: F401
