@@ -6,8 +6,11 @@ chunk of rows (jtorch/distributed/tensor/_dtensor.py). A forward pre-hook all-ga
 module's chunks (one program for the module's parameters) into full parameters that the
 forward uses; a forward hook puts the chunks back (``reshard_after_forward``). When backward
 accumulates a full parameter's gradient, a hook averages it over the ranks and keeps this
-rank's chunk (a ``psum`` and a slice: a reduce-scatter) in the chunk's ``.grad``. The
-optimizer, built on ``model.parameters()`` after ``fully_shard``, updates the chunks. Under
+rank's chunk (a ``psum`` and a slice: a reduce-scatter) in the chunk's ``.grad``; once every
+full parameter's gradient has arrived the chunks are put back (with
+``reshard_after_forward=False`` too), so the next forward gathers the values the optimizer
+step wrote. The optimizer, built on ``model.parameters()`` after ``fully_shard``, updates the
+chunks. Under
 ``jtorch.compile`` these collectives are traced into the step's SPMD program.
 
 Over one process's devices (a local mesh), parameters are laid out over the devices along dim
@@ -19,7 +22,8 @@ full parameters stay referenced by the autograd graph until backward (jtorch fre
 between forward and backward); each parameter's gradient is reduce-scattered by itself as it
 arrives (no grouping, no prefetch: ``set_modules_to_*_prefetch`` do nothing); mixed precision
 (``mp_policy``), CPU offload, ``shard_placement_fn`` and 2-D (HSDP) meshes are not
-implemented; ``reshard_after_forward=None`` means True.
+implemented; ``reshard_after_forward=None`` means True (PyTorch makes it False on the root);
+an int other than 1 or the mesh size (resharding to a smaller world) is not implemented.
 """
 
 from __future__ import annotations
@@ -93,9 +97,13 @@ class _ShardedGroup:
         self.managed = managed
         self.requires_gradient_sync = True
         self.unsharded = False
+        self.awaiting = set()   # ids of the managed parameters whose full gradient is due
 
     def unshard(self):
-        if self.unsharded:
+        """Gathers the full parameters, unless they are in place and no backward through them
+        has begun (a backward that reached only some of them left the others in place)."""
+        due = [x for x in self.managed if x.sharded.requires_grad]
+        if self.unsharded and len(self.awaiting) == len(due):
             return
         m = self.managed
         fulls = gather_rows(self.group, [array(x.sharded) for x in m],
@@ -108,6 +116,7 @@ class _ShardedGroup:
                 p.register_post_accumulate_grad_hook(functools.partial(self._grad_ready, x))
             x.owner._parameters[x.name] = p     # as PyTorch's FSDP2: no registration hooks
         self.unsharded = True
+        self.awaiting = {id(x) for x in due}
 
     def reshard(self):
         for x in self.managed:
@@ -115,6 +124,9 @@ class _ShardedGroup:
         self.unsharded = False
 
     def _grad_ready(self, x, full_param):
+        self.awaiting.discard(id(x))
+        if not self.awaiting and self.unsharded:    # reshard after backward
+            self.reshard()
         grad = array(full_param.grad)
         full_param.grad = None
         if x.pending is not None:
@@ -167,8 +179,11 @@ class FSDPModule:
             g.requires_gradient_sync = requires_gradient_sync
 
     def set_reshard_after_forward(self, reshard_after_forward: bool, recurse: bool = True):
+        if not isinstance(reshard_after_forward, bool):
+            raise ValueError(f"reshard_after_forward should be a bool, got "
+                             f"{type(reshard_after_forward)}")
         for g in self._fsdp_groups(recurse):
-            g.reshard_after_forward = bool(reshard_after_forward)
+            g.reshard_after_forward = reshard_after_forward
 
     def set_reshard_after_backward(self, reshard_after_backward: bool, *,
                                    recurse: bool = True) -> None:
@@ -237,7 +252,9 @@ def fully_shard(module, *, mesh: DeviceMesh | None = None, reshard_after_forward
         module (Module): the module (or a list of modules: each is sharded).
         mesh (DeviceMesh, optional): a 1-D mesh (all ranks by default; in a single process
             without a process group, all of its devices).
-        reshard_after_forward (bool, optional): put the chunks back after forward (True).
+        reshard_after_forward (bool or int, optional): put the chunks back after forward
+            (None: True; an int: 1 means False, the mesh size True, others raise
+            NotImplementedError).
         ignored_params (set, optional): parameters to leave whole and unsynchronized.
     """
     if isinstance(module, (list, tuple)):
@@ -261,9 +278,29 @@ def fully_shard(module, *, mesh: DeviceMesh | None = None, reshard_after_forward
         mesh = _default_mesh()
     if mesh.ndim != 1:
         raise not_implemented("torch.distributed.fsdp.fully_shard over a 2-D mesh (HSDP)")
-    shard_module(module, mesh, reshard_after_forward is not False, set(ignored_params or ()))
+    shard_module(module, mesh, _resharding(reshard_after_forward, mesh.size()),
+                 set(ignored_params or ()))
     _as_fsdp_class(module)
     return module
+
+
+def _resharding(reshard_after_forward, world):
+    """``reshard_after_forward`` as a bool: None means True; an int is the world size to
+    reshard to (1: False, ``world``: True, PyTorch's errors for one that does not divide it)."""
+    x = reshard_after_forward
+    if x is None or isinstance(x, bool):
+        return x is not False
+    if not isinstance(x, int):
+        raise ValueError("reshard_after_forward should be a bool or an int representing the "
+                         f"group size to reshard to, not {x}")
+    if x < 1 or x > world or world % x:
+        raise ValueError("If passing reshard_after_forward as an int, it should be a "
+                         f"factor of {world}, not {x}")
+    if x in (1, world):
+        return x == world
+    raise not_implemented(f"torch.distributed.fsdp.fully_shard(reshard_after_forward={x}) "
+                          f"(resharding to {x} of the {world} ranks after forward)",
+                          "reshard_after_forward=True or False")
 
 
 def shard_module(module, mesh, reshard_after_forward=True, ignored=(), replicate=False):
