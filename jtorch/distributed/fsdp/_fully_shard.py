@@ -6,12 +6,11 @@ chunk of rows (jtorch/distributed/tensor/_dtensor.py). A forward pre-hook all-ga
 module's chunks (one program for the module's parameters) into full parameters that the
 forward uses; a forward hook puts the chunks back (``reshard_after_forward``). When backward
 accumulates a full parameter's gradient, a hook averages it over the ranks and keeps this
-rank's chunk (a ``psum`` and a slice: a reduce-scatter) in the chunk's ``.grad``; once every
-full parameter's gradient has arrived the chunks are put back (with
-``reshard_after_forward=False`` too), so the next forward gathers the values the optimizer
+rank's chunk (a ``psum`` and a slice: a reduce-scatter) in the chunk's ``.grad``; the first
+such gradient puts the chunks back (with ``reshard_after_forward=False`` too: backward uses
+the full parameters its graph holds), so the next forward gathers the values the optimizer
 step wrote. The optimizer, built on ``model.parameters()`` after ``fully_shard``, updates the
-chunks. Under
-``jtorch.compile`` these collectives are traced into the step's SPMD program.
+chunks. Under ``jtorch.compile`` these collectives are traced into the step's SPMD program.
 
 Over one process's devices (a local mesh), parameters are laid out over the devices along dim
 0 with ``jax.sharding`` and each forward's batch is split over them; XLA's SPMD partitioner
@@ -22,8 +21,11 @@ full parameters stay referenced by the autograd graph until backward (jtorch fre
 between forward and backward); each parameter's gradient is reduce-scattered by itself as it
 arrives (no grouping, no prefetch: ``set_modules_to_*_prefetch`` do nothing); mixed precision
 (``mp_policy``), CPU offload, ``shard_placement_fn`` and 2-D (HSDP) meshes are not
-implemented; ``reshard_after_forward=None`` means True (PyTorch makes it False on the root);
-an int other than 1 or the mesh size (resharding to a smaller world) is not implemented.
+implemented; a module none of whose parameters gets a gradient in a backward keeps its
+full parameters registered after it (PyTorch reshards every module at the end of backward;
+the values are the same, no gradient having changed them); ``reshard_after_forward=None``
+means True (PyTorch makes it False on the root); an int other than 1 or the mesh size
+(resharding to a smaller world) is not implemented.
 """
 
 from __future__ import annotations
@@ -97,13 +99,9 @@ class _ShardedGroup:
         self.managed = managed
         self.requires_gradient_sync = True
         self.unsharded = False
-        self.awaiting = set()   # ids of the managed parameters whose full gradient is due
 
     def unshard(self):
-        """Gathers the full parameters, unless they are in place and no backward through them
-        has begun (a backward that reached only some of them left the others in place)."""
-        due = [x for x in self.managed if x.sharded.requires_grad]
-        if self.unsharded and len(self.awaiting) == len(due):
+        if self.unsharded:
             return
         m = self.managed
         fulls = gather_rows(self.group, [array(x.sharded) for x in m],
@@ -116,7 +114,6 @@ class _ShardedGroup:
                 p.register_post_accumulate_grad_hook(functools.partial(self._grad_ready, x))
             x.owner._parameters[x.name] = p     # as PyTorch's FSDP2: no registration hooks
         self.unsharded = True
-        self.awaiting = {id(x) for x in due}
 
     def reshard(self):
         for x in self.managed:
@@ -124,8 +121,7 @@ class _ShardedGroup:
         self.unsharded = False
 
     def _grad_ready(self, x, full_param):
-        self.awaiting.discard(id(x))
-        if not self.awaiting and self.unsharded:    # reshard after backward
+        if self.unsharded:  # reshard after backward (the graph holds the full parameters)
             self.reshard()
         grad = array(full_param.grad)
         full_param.grad = None
