@@ -9,6 +9,7 @@ same weights and data.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 
@@ -84,15 +85,24 @@ def main():
     results["data_parallel"] = _run(jtorch, jF, data_parallel)
     results["data_parallel"]["device_ids"] = dp["module"].device_ids
 
-    def fsdp(m):
+    def fsdp(m, reshard_after_forward=None):
         for layer in (m[0], m[2]):
-            fully_shard(layer)
-        fully_shard(m)
+            fully_shard(layer, reshard_after_forward=reshard_after_forward)
+        fully_shard(m, reshard_after_forward=reshard_after_forward)
         results["fsdp_shardings"] = _shardings(m)
         return m
 
     results["fsdp"] = _run(jtorch, jF, fsdp, state_dict=lambda m: get_model_state_dict(
         m, options=StateDictOptions(full_state_dict=True)))
+    for value in (False, 4):
+        results[f"fsdp_reshard_after_forward_{value}"] = _run(
+            jtorch, jF, functools.partial(fsdp, reshard_after_forward=value))
+    for value in (2, 3):   # resharding to 2 of the 4 devices; 3 does not divide 4
+        try:
+            fully_shard(_mlp(jtorch), reshard_after_forward=value)
+            results[f"fsdp_reshard_after_forward_{value}"] = None
+        except (NotImplementedError, ValueError) as e:
+            results[f"fsdp_reshard_after_forward_{value}"] = [type(e).__name__, str(e)]
     results["torch_state_dict_keys"] = list(_mlp(torch).state_dict())
     with open(sys.argv[1], "w") as f:
         json.dump(results, f)

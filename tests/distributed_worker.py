@@ -388,13 +388,13 @@ def ddp_checkpoint(T, D, F, rank):
     return [loaded, losses, [p.detach() for p in resumed.parameters()]]
 
 
-def fsdp_fully_shard(T, D, F, rank):
+def fsdp_fully_shard(T, D, F, rank, reshard_after_forward=None):
     """FSDP2 over the two ranks (each layer, then the root), SGD with momentum, then the full
     state dict gathered on every rank."""
     fsdp, state = FSDP[T]
     model = _mlp(T, 0)  # FSDP does not broadcast: every rank starts from the same weights
     for m in (model[0], model[2], model):
-        fsdp.fully_shard(m)
+        fsdp.fully_shard(m, reshard_after_forward=reshard_after_forward)
     opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     losses = _steps(T, F, model, opt, rank, 4)
     sd = state.get_model_state_dict(model, options=state.StateDictOptions(full_state_dict=True))
@@ -463,13 +463,19 @@ def fsdp1_no_shard(T, D, F, rank):
     return _fsdp1(T, rank, "sgd", 3, sharding_strategy=fsdp.ShardingStrategy.NO_SHARD)
 
 
+def fsdp_no_reshard_after_forward(T, D, F, rank):
+    """As fsdp_fully_shard, the full parameters kept from forward to backward: resharded
+    after backward, so each forward gathers the chunks the last step updated."""
+    return fsdp_fully_shard(T, D, F, rank, reshard_after_forward=False)
+
+
 DDP_CHECKS = {fn.__name__: fn for fn in (ddp_sgd_momentum, ddp_adam, ddp_no_sync,
                                          ddp_state_dict, ddp_unused_parameter,
                                          ddp_find_unused_parameters,
                                          ddp_batchnorm_buffers, ddp_compiled_step,
                                          ddp_checkpoint,
-                                         fsdp_fully_shard, fsdp1_sgd, fsdp1_adam,
-                                         fsdp1_no_shard, fsdp1_errors)}
+                                         fsdp_fully_shard, fsdp_no_reshard_after_forward,
+                                         fsdp1_sgd, fsdp1_adam, fsdp1_no_shard, fsdp1_errors)}
 
 
 # ------------------------------------------------------------------ init_method / store

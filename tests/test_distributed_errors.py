@@ -1,14 +1,18 @@
 """torch.distributed's errors and a one-process group, in this test process (no workers):
 calls before init_process_group, a second init, a rank outside the world, init after the
-JAX backend started; a world of one against torch's gloo world of one."""
+JAX backend started; a world of one against torch's gloo world of one, FSDP2's
+``fully_shard`` over it against torch's (training steps, ``reshard_after_forward``'s
+errors)."""
 
 from __future__ import annotations
 
 import sys
 
+import numpy as np
 import pytest
 import torch
 import torch.distributed as tdist
+import torch.distributed.fsdp as tfsdp
 from distributed_launch import free_ports
 
 import jtorch
@@ -76,6 +80,66 @@ def test_world_of_one(world_of_one):
         out[name] = (t.tolist(), gathered[0].tolist(), objs, work.wait(), D.get_rank(),
                      D.get_world_size(), str(D.get_backend()), D.is_initialized())
     assert out["jtorch"] == out["torch"]
+
+
+class _MLPWithUnused:
+    """A two-layer MLP (its weights from a seed) whose ``unused`` parameter gets no
+    gradient: a backward that reaches only some of an FSDP module's parameters."""
+
+    def __new__(cls, T):
+        model = T.nn.Sequential(T.nn.Linear(6, 8), T.nn.Tanh(), T.nn.Linear(8, 4))
+        model[2].register_parameter("unused", T.nn.Parameter(T.zeros(3)))
+        rng = np.random.default_rng(3)
+        with T.no_grad():
+            for p in model.parameters():
+                p.copy_(T.tensor(rng.standard_normal(tuple(p.shape)) * 0.5, dtype=T.float32))
+        return model
+
+
+def _fsdp_steps(T, fsdp, model, wrap, reshard_after_forward, steps=3):
+    """``steps`` SGD steps after ``fully_shard`` on the root ("root") or on each layer then
+    the root ("layers"); the losses and the parameters' final values."""
+    for m in ((model[0], model[2], model) if wrap == "layers" else (model,)):
+        fsdp.fully_shard(m, reshard_after_forward=reshard_after_forward)
+    opt = T.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    for step in range(steps):
+        rng = np.random.default_rng(500 + step)
+        x = T.tensor(rng.standard_normal((8, 6)), dtype=T.float32)
+        y = T.tensor(rng.standard_normal((8, 4)), dtype=T.float32)
+        opt.zero_grad()
+        loss = T.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, [np.array(p.full_tensor().tolist()) for p in model.parameters()]
+
+
+@pytest.mark.parametrize("wrap", ["root", "layers"])
+@pytest.mark.parametrize("reshard_after_forward", [True, False, 1])
+def test_fully_shard_world_of_one_trains_like_torch(world_of_one, wrap, reshard_after_forward):
+    """With ``reshard_after_forward=False`` the full parameters must be put back after
+    backward: the next forward gathers the chunks SGD updated, not the stale full values."""
+    got = _fsdp_steps(jtorch, jfsdp, _MLPWithUnused(jtorch), wrap, reshard_after_forward)
+    ref = _fsdp_steps(torch, tfsdp, _MLPWithUnused(torch), wrap, reshard_after_forward)
+    np.testing.assert_allclose(got[0], ref[0], rtol=0, atol=1e-6)
+    for g, r in zip(got[1], ref[1], strict=True):
+        np.testing.assert_allclose(g, r, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("value", [3, 0, "yes", 1.0])
+def test_fully_shard_bad_reshard_after_forward_raises_torchs_error(world_of_one, value):
+    def shard(T, fsdp):
+        return lambda: fsdp.fully_shard(T.nn.Linear(2, 2), reshard_after_forward=value)
+
+    assert _error(shard(jtorch, jfsdp)) == _error(shard(torch, tfsdp))
+
+
+def test_set_reshard_after_forward_takes_a_bool(world_of_one):
+    def setter(T, fsdp):
+        return lambda: fsdp.fully_shard(T.nn.Linear(2, 2)).set_reshard_after_forward(1)
+
+    assert _error(setter(jtorch, jfsdp)) == _error(setter(torch, tfsdp))
 
 
 def test_second_init_raises_torchs_error(world_of_one):

@@ -28,7 +28,8 @@ def _assert_trains_like(got, ref, atol):
         np.testing.assert_allclose(g, r, rtol=0, atol=atol)
 
 
-@pytest.mark.parametrize("run", ["data_parallel", "fsdp"])
+@pytest.mark.parametrize("run", ["data_parallel", "fsdp", "fsdp_reshard_after_forward_False",
+                                 "fsdp_reshard_after_forward_4"])
 def test_local_mesh_equals_one_device(local, run):
     assert local["devices"] == 4
     _assert_trains_like(local[run], local["one_device"], 1e-6)
@@ -45,3 +46,14 @@ def test_fully_shard_shards_parameters_and_gathers_full_state_dict(local):
     assert local["fsdp"]["state_dict_keys"] == local["torch_state_dict_keys"]
     for g, r in zip(local["fsdp"]["state_dict"], local["fsdp"]["params"], strict=True):
         np.testing.assert_array_equal(g, r)
+
+
+def test_fully_shard_reshard_after_forward_to_fewer_devices(local):
+    """An int between 1 and the mesh size (4) is PyTorch's resharding to a smaller world:
+    not implemented, and said so; one that does not divide 4 is PyTorch's ValueError."""
+    kind, msg = local["fsdp_reshard_after_forward_2"]
+    assert kind == "NotImplementedError"
+    assert "torch.distributed.fsdp.fully_shard(reshard_after_forward=2)" in msg
+    assert local["fsdp_reshard_after_forward_3"] == [
+        "ValueError", "If passing reshard_after_forward as an int, it should be a factor of 4, "
+        "not 3"]

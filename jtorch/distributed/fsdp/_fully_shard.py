@@ -6,9 +6,11 @@ chunk of rows (jtorch/distributed/tensor/_dtensor.py). A forward pre-hook all-ga
 module's chunks (one program for the module's parameters) into full parameters that the
 forward uses; a forward hook puts the chunks back (``reshard_after_forward``). When backward
 accumulates a full parameter's gradient, a hook averages it over the ranks and keeps this
-rank's chunk (a ``psum`` and a slice: a reduce-scatter) in the chunk's ``.grad``. The
-optimizer, built on ``model.parameters()`` after ``fully_shard``, updates the chunks. Under
-``jtorch.compile`` these collectives are traced into the step's SPMD program.
+rank's chunk (a ``psum`` and a slice: a reduce-scatter) in the chunk's ``.grad``; the first
+such gradient puts the chunks back (with ``reshard_after_forward=False`` too: backward uses
+the full parameters its graph holds), so the next forward gathers the values the optimizer
+step wrote. The optimizer, built on ``model.parameters()`` after ``fully_shard``, updates the
+chunks. Under ``jtorch.compile`` these collectives are traced into the step's SPMD program.
 
 Over one process's devices (a local mesh), parameters are laid out over the devices along dim
 0 with ``jax.sharding`` and each forward's batch is split over them; XLA's SPMD partitioner
@@ -19,7 +21,11 @@ full parameters stay referenced by the autograd graph until backward (jtorch fre
 between forward and backward); each parameter's gradient is reduce-scattered by itself as it
 arrives (no grouping, no prefetch: ``set_modules_to_*_prefetch`` do nothing); mixed precision
 (``mp_policy``), CPU offload, ``shard_placement_fn`` and 2-D (HSDP) meshes are not
-implemented; ``reshard_after_forward=None`` means True.
+implemented; a module none of whose parameters gets a gradient in a backward keeps its
+full parameters registered after it (PyTorch reshards every module at the end of backward;
+the values are the same, no gradient having changed them); ``reshard_after_forward=None``
+means True (PyTorch makes it False on the root); an int other than 1 or the mesh size
+(resharding to a smaller world) is not implemented.
 """
 
 from __future__ import annotations
@@ -115,6 +121,8 @@ class _ShardedGroup:
         self.unsharded = False
 
     def _grad_ready(self, x, full_param):
+        if self.unsharded:  # reshard after backward (the graph holds the full parameters)
+            self.reshard()
         grad = array(full_param.grad)
         full_param.grad = None
         if x.pending is not None:
@@ -167,8 +175,11 @@ class FSDPModule:
             g.requires_gradient_sync = requires_gradient_sync
 
     def set_reshard_after_forward(self, reshard_after_forward: bool, recurse: bool = True):
+        if not isinstance(reshard_after_forward, bool):
+            raise ValueError(f"reshard_after_forward should be a bool, got "
+                             f"{type(reshard_after_forward)}")
         for g in self._fsdp_groups(recurse):
-            g.reshard_after_forward = bool(reshard_after_forward)
+            g.reshard_after_forward = reshard_after_forward
 
     def set_reshard_after_backward(self, reshard_after_backward: bool, *,
                                    recurse: bool = True) -> None:
@@ -237,7 +248,9 @@ def fully_shard(module, *, mesh: DeviceMesh | None = None, reshard_after_forward
         module (Module): the module (or a list of modules: each is sharded).
         mesh (DeviceMesh, optional): a 1-D mesh (all ranks by default; in a single process
             without a process group, all of its devices).
-        reshard_after_forward (bool, optional): put the chunks back after forward (True).
+        reshard_after_forward (bool or int, optional): put the chunks back after forward
+            (None: True; an int: 1 means False, the mesh size True, others raise
+            NotImplementedError).
         ignored_params (set, optional): parameters to leave whole and unsynchronized.
     """
     if isinstance(module, (list, tuple)):
@@ -261,9 +274,29 @@ def fully_shard(module, *, mesh: DeviceMesh | None = None, reshard_after_forward
         mesh = _default_mesh()
     if mesh.ndim != 1:
         raise not_implemented("torch.distributed.fsdp.fully_shard over a 2-D mesh (HSDP)")
-    shard_module(module, mesh, reshard_after_forward is not False, set(ignored_params or ()))
+    shard_module(module, mesh, _resharding(reshard_after_forward, mesh.size()),
+                 set(ignored_params or ()))
     _as_fsdp_class(module)
     return module
+
+
+def _resharding(reshard_after_forward, world):
+    """``reshard_after_forward`` as a bool: None means True; an int is the world size to
+    reshard to (1: False, ``world``: True, PyTorch's errors for one that does not divide it)."""
+    x = reshard_after_forward
+    if x is None or isinstance(x, bool):
+        return x is not False
+    if not isinstance(x, int):
+        raise ValueError("reshard_after_forward should be a bool or an int representing the "
+                         f"group size to reshard to, not {x}")
+    if x < 1 or x > world or world % x:
+        raise ValueError("If passing reshard_after_forward as an int, it should be a "
+                         f"factor of {world}, not {x}")
+    if x in (1, world):
+        return x == world
+    raise not_implemented(f"torch.distributed.fsdp.fully_shard(reshard_after_forward={x}) "
+                          f"(resharding to {x} of the {world} ranks after forward)",
+                          "reshard_after_forward=True or False")
 
 
 def shard_module(module, mesh, reshard_after_forward=True, ignored=(), replicate=False):
