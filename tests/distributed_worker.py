@@ -223,10 +223,9 @@ def dtensor(T, D, F, rank):
 
 def collective_checks():
     checks = {}
-    for dtype in ("float32", "float64", "int64", "bool"):
+    for dtype in ("float32", "float64", "bfloat16", "int64", "bool"):
         for op in ("SUM", "AVG", "MIN", "MAX", "PRODUCT"):
             checks[f"all_reduce_{op}_{dtype}"] = all_reduce_check(op, dtype)
-    checks["all_reduce_SUM_bfloat16"] = all_reduce_check("SUM", "bfloat16")
     for fn in (broadcast, all_gather, all_gather_into_tensor, reduce_scatter_tensor,
                all_to_all_single, scatter, gather, reduce, object_collectives,
                barrier_and_queries, new_group, async_work, send_recv, all_to_all_list,
