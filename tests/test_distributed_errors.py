@@ -215,3 +215,47 @@ def test_fsdp1_unsupported_option_raises_naming_it(option):
     with pytest.raises(NotImplementedError, match=f"FullyShardedDataParallel.*{option}"):
         jfsdp.FullyShardedDataParallel(jtorch.nn.Linear(2, 2),
                                        **{option: FSDP1_UNSUPPORTED[option]()})
+
+
+def _fsdp1_on_mesh_steps(T, dist, fsdp, steps=3):
+    """FSDP1 given ``device_mesh=`` (a one-rank mesh), ``steps`` SGD steps; the losses and
+    the full state dict."""
+    model = fsdp.FullyShardedDataParallel(
+        _MLPWithUnused(T), device_id=T.device("cpu"),
+        device_mesh=dist.device_mesh.init_device_mesh("cpu", (1,)))
+    opt = T.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    for step in range(steps):
+        rng = np.random.default_rng(600 + step)
+        x = T.tensor(rng.standard_normal((8, 6)), dtype=T.float32)
+        y = T.tensor(rng.standard_normal((8, 4)), dtype=T.float32)
+        opt.zero_grad()
+        loss = T.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, {k: np.array(v.tolist()) for k, v in model.state_dict().items()}
+
+
+def test_fsdp1_on_a_device_mesh_trains_like_torch(world_of_one):
+    """In a world of one, both switch to NO_SHARD with PyTorch's warnings (torch gives the
+    state_dict one from its pre- and its post-hook: the same messages, compared as a set)."""
+    with pytest.warns(UserWarning) as got_warnings:
+        got = _fsdp1_on_mesh_steps(jtorch, jdist, jfsdp)
+    with pytest.warns(UserWarning) as ref_warnings:
+        ref = _fsdp1_on_mesh_steps(torch, tdist, tfsdp)
+    assert {str(w.message) for w in got_warnings} == {str(w.message) for w in ref_warnings}
+    np.testing.assert_allclose(got[0], ref[0], rtol=0, atol=1e-6)
+    assert list(got[1]) == list(ref[1])
+    for k in ref[1]:
+        np.testing.assert_allclose(got[1][k], ref[1][k], rtol=0, atol=1e-6, err_msg=k)
+
+
+def test_fsdp1_process_group_and_device_mesh_raise_torchs_error(world_of_one):
+    def wrap(T, dist, fsdp):
+        mesh = dist.device_mesh.init_device_mesh("cpu", (1,))
+        return lambda: fsdp.FullyShardedDataParallel(
+            T.nn.Linear(2, 2), device_id=T.device("cpu"), device_mesh=mesh,
+            process_group=dist.group.WORLD)
+
+    assert _error(wrap(jtorch, jdist, jfsdp)) == _error(wrap(torch, tdist, tfsdp))

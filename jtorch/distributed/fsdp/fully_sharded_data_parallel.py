@@ -100,12 +100,15 @@ def _reject_unsupported(process_group, sharding_strategy, cpu_offload, auto_wrap
         "param_init_fn": param_init_fn is not None,
         "use_orig_params=True": bool(use_orig_params),
         "ignored_states": ignored_states is not None,
-        "device_mesh": device_mesh is not None,
     }
     for what, bad in unsupported.items():
         if bad:
             raise not_implemented(f"{_API}({what})",
                                   "wrap each submodule by hand, or fully_shard (FSDP2)")
+
+
+_BOTH_GROUP_AND_MESH = ("Cannot pass both process_group and device_mesh at the same time. "
+                        "Please just pass only one of them.")
 
 
 def _target_device(module, device_id):
@@ -130,6 +133,9 @@ class FullyShardedDataParallel(Module):
         module (Module): the module to wrap (nested wrappers, made first, keep their own
             parameters).
         process_group (ProcessGroup, optional): the ranks to shard over (all by default).
+        device_mesh (DeviceMesh, optional): instead of ``process_group``: shard over the
+            group of the mesh's first dimension, as PyTorch does for the non-hybrid
+            strategies (passing both raises PyTorch's ValueError).
         sharding_strategy (ShardingStrategy, optional): ``FULL_SHARD`` (the default),
             ``SHARD_GRAD_OP`` or ``NO_SHARD`` (parameters kept whole, gradients averaged).
         device_id (int or device, optional): the device of the parameters; required on a
@@ -149,7 +155,7 @@ class FullyShardedDataParallel(Module):
 
     Differences from PyTorch: ``auto_wrap_policy``, ``cpu_offload`` with parameter offload,
     ``mixed_precision``, ``ignored_modules``/``ignored_states``, ``param_init_fn``,
-    ``device_mesh``, ``use_orig_params=True`` and the hybrid strategies raise
+    ``use_orig_params=True`` and the hybrid strategies raise
     NotImplementedError; ``SHARD_GRAD_OP`` reshards after forward like ``FULL_SHARD`` (the same
     values; backward uses the full parameters the forward kept); the parameters of one wrapper
     must share a dtype and ``requires_grad``; only ``StateDictType.FULL_STATE_DICT`` is
@@ -173,8 +179,17 @@ class FullyShardedDataParallel(Module):
         if sync_module_states and any(t.device.type == "cpu" for t in
                                       [*module.parameters(), *module.buffers()]):
             raise ValueError(_CPU_SYNC)
-        group = process_group if process_group is not None else default_group()
+        if process_group is not None and device_mesh is not None:
+            raise ValueError(_BOTH_GROUP_AND_MESH)
+        if device_mesh is not None:   # PyTorch shards over the mesh's first dimension
+            group = device_mesh.get_group(mesh_dim=0)
+        else:
+            group = process_group if process_group is not None else default_group()
         self.sharding_strategy = sharding_strategy or ShardingStrategy.FULL_SHARD
+        if group.size() == 1 and self.sharding_strategy != ShardingStrategy.NO_SHARD:
+            warnings.warn(f"FSDP is switching to use `NO_SHARD` instead of "
+                          f"{self.sharding_strategy} since the world size is 1.", stacklevel=2)
+            self.sharding_strategy = ShardingStrategy.NO_SHARD
         self._fsdp_state_dict = StateDictSettings(StateDictType.FULL_STATE_DICT,
                                                   FullStateDictConfig(), None)
         setattr(self, _WRAPPED, module)
