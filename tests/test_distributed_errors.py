@@ -96,15 +96,12 @@ class _MLPWithUnused:
         return model
 
 
-def _fsdp_steps(T, fsdp, model, wrap, reshard_after_forward, steps=3):
-    """``steps`` SGD steps after ``fully_shard`` on the root ("root") or on each layer then
-    the root ("layers"); the losses and the parameters' final values."""
-    for m in ((model[0], model[2], model) if wrap == "layers" else (model,)):
-        fsdp.fully_shard(m, reshard_after_forward=reshard_after_forward)
+def _sgd_losses(T, model, steps, seed):
+    """``steps`` SGD steps (lr 0.1, MSE) on batches drawn from ``seed + step``; the losses."""
     opt = T.optim.SGD(model.parameters(), lr=0.1)
     losses = []
     for step in range(steps):
-        rng = np.random.default_rng(500 + step)
+        rng = np.random.default_rng(seed + step)
         x = T.tensor(rng.standard_normal((8, 6)), dtype=T.float32)
         y = T.tensor(rng.standard_normal((8, 4)), dtype=T.float32)
         opt.zero_grad()
@@ -112,6 +109,15 @@ def _fsdp_steps(T, fsdp, model, wrap, reshard_after_forward, steps=3):
         loss.backward()
         opt.step()
         losses.append(loss.item())
+    return losses
+
+
+def _fsdp_steps(T, fsdp, model, wrap, reshard_after_forward, steps=3):
+    """``steps`` SGD steps after ``fully_shard`` on the root ("root") or on each layer then
+    the root ("layers"); the losses and the parameters' final values."""
+    for m in ((model[0], model[2], model) if wrap == "layers" else (model,)):
+        fsdp.fully_shard(m, reshard_after_forward=reshard_after_forward)
+    losses = _sgd_losses(T, model, steps, seed=500)
     return losses, [np.array(p.full_tensor().tolist()) for p in model.parameters()]
 
 
@@ -223,17 +229,7 @@ def _fsdp1_on_mesh_steps(T, dist, fsdp, steps=3):
     model = fsdp.FullyShardedDataParallel(
         _MLPWithUnused(T), device_id=T.device("cpu"),
         device_mesh=dist.device_mesh.init_device_mesh("cpu", (1,)))
-    opt = T.optim.SGD(model.parameters(), lr=0.1)
-    losses = []
-    for step in range(steps):
-        rng = np.random.default_rng(600 + step)
-        x = T.tensor(rng.standard_normal((8, 6)), dtype=T.float32)
-        y = T.tensor(rng.standard_normal((8, 4)), dtype=T.float32)
-        opt.zero_grad()
-        loss = T.nn.functional.mse_loss(model(x), y)
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
+    losses = _sgd_losses(T, model, steps, seed=600)
     return losses, {k: np.array(v.tolist()) for k, v in model.state_dict().items()}
 
 
