@@ -267,12 +267,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 
 def _check_add_mm_dtypes(input, mat1, mat2):
-    if input.dtype != mat2.dtype:
-        raise RuntimeError("self and mat2 must have the same dtype, but got "
-                           f"{type_name(input)} and {type_name(mat2)}")
-    if mat1.dtype != mat2.dtype:
-        raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
-                           f"{type_name(mat1)} and {type_name(mat2)}")
+    for name, t in (("self", input), ("mat1", mat1)):
+        if t.dtype != mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{type_name(t)} and {type_name(mat2)}")
 
 
 @op("addmv", inplace=True, tensors=("input", "mat", "vec"))
