@@ -133,36 +133,43 @@ class MobileNetV3(nn.Module):
         return self._forward_impl(x)
 
 
+# Each architecture's blocks before its last stage, as (input_channels, kernel,
+# expanded_channels, out_channels, use_se, activation, stride); its last stage, three 5x5
+# blocks with squeeze-excitation and hardswish (the first of stride 2), given by
+# (input_channels, the first block's expanded_channels, out_channels, expanded_channels); and
+# the channels of the last layer. reduced_tail halves the last stage's channels (past its
+# input) and the last layer's; dilated dilates the last stage.
+_ARCHS = {
+    "mobilenet_v3_large": (
+        [(16, 3, 16, 16, False, "RE", 1), (16, 3, 64, 24, False, "RE", 2),
+         (24, 3, 72, 24, False, "RE", 1), (24, 5, 72, 40, True, "RE", 2),
+         (40, 5, 120, 40, True, "RE", 1), (40, 5, 120, 40, True, "RE", 1),
+         (40, 3, 240, 80, False, "HS", 2), (80, 3, 200, 80, False, "HS", 1),
+         (80, 3, 184, 80, False, "HS", 1), (80, 3, 184, 80, False, "HS", 1),
+         (80, 3, 480, 112, True, "HS", 1), (112, 3, 672, 112, True, "HS", 1)],
+        (112, 672, 160, 960), 1280),
+    "mobilenet_v3_small": (
+        [(16, 3, 16, 16, True, "RE", 2), (16, 3, 72, 24, False, "RE", 2),
+         (24, 3, 88, 24, False, "RE", 1), (24, 5, 96, 40, True, "HS", 2),
+         (40, 5, 240, 40, True, "HS", 1), (40, 5, 240, 40, True, "HS", 1),
+         (40, 5, 120, 48, True, "HS", 1), (48, 5, 144, 48, True, "HS", 1)],
+        (48, 288, 96, 576), 1024),
+}
+
+
 def _mobilenet_v3_conf(arch: str, width_mult: float = 1.0, reduced_tail: bool = False,
                        dilated: bool = False, **kwargs: Any):
+    if arch not in _ARCHS:
+        raise ValueError(f"Unsupported model type {arch}")
+    blocks, (tail_input, first_expanded, tail_out, tail_expanded), last_channels = _ARCHS[arch]
     rd = 2 if reduced_tail else 1
     dil = 2 if dilated else 1
     c = partial(InvertedResidualConfig, width_mult=width_mult)
-    adjust_channels = partial(InvertedResidualConfig.adjust_channels, width_mult=width_mult)
-    if arch == "mobilenet_v3_large":
-        setting = [
-            c(16, 3, 16, 16, False, "RE", 1, 1), c(16, 3, 64, 24, False, "RE", 2, 1),
-            c(24, 3, 72, 24, False, "RE", 1, 1), c(24, 5, 72, 40, True, "RE", 2, 1),
-            c(40, 5, 120, 40, True, "RE", 1, 1), c(40, 5, 120, 40, True, "RE", 1, 1),
-            c(40, 3, 240, 80, False, "HS", 2, 1), c(80, 3, 200, 80, False, "HS", 1, 1),
-            c(80, 3, 184, 80, False, "HS", 1, 1), c(80, 3, 184, 80, False, "HS", 1, 1),
-            c(80, 3, 480, 112, True, "HS", 1, 1), c(112, 3, 672, 112, True, "HS", 1, 1),
-            c(112, 5, 672, 160 // rd, True, "HS", 2, dil),
-            c(160 // rd, 5, 960 // rd, 160 // rd, True, "HS", 1, dil),
-            c(160 // rd, 5, 960 // rd, 160 // rd, True, "HS", 1, dil)]
-        last_channel = adjust_channels(1280 // rd)
-    elif arch == "mobilenet_v3_small":
-        setting = [
-            c(16, 3, 16, 16, True, "RE", 2, 1), c(16, 3, 72, 24, False, "RE", 2, 1),
-            c(24, 3, 88, 24, False, "RE", 1, 1), c(24, 5, 96, 40, True, "HS", 2, 1),
-            c(40, 5, 240, 40, True, "HS", 1, 1), c(40, 5, 240, 40, True, "HS", 1, 1),
-            c(40, 5, 120, 48, True, "HS", 1, 1), c(48, 5, 144, 48, True, "HS", 1, 1),
-            c(48, 5, 288, 96 // rd, True, "HS", 2, dil),
-            c(96 // rd, 5, 576 // rd, 96 // rd, True, "HS", 1, dil),
-            c(96 // rd, 5, 576 // rd, 96 // rd, True, "HS", 1, dil)]
-        last_channel = adjust_channels(1024 // rd)
-    else:
-        raise ValueError(f"Unsupported model type {arch}")
+    setting = [c(*block, dilation=1) for block in blocks]
+    setting.append(c(tail_input, 5, first_expanded, tail_out // rd, True, "HS", 2, dil))
+    setting += [c(tail_out // rd, 5, tail_expanded // rd, tail_out // rd, True, "HS", 1, dil)
+                for _ in range(2)]
+    last_channel = InvertedResidualConfig.adjust_channels(last_channels // rd, width_mult)
     return setting, last_channel
 
 
