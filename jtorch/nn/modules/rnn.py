@@ -33,6 +33,12 @@ def _reset_uniform(module):
         init.uniform_(weight, -stdv, stdv)
 
 
+def _check_type(name, value, typ):
+    """RNNBase's TypeError for a constructor argument ``name`` that is not a ``typ``."""
+    if not isinstance(value, typ):
+        raise TypeError(f"{name} should be of type {typ.__name__}, got: {type(value).__name__}")
+
+
 class RNNBase(Module):
     """Base of RNN, LSTM and GRU: PyTorch's parameters (``weight_ih_l{k}[_reverse]`` ...)."""
 
@@ -63,14 +69,10 @@ class RNNBase(Module):
                           f"dropout={dropout} and num_layers={num_layers}", stacklevel=2)
         for name, val, typ in (("bias", bias, bool), ("batch_first", batch_first, bool),
                                ("input_size", input_size, int)):
-            if not isinstance(val, typ):
-                raise TypeError(f"{name} should be of type {typ.__name__}, got: "
-                                f"{type(val).__name__}")
+            _check_type(name, val, typ)
         if input_size <= 0:
             raise ValueError("input_size must be greater than zero")
-        if not isinstance(hidden_size, int):
-            raise TypeError(f"hidden_size should be of type int, got: "
-                            f"{type(hidden_size).__name__}")
+        _check_type("hidden_size", hidden_size, int)
         if hidden_size <= 0:
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
