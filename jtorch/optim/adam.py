@@ -38,6 +38,13 @@ def _check_adam_args(lr, betas, eps, weight_decay):
     check_nonneg(weight_decay, "weight_decay")
 
 
+def _adam_defaults(lr, betas, eps, weight_decay, **options):
+    """The defaults of Adamax, NAdam and RAdam: the four hyperparameters of the family,
+    checked, then the member's ``options`` in its PyTorch order."""
+    _check_adam_args(lr, betas, eps, weight_decay)
+    return {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, **options}
+
+
 def _moments(g, m, v, beta1, beta2):
     return transforms.lerp(m, g, 1 - beta1), transforms.addcmul(v * beta2, g, g, 1 - beta2)
 
@@ -145,11 +152,9 @@ class Adamax(_AdamFamily):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
-        _check_adam_args(lr, betas, eps, weight_decay)
-        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
-                                  "weight_decay": weight_decay, "foreach": foreach,
-                                  "maximize": maximize, "differentiable": differentiable,
-                                  "capturable": capturable})
+        super().__init__(params, _adam_defaults(lr, betas, eps, weight_decay, foreach=foreach,
+                                                maximize=maximize, differentiable=differentiable,
+                                                capturable=capturable))
 
     def _init_state(self, p, group):
         return initial_state(p, "exp_avg", "exp_inf")
@@ -185,14 +190,12 @@ class NAdam(_AdamFamily):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
-        _check_adam_args(lr, betas, eps, weight_decay)
+        defaults = _adam_defaults(lr, betas, eps, weight_decay, momentum_decay=momentum_decay,
+                                  decoupled_weight_decay=decoupled_weight_decay,
+                                  maximize=maximize, foreach=foreach, capturable=capturable,
+                                  differentiable=differentiable)
         check_nonneg(momentum_decay, "momentum_decay")
-        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
-                                  "weight_decay": weight_decay,
-                                  "momentum_decay": momentum_decay,
-                                  "decoupled_weight_decay": decoupled_weight_decay,
-                                  "maximize": maximize, "foreach": foreach,
-                                  "capturable": capturable, "differentiable": differentiable})
+        super().__init__(params, defaults)
 
     def _hyper(self, group):
         return NAdamHyper(*super()._hyper(group), float(group["momentum_decay"]))
@@ -227,9 +230,7 @@ class RAdam(_AdamFamily):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):
-        _check_adam_args(lr, betas, eps, weight_decay)
-        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
-                                  "weight_decay": weight_decay, "maximize": maximize,
-                                  "foreach": foreach, "capturable": capturable,
-                                  "decoupled_weight_decay": decoupled_weight_decay,
-                                  "differentiable": differentiable})
+        super().__init__(params, _adam_defaults(lr, betas, eps, weight_decay, maximize=maximize,
+                                                foreach=foreach, capturable=capturable,
+                                                decoupled_weight_decay=decoupled_weight_decay,
+                                                differentiable=differentiable))
