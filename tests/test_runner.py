@@ -260,3 +260,54 @@ def test_child_processes_alias_torch_and_chain_the_users_sitecustomize(torch_fre
     got = _run(["-m", "jtorch", script], cwd=tmp_path, python=torch_free, env=env)
     assert got.returncode == 0, got.stderr[-3000:]
     assert _lines(got.stdout, "child") == ["jtorch True ran"]
+
+
+UNGUARDED = """
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Squares(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return torch.tensor(float(i * i))
+
+
+print("top level")
+{loop}
+"""
+LOOP = """for x in DataLoader(Squares(), batch_size=2, num_workers={workers}):
+    print("batch", x.tolist())"""
+WHAT_TO_CHANGE = (
+    "RuntimeError: DataLoader workers cannot be started from the top level of the main "
+    "script{where}: jtorch starts them with 'spawn' (JAX hangs in forked processes), and each "
+    "worker re-runs the script's top level. Put the code that iterates the DataLoader under "
+    '`if __name__ == "__main__":` (or pass num_workers=0).')
+
+
+def _assert_one_short_error(got, where):
+    assert got.returncode == 1
+    assert got.stderr.count("Traceback") == 1, got.stderr
+    assert len(got.stderr.splitlines()) < 20, got.stderr
+    assert got.stderr.rstrip().splitlines()[-1] == WHAT_TO_CHANGE.format(where=where)
+
+
+def test_workers_from_an_unguarded_script_fail_fast_with_what_to_change(torch_free, tmp_path):
+    # PyTorch on Linux forks its workers and runs this script; jtorch's spawn workers cannot
+    script = _script(tmp_path, "unguarded.py", UNGUARDED.format(loop=LOOP.format(workers=2)))
+    got = _run(["-m", "jtorch", script], cwd=tmp_path, python=torch_free, timeout=60)
+    _assert_one_short_error(got, " (unguarded.py, line 15)")
+    assert got.stdout == "top level\n"  # no worker started, so none re-ran the script
+
+
+def test_a_worker_that_reaches_the_loop_anyway_exits_silently(torch_free, tmp_path):
+    # a guard that spawned workers pass (they run as __mp_main__): the main process cannot tell
+    loop = 'if __name__ in ("__main__", "__mp_main__"):\n' + textwrap.indent(
+        LOOP.format(workers=1), "    ")
+    script = _script(tmp_path, "odd_guard.py", UNGUARDED.format(loop=loop))
+    got = _run(["-m", "jtorch", script], cwd=tmp_path, python=torch_free, timeout=60)
+    _assert_one_short_error(got, "")
+    assert "bootstrapping" not in got.stderr
+    assert "batch" not in got.stdout
