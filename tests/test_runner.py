@@ -16,7 +16,6 @@ import signal
 import site
 import subprocess
 import sys
-import sysconfig
 import textwrap
 
 import pytest
@@ -101,15 +100,19 @@ def torch_free(tmp_path_factory):
     venv = tmp_path_factory.mktemp("torch_free") / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
                    timeout=60)
-    target = sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)})
-    sources = dict.fromkeys(os.path.realpath(p) for p in site.getsitepackages())
+    python = str(venv / "bin" / "python")
+    target = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path("
+                             "'purelib'))"], check=True, capture_output=True, text=True,
+                            timeout=60).stdout.strip()
+    user_site = [site.getusersitepackages()] if site.ENABLE_USER_SITE else []
+    sources = dict.fromkeys(os.path.realpath(p) for p in site.getsitepackages() + user_site)
     for source in sources:
         for entry in sorted(os.listdir(source)) if os.path.isdir(source) else ():
             top = re.split(r"[-.]", entry)[0].lower()
             link = os.path.join(target, entry)
             if top not in TORCH_DISTRIBUTIONS and not os.path.lexists(link):
                 os.symlink(os.path.join(source, entry), link)
-    return str(venv / "bin" / "python")
+    return python
 
 
 def _run(args, cwd, python=sys.executable, env=None, timeout=120):
@@ -127,15 +130,21 @@ def _run(args, cwd, python=sys.executable, env=None, timeout=120):
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
-def _console_script():
-    """The installed ``jtorch`` console script (``pip install -e .``), else the same two lines
-    pip writes for the entry point that pyproject.toml declares."""
+def _console_script(bin_dir):
+    """The installed ``jtorch`` console script (``pip install -e .``), else one written into
+    ``bin_dir`` as pip writes it for the entry point that pyproject.toml declares."""
     installed = os.path.join(os.path.dirname(sys.executable), "jtorch")
     if os.path.isfile(installed):
-        return [installed]
+        return installed
     with open(os.path.join(ROOT, "pyproject.toml")) as f:
         module, func = re.search(r'^jtorch = "([\w.]+):(\w+)"$', f.read(), re.M).groups()
-    return ["-c", f"import sys; from {module} import {func}; sys.exit({func}())"]
+    path = os.path.join(bin_dir, "jtorch")
+    with open(path, "w") as f:
+        f.write(f"import re\nimport sys\nfrom {module} import {func}\n"
+                "if __name__ == '__main__':\n"
+                "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+                f"    sys.exit({func}())\n")
+    return path
 
 
 def _script(tmp_path, name, body):
@@ -205,7 +214,8 @@ def test_dash_m_runs_a_module_as_python_dash_m(torch_free, tmp_path, runner):
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     module = _script(tmp_path, "pkg/show.py", ARGV)
-    command = ["-m", "jtorch"] if runner == "python -m jtorch" else _console_script()
+    command = (["-m", "jtorch"] if runner == "python -m jtorch"
+               else [_console_script(os.path.dirname(torch_free))])
     got = _run([*command, "-m", "pkg.show", "a", "b"], cwd=tmp_path, python=torch_free)
     assert got.returncode == 0, got.stderr[-3000:]
     assert _lines(got.stdout, "argv") == [str([module, "a", "b"])]
