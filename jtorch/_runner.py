@@ -149,11 +149,13 @@ def run(argv):
     try:
         if argv[0] == "-m":
             module = target_name(argv[1]) or argv[1]
+            # as ``python -m``: the current directory first (the console script's own
+            # directory is there now), also for finding the module
+            sys.path[0] = os.getcwd()
             if not _module_exists(module):
                 print(f"{sys.executable}: No module named {argv[1]}", file=sys.stderr)
                 return 1
             sys.argv = [argv[1]] + argv[2:]  # runpy sets sys.argv[0] to the module's file
-            sys.path[0] = os.getcwd()
             runpy.run_module(module, run_name="__main__", alter_sys=True)
         else:
             sys.argv = list(argv)

@@ -24,6 +24,7 @@ from data_helpers import (
 
 import jtorch
 from jtorch.utils.data import DataLoader, TensorDataset
+from jtorch.utils.data._main_guard import _guarded
 
 pytestmark = pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # explicit JAX-free forks
 
@@ -262,3 +263,17 @@ def test_spawn_workers_run_jtorch_ops():
     del it, loader
     gc.collect()
     assert _wait_gone(pids)
+
+
+@pytest.mark.parametrize("source, line, guarded", [
+    ("for x in loader:\n    pass\n", 1, False),
+    ("def main():\n    pass\n\nmain()\n", 4, False),
+    ('if __name__ == "__main__":\n    for x in loader:\n        pass\n', 2, True),
+    ('if "__main__" == __name__: main()\n', 1, True),
+    ('try:\n    if __name__ == "__main__":\n        main()\nexcept KeyboardInterrupt:\n'
+     "    pass\n", 3, True),
+    ("import multiprocessing as mp\nif mp.parent_process() is None:\n    main()\n", 3, True),
+    ("if verbose:\n    main()\n", 2, False),
+])
+def test_which_statements_of_a_script_count_as_guarded(source, line, guarded):
+    assert _guarded(source, line) is guarded

@@ -6,6 +6,9 @@ Differences from PyTorch (see docs/data.md):
       transforms, the default collate, no ``worker_init_fn``), else ``spawn``: JAX deadlocks
       in a process forked after it started, so user code calling jtorch ops in a forked worker
       would hang. Pass ``"fork"`` explicitly for JAX-free user datasets.
+    - So a script that iterates a DataLoader with ``spawn`` workers on its top level, without
+      ``if __name__ == "__main__":``, gets one RuntimeError saying so before any worker
+      starts (PyTorch on Linux forks, and such a script works there); see ``_main_guard.py``.
     - ``pin_memory`` / ``pin_memory_device`` are accepted and do nothing (no CUDA host memory);
       as in PyTorch, iterating warns when ``pin_memory`` is set and there is no accelerator.
     - Workers ship batches as pickled NumPy payloads; each tensor leaf reaches the device in
@@ -25,7 +28,7 @@ import time
 import warnings
 
 from ... import accelerator
-from . import _worker as worker
+from . import _main_guard as main_guard, _worker as worker
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset, _seed_from
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
@@ -351,7 +354,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             raise AssertionError("prefetch_factor must be greater than 0 for "
                                  "MultiProcessingDataLoaderIter")
         ctx, quiet_fork = _choose_context(loader)
-        forked = ctx.get_start_method() == "fork"
+        self._start_method = ctx.get_start_method()
+        forked = self._start_method == "fork"
+        if not forked:  # a spawned worker re-runs the script: is its DataLoader loop guarded?
+            main_guard.exit_if_bootstrapping()
+            main_guard.check_entry_point(self._start_method)
         worker.prepare_host(self._dataset)
         self._shutdown = False
         self._result_queue = ctx.Queue()
@@ -415,6 +422,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 if dead:
                     pids = ", ".join(str(w.pid) for w in dead)
                     self._shutdown_workers()
+                    main_guard.raise_if_unguarded_exit(dead, self._start_method)
                     raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited "
                                        "unexpectedly") from None
                 if deadline is not None and time.monotonic() >= deadline:
