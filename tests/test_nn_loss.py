@@ -247,6 +247,25 @@ def test_out_of_range_target_check_skipped_when_traced():
     assert np.shape(out) == ()
 
 
+def test_target_check_of_a_view_while_the_queue_is_busy():
+    """The bounds check reads a view target (``y.view(-1)``, ``y[:, :2]``) from its base's host
+    copy when the view's own array still waits behind queued work: the same error as PyTorch
+    when the view holds the bad target, the same loss when it leaves it out."""
+    xn, yn = rand(6, 5), np.array([[1, 2, 10], [0, 4, 3]])
+    big = jtorch.ones(400, 400)
+
+    def run(T, view, n):
+        busy = big @ big @ big if T is jtorch else None  # work queued before the view's
+        loss = T.nn.functional.cross_entropy(T.tensor(xn[:n]), view(T.tensor(yn)))
+        del busy
+        return loss
+
+    for view in (lambda y: y.view(-1), lambda y: y.t().reshape(-1)):
+        raises_like(lambda v=view: run(torch, v, 6), lambda v=view: run(jtorch, v, 6))
+    view = lambda y: y[:, :2].flatten()  # noqa: E731
+    np.testing.assert_allclose(run(jtorch, view, 4).item(), run(torch, view, 4).item(), rtol=1e-6)
+
+
 def test_empty_batch_mean_is_nan():
     for T in (torch, jtorch):
         x = T.zeros(0, 5)

@@ -24,7 +24,28 @@ def concrete(x):
     v = x._value if hasattr(x, "_value") else x
     if isinstance(v, jax.core.Tracer):
         return None
+    if hasattr(x, "_base") and x._base is not None and not v.is_ready():
+        h = _host_view(x, v)
+        if h is not None:
+            return h
     return np.asarray(v)
+
+
+def _host_view(x, v):
+    """The value of view ``x`` read from its base's host copy when the base is ready and the
+    view's own array is not: XLA:CPU runs computations in order, so waiting for the view's
+    array (``y.view(-1)`` in a loss) would wait for every computation queued before it. None
+    when the base is stale, not ready, of another dtype, or the view has no known strides."""
+    base = x._base
+    b = base._array
+    lay = x._layout
+    if (x._base_version != base._version_counter or not isinstance(lay, tuple)
+            or b.dtype != v.dtype or not b.is_ready()):
+        return None
+    st, off = lay
+    flat = np.asarray(b).reshape(-1)
+    return np.lib.stride_tricks.as_strided(flat[off:], shape=v.shape, writeable=False,
+                                           strides=[s * flat.itemsize for s in st])
 
 
 def need_concrete(x, what):
