@@ -103,6 +103,11 @@ def is_contiguous(t):
 def view_strides(old_shape, old_strides, new_shape):
     """PyTorch's computeStride: strides for viewing (old_shape, old_strides) as new_shape,
     or None when that view is impossible without a copy."""
+    if not all(isinstance(d, (int, np.integer)) for d in (*old_shape, *new_shape)):
+        # a symbolic (jax.export dynamic) dimension: a contiguous layout views as contiguous,
+        # any other is copied (comparing symbolic sizes is undecidable in general)
+        return contiguous_strides(tuple(new_shape)) \
+            if tuple(old_strides) == contiguous_strides(tuple(old_shape)) else None
     numel = int(np.prod(old_shape, dtype=np.int64))
     if numel == 0:
         return contiguous_strides(tuple(new_shape)) if old_shape != tuple(new_shape) \

@@ -18,6 +18,7 @@ import operator
 import warnings
 
 import jax.numpy as jnp
+from jax.export import is_symbolic_dim
 
 from .._core.dtypes import to_dtype
 from .._core.strides import strides, view_strides
@@ -31,7 +32,8 @@ def size_arg(shape):
     if len(shape) == 1 and not isinstance(shape[0], int) and hasattr(shape[0], "__len__") \
             and not hasattr(shape[0], "_array"):
         shape = shape[0]
-    return tuple(operator.index(s) for s in shape)
+    # a symbolic dimension (jax.export's dynamic shapes) stays as it is
+    return tuple(s if is_symbolic_dim(s) else operator.index(s) for s in shape)
 
 
 def varargs(args, kwarg, fn, name):
