@@ -1,10 +1,13 @@
-"""``torch.onnx``: not implemented in jtorch yet.
-
-The module exists so that programs importing it at the top (``import torch.onnx``) run; every
-public name of PyTorch's ``torch.onnx`` raises NotImplementedError naming it.
+"""``torch.onnx``: ``export`` writes a real ONNX model (see docs/export.md): the module traced
+once by JAX, its jaxpr written with ``onnx.helper``. Needs ``pip install jtorch[onnx]`` (onnx,
+and onnxruntime to run an ONNXProgram). A public name of PyTorch's ``torch.onnx`` that jtorch
+lacks raises NotImplementedError naming it.
 """
 
-from ._core.errors import torch_name_fallback
+from .._core.errors import torch_name_fallback
+from ._export import ONNXProgram as ONNXProgram, export as export
+
+__all__ = ["ONNXProgram", "export"]
 
 # a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
 __getattr__ = torch_name_fallback("torch.onnx")
