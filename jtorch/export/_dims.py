@@ -85,7 +85,9 @@ def _per_input(mod, args, kwargs, dynamic_shapes):
                 "When `dynamic_shapes` is specified as a dict, its top-level keys must be the "
                 f"arg names {names} of `inputs`, but here they are {list(dynamic_shapes)}. "
                 "Alternatively, you could also ignore arg names entirely and specify "
-                "`dynamic_shapes` as a list/tuple matching `inputs`.")
+                "`dynamic_shapes` as a list/tuple matching `inputs`. For more information "
+                "about this error, see: https://pytorch.org/docs/main/generated/exportdb/"
+                "index.html#dynamic-shapes-validation")
         return [dynamic_shapes[k] for k in names]
     if isinstance(dynamic_shapes, (tuple, list)):
         specs = list(dynamic_shapes)
