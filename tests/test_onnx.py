@@ -103,3 +103,23 @@ def test_missing_onnx_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "onnx", None)   # `import onnx` fails as if not installed
     with pytest.raises(ModuleNotFoundError, match=r"pip install jtorch\[onnx\]"):
         jtorch.onnx.export(_mlp(jtorch), (jtorch.ones(1, 6),))
+
+
+def test_exported_program_exports_with_its_dynamic_batch():
+    class Seen(jtorch.nn.Linear):
+        seen = []
+
+        def forward(self, x):
+            self.seen.append(jtorch.onnx.is_in_onnx_export())
+            return super().forward(x)
+
+    tm, jm = torch.nn.Linear(4, 2), Seen(4, 2)
+    copy_weights(tm, jm)
+    ep = jtorch.export.export(jm, (jtorch.ones(2, 4),),
+                              dynamic_shapes=({0: jtorch.export.Dim("b")},))
+    prog = jtorch.onnx.export(ep, dynamo=True)
+    assert jm.seen == [False, True] and not jtorch.onnx.is_in_onnx_export()
+    x = _rand(5, 4, seed=2)
+    assert_close(prog(jtorch.tensor(x))[0].numpy(), tm(torch.tensor(x)).detach().numpy(),
+                 atol=1e-5, rtol=1e-5)
+    assert jtorch.onnx.export(ep, dynamo=False) is None

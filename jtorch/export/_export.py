@@ -79,8 +79,10 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
         for d in a.shape:
             if jax_export.is_symbolic_dim(d):
                 bounds[str(d)] = _bounds(dynamic_shapes, str(d))
-    return ExportedProgram(exported, state, names, persistent, spec, out_spec[0], labels,
-                           (tuple(args), kwargs), bounds, labels)
+    ep = ExportedProgram(exported, state, names, persistent, spec, out_spec[0], labels,
+                         (tuple(args), kwargs), bounds, labels)
+    ep._source = (mod, dynamic_shapes)   # what torch.onnx.export of this program traces again
+    return ep
 
 
 def _bounds(dynamic_shapes, name):

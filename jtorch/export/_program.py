@@ -82,6 +82,7 @@ class ExportedProgram:
             user_inputs, out_tree.num_leaves)
         self.example_inputs = example_inputs
         self.range_constraints = dict(bounds)
+        self._source = None   # (module, dynamic_shapes) when exported in this process
 
     # ------------------------------------------------------------------ jtorch extensions
     @property

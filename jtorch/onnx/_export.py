@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import enum
 import os
 
 import jax
@@ -14,7 +15,7 @@ from .._ops.creation import as_tensor
 from .._tensor import Tensor
 from ..export._dims import Dim, _arg_names, input_avals
 from ..export._export import check_call, lifted_state
-from ..export._program import input_labels
+from ..export._program import ExportedProgram, input_labels
 from ..export._trace import InputSpec, pure_function
 from ..func import _pytree as pt
 from ..serialization import atomic_file
@@ -29,6 +30,23 @@ def _import_onnx():
     except ModuleNotFoundError as e:
         raise ModuleNotFoundError(_INSTALL, name=e.name) from e
     return onnx
+
+
+class TrainingMode(enum.IntEnum):
+    """``torch.onnx.TrainingMode``: the mode a model is exported in (jtorch exports the
+    module in the mode it is in; only EVAL is accepted as ``training=``)."""
+
+    EVAL = 0
+    PRESERVE = 1
+    TRAINING = 2
+
+
+_EXPORTING = [False]
+
+
+def is_in_onnx_export():
+    """Whether a :func:`torch.onnx.export` is tracing the model now."""
+    return _EXPORTING[0]
 
 
 class ONNXProgram:
@@ -120,7 +138,9 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     parameters and buffers are the model's initializers.
 
     Args:
-        model (nn.Module): the model (in its current train/eval mode).
+        model (nn.Module or ExportedProgram): the model (in its current train/eval mode); an
+            ExportedProgram made in this process exports its module with its example inputs
+            and dynamic shapes.
         args (tuple or Tensor): example positional inputs.
         f (str, os.PathLike or file object, optional): where to write the model; nothing is
             left at a path when the export fails.
@@ -151,7 +171,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     activations, softmax are covered).
     """
     onnx = _import_onnx()
-    if training is not None and getattr(training, "name", training) != "EVAL":
+    if training not in (None, TrainingMode.EVAL):
         raise not_implemented(f"torch.onnx.export(training={training!r})")
     _check_unsupported({
         "report": (report, False), "verify": (verify, False), "profile": (profile, False),
@@ -164,6 +184,13 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     opset = OPSET if opset_version is None else int(opset_version)
     if opset < OPSET:
         raise not_implemented(f"torch.onnx.export(opset_version={opset}) (below {OPSET})")
+    if isinstance(model, ExportedProgram):
+        if model._source is None:
+            raise not_implemented("torch.onnx.export of an ExportedProgram read by "
+                                  "torch.export.load", "the module it was exported from")
+        (args, kwargs), (model, exported_shapes) = model.example_inputs, model._source
+        if dynamic_shapes is None and dynamic_axes is None:
+            dynamic_shapes = exported_shapes
     if not isinstance(args, tuple):
         args = (args,)
     kwargs = check_call(model, args, kwargs)
@@ -177,7 +204,11 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         dynamic_shapes = _dynamic_axes_to_shapes(dynamic_axes, in_names,
                                                  len(args) + len(kwargs))
     avals = input_avals(model, args, kwargs, dynamic_shapes)
-    model_proto = _build(onnx, model, spec, avals, in_names, output_names, opset)
+    _EXPORTING[0] = True
+    try:
+        model_proto = _build(onnx, model, spec, avals, in_names, output_names, opset)
+    finally:
+        _EXPORTING[0] = False
     if f is not None:
         _write(model_proto.SerializeToString(), f)
     return ONNXProgram(model_proto) if dynamo else None
