@@ -21,7 +21,7 @@ import jax.numpy as jnp
 from jax.export import is_symbolic_dim
 
 from .._core.dtypes import to_dtype
-from .._core.strides import strides, view_strides
+from .._core.strides import concrete_shape, strides, view_strides
 from ._registry import export, op
 from ._util import wrap_dim
 
@@ -104,6 +104,8 @@ def _viewable(input, new_shape):
     """Whether ``input`` can be viewed as ``new_shape`` without a copy (PyTorch's rule)."""
     if input._base is None:
         return True
+    if not concrete_shape(input.shape):   # a view of symbolic (jax.export) size: copied
+        return False
     return view_strides(tuple(input.shape), strides(input)[0], new_shape) is not None
 
 

@@ -155,6 +155,12 @@ class GraphBuilder:
         y = self.const(np.asarray(p["y"], e.invars[0].aval.dtype))
         return self.node("Pow", [ins[0], y])
 
+    def _dim_as_value(self, e, ins, p):
+        """A symbolic size used as a number (a mean's count over a dynamic dimension)."""
+        size = self.node("Squeeze", [self.shape_value([p["dim"]]), self.ints([0])])
+        to = self.helper.np_dtype_to_tensor_dtype(np.dtype(e.outvars[0].aval.dtype))
+        return self.node("Cast", [size], to=to)
+
     def _convert_element_type(self, e, ins, p):
         to = self.helper.np_dtype_to_tensor_dtype(np.dtype(p["new_dtype"]))
         return self.node("Cast", ins, to=to)
@@ -215,6 +221,18 @@ class GraphBuilder:
         axes = list(range(len(starts)))
         return self.node("Slice", [ins[0], self.ints(starts), self.shape_value(limits),
                                    self.ints(axes), self.ints(steps)])
+
+    def _dynamic_slice(self, e, ins, p):
+        """``lax.dynamic_slice``: starts clamped so that the slice fits, as JAX does."""
+        shape = e.invars[0].aval.shape
+        starts = self.node("Concat", [self.node("Unsqueeze", [self.node(
+            "Cast", [i], to=self.onnx.TensorProto.INT64), self.ints([0])]) for i in ins[1:]],
+            axis=0)
+        sizes = self.shape_value(p["slice_sizes"])
+        room = self.node("Sub", [self.shape_value(shape), sizes])
+        starts = self.node("Max", [self.node("Min", [starts, room]), self.ints([0] * len(shape))])
+        ends = self.node("Add", [starts, sizes])
+        return self.node("Slice", [ins[0], starts, ends, self.ints(list(range(len(shape))))])
 
     def _pad(self, e, ins, p):
         cfg = p["padding_config"]
@@ -313,17 +331,21 @@ class GraphBuilder:
         return self._reduce_window(e, ins, p, "AveragePool")
 
     def _gather(self, e, ins, p):
-        """The one-index pattern ``x[..., i, ...]`` (``jnp.take`` of a scalar index)."""
+        """Taking whole slices along one axis (``jnp.take``: ``x[..., i, ...]``, embedding
+        lookups): ONNX ``Gather`` with the index vector's last dimension squeezed."""
         dn = p["dimension_numbers"]
         shape = e.invars[0].aval.shape
         idx_shape = e.invars[1].aval.shape
         if (len(dn.collapsed_slice_dims) == 1 and dn.start_index_map == dn.collapsed_slice_dims
-                and idx_shape == (1,) and not dn.operand_batching_dims):
+                and idx_shape and _same_dim(idx_shape[-1], 1) and not dn.operand_batching_dims):
             axis = dn.collapsed_slice_dims[0]
+            nb = len(idx_shape) - 1
             full = all(_same_dim(s, d) for i, (s, d) in enumerate(zip(p["slice_sizes"], shape))
                        if i != axis)
-            if full and tuple(dn.offset_dims) == tuple(range(len(shape) - 1)):
-                index = self.node("Squeeze", [ins[1], self.ints([0])])
+            offsets = tuple(range(axis)) + tuple(axis + nb + j
+                                                 for j in range(len(shape) - 1 - axis))
+            if full and tuple(dn.offset_dims) == offsets:
+                index = self.node("Squeeze", [ins[1], self.ints([len(idx_shape) - 1])])
                 return self.node("Gather", [ins[0], index], axis=axis)
         raise NotImplementedError("jtorch does not implement torch.onnx.export of this "
                                   "gather (advanced indexing) yet")
