@@ -123,3 +123,29 @@ def test_exported_program_exports_with_its_dynamic_batch():
     assert_close(prog(jtorch.tensor(x))[0].numpy(), tm(torch.tensor(x)).detach().numpy(),
                  atol=1e-5, rtol=1e-5)
     assert jtorch.onnx.export(ep, dynamo=False) is None
+
+
+def test_embedding_slicing_and_views_with_a_dynamic_batch():
+    def make(T):
+        class Tokens(T.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = T.nn.Embedding(11, 6)
+                self.norm = T.nn.LayerNorm(6)
+
+            def forward(self, ids):
+                h = self.norm(self.emb(ids))                      # (B, L, 6)
+                first = h[:, 0] + h[:, 1:3].mean(1)               # slices of the batch's rows
+                flat = h.transpose(1, 2).reshape(h.shape[0], -1)  # a view's reshape: a copy
+                return T.cat([first, flat.narrow(1, 2, 4), T.nn.functional.silu(flat[:, ::5])], 1)
+
+        return Tokens()
+
+    tm, jm = make(torch), make(jtorch)
+    copy_weights(tm, jm)
+    ids = np.random.default_rng(0).integers(0, 11, (2, 5))
+    prog = jtorch.onnx.export(jm, (jtorch.tensor(ids),), dynamic_axes={"ids": [0]})
+    for n in (2, 4):
+        ids = np.random.default_rng(n).integers(0, 11, (n, 5))
+        assert_close(prog(jtorch.tensor(ids))[0].numpy(), tm(torch.tensor(ids)).detach().numpy(),
+                     atol=1e-5, rtol=1e-5)
