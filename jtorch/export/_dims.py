@@ -69,7 +69,7 @@ def dims(*names, min=None, max=None):
     return tuple(Dim(n, min=min, max=max) for n in names)
 
 
-def _arg_names(mod, args, kwargs):
+def arg_names(mod, args, kwargs):
     """The forward's parameter names bound to ``args``/``kwargs``, in call order."""
     bound = inspect.signature(mod.forward).bind(*args, **kwargs)
     return list(bound.arguments)
@@ -79,7 +79,7 @@ def _per_input(mod, args, kwargs, dynamic_shapes):
     """``dynamic_shapes`` as one spec per top-level input, in ``(args..., kwargs...)`` order."""
     n = len(args) + len(kwargs)
     if isinstance(dynamic_shapes, dict):
-        names = _arg_names(mod, args, kwargs)
+        names = arg_names(mod, args, kwargs)
         if sorted(dynamic_shapes) != sorted(names):
             raise RuntimeError(
                 "When `dynamic_shapes` is specified as a dict, its top-level keys must be the "
@@ -172,7 +172,8 @@ def _dim_names(spec, t, path, table):
 
 def input_avals(mod, args, kwargs, dynamic_shapes):
     """``jax.ShapeDtypeStruct`` per Tensor leaf of ``(args, kwargs)`` (flattening order),
-    with the symbolic dimensions ``dynamic_shapes`` asks for."""
+    with the symbolic dimensions ``dynamic_shapes`` asks for, and ``{name: (min, max)}`` of
+    those dimensions (``max`` None: unbounded)."""
     tensors = [x for x in pt.flatten((args, kwargs))[0] if isinstance(x, Tensor)]
     table = SymbolTable()
     if dynamic_shapes is None:
@@ -188,8 +189,10 @@ def input_avals(mod, args, kwargs, dynamic_shapes):
                 if isinstance(leaf, Tensor):
                     names.append(_dim_names(s, leaf, f"{path}" if len(leaves) == 1
                                             else f"{path}[{j}]", table))
-    return [jax.ShapeDtypeStruct(table.shape(n, t.shape), t.dtype.np)
-            for n, t in zip(names, tensors)]
+    avals = [jax.ShapeDtypeStruct(table.shape(n, t.shape), t.dtype.np)
+             for n, t in zip(names, tensors)]
+    bounds = {k: (lo, None if hi == _INT_OO else hi) for k, (lo, hi) in table.bounds.items()}
+    return avals, bounds
 
 
 def _top_paths(args, kwargs):

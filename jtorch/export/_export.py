@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-from jax import export as jax_export
-
 from ..nn.modules.module import Module
-from ._dims import _arg_names, input_avals
+from ._dims import arg_names, input_avals
 from ._program import ExportedProgram, input_labels
 from ._trace import InputSpec, export_function, pure_function
 
@@ -14,12 +12,8 @@ from ._trace import InputSpec, export_function, pure_function
 def lifted_state(mod):
     """``(names, tensors, persistent names)`` of the module's parameters and buffers."""
     named = dict(mod.named_parameters())
-    persistent = set(named)
-    for prefix, sub in mod.named_modules():
-        for name, b in sub._buffers.items():
-            if b is not None and name not in sub._non_persistent_buffers_set:
-                persistent.add(f"{prefix}.{name}" if prefix else name)
     named.update(mod.named_buffers())
+    persistent = set(mod.state_dict(keep_vars=True)) & set(named)
     return list(named), list(named.values()), persistent
 
 
@@ -69,31 +63,11 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
                                   "torch.export.export(preserve_module_call_signature=...) yet")
     names, state, persistent = lifted_state(mod)
     spec = InputSpec(args, kwargs)
-    avals = input_avals(mod, args, kwargs, dynamic_shapes)
+    avals, bounds = input_avals(mod, args, kwargs, dynamic_shapes)
     fn, out_spec = pure_function(mod, names, spec)
     exported = export_function(fn, [s.detach() for s in state], avals)
-    arg_names = _arg_names(mod, args, kwargs)
-    labels = input_labels(arg_names, spec)
-    bounds = {}
-    for a in avals:
-        for d in a.shape:
-            if jax_export.is_symbolic_dim(d):
-                bounds[str(d)] = _bounds(dynamic_shapes, str(d))
+    labels = input_labels(arg_names(mod, args, kwargs), spec)
     ep = ExportedProgram(exported, state, names, persistent, spec, out_spec[0], labels,
                          (tuple(args), kwargs), bounds, labels)
     ep._source = (mod, dynamic_shapes)   # what torch.onnx.export of this program traces again
     return ep
-
-
-def _bounds(dynamic_shapes, name):
-    """``(min, max)`` of the Dim called ``name`` in ``dynamic_shapes`` (``max`` None: none)."""
-    stack = [dynamic_shapes]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, dict):
-            stack.extend(x.values())
-        elif isinstance(x, (tuple, list)):
-            stack.extend(x)
-        elif getattr(x, "__name__", None) == name and hasattr(x, "max"):
-            return (x.min, x.max if x.max < 2 ** 63 - 1 else None)
-    return (0, None)

@@ -13,7 +13,7 @@ from jax import export as jax_export
 from .._core.errors import not_implemented
 from .._ops.creation import as_tensor
 from .._tensor import Tensor
-from ..export._dims import Dim, _arg_names, input_avals
+from ..export._dims import Dim, arg_names, input_avals
 from ..export._export import check_call, lifted_state
 from ..export._program import ExportedProgram, input_labels
 from ..export._trace import InputSpec, pure_function
@@ -195,7 +195,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
         args = (args,)
     kwargs = check_call(model, args, kwargs)
     spec = InputSpec(args, kwargs)
-    labels = input_labels(_arg_names(model, args, kwargs), spec)
+    labels = input_labels(arg_names(model, args, kwargs), spec)
     in_names = list(input_names or []) + labels[len(input_names or []):]
     if dynamic_axes is not None:
         if dynamic_shapes is not None:
@@ -203,7 +203,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
                              "dynamic_shapes")
         dynamic_shapes = _dynamic_axes_to_shapes(dynamic_axes, in_names,
                                                  len(args) + len(kwargs))
-    avals = input_avals(model, args, kwargs, dynamic_shapes)
+    avals, _ = input_avals(model, args, kwargs, dynamic_shapes)
     _EXPORTING[0] = True
     try:
         model_proto = _build(onnx, model, spec, avals, in_names, output_names, opset)
