@@ -129,3 +129,25 @@ def test_errors_are_pytorchs():
         ep.module()(jtorch.tensor(_x(9, 0)))
     with pytest.raises(NotImplementedError, match=r"torch\.export\.ExportedProgram\.graph"):
         ep.graph
+
+
+def test_keyword_inputs_share_a_dim_and_may_come_in_any_order():
+    def make(T):
+        class Mix(T.nn.Module):
+            def forward(self, a, b=None, c=None):
+                return a.sum(-1) + b.sum(-1) * c.mean(-1)
+
+        return Mix()
+
+    n, k = jtorch.export.Dim("n"), jtorch.export.Dim("k")
+    ep = jtorch.export.export(make(jtorch), (jtorch.ones(2, 3),),
+                              {"c": jtorch.ones(2, 5), "b": jtorch.ones(2, 4)},
+                              dynamic_shapes={"a": {0: n}, "b": {0: n}, "c": {0: n, 1: k}})
+    assert ep.graph_signature.user_inputs == ("a", "c", "b")
+    a, b, c = _x(3, 1)[:, :3], _x(3, 2)[:, :4], _x(3, 3)
+    expected = make(torch)(torch.tensor(a), b=torch.tensor(b), c=torch.tensor(c)).numpy()
+    got = ep.module()(jtorch.tensor(a), b=jtorch.tensor(b), c=jtorch.tensor(c))
+    assert_close(got.numpy(), expected)
+    with pytest.raises(RuntimeError, match=r"^Expected input at c.shape\[0\] to be equal to 3, "
+                       r"but got 4$"):
+        ep.module()(jtorch.tensor(a), b=jtorch.tensor(b), c=jtorch.tensor(_x(4, 3)))

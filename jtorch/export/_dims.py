@@ -88,7 +88,8 @@ def _per_input(mod, args, kwargs, dynamic_shapes):
                 "`dynamic_shapes` as a list/tuple matching `inputs`. For more information "
                 "about this error, see: https://pytorch.org/docs/main/generated/exportdb/"
                 "index.html#dynamic-shapes-validation")
-        return [dynamic_shapes[k] for k in names]
+        # positional inputs by their parameter's name, keyword inputs in the call's order
+        return [dynamic_shapes[k] for k in names[:len(args)] + list(kwargs)]
     if isinstance(dynamic_shapes, (tuple, list)):
         specs = list(dynamic_shapes)
         if len(specs) != n:

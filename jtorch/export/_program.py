@@ -181,8 +181,11 @@ class _ExportedModule(Module):
 
 
 def input_labels(mod_forward_names, spec: InputSpec):
-    """Guard-message names of the Tensor inputs: the forward's argument name, with ``[i]``
-    for a leaf inside a container argument."""
+    """Guard-message names of the Tensor inputs: the forward's argument name (of positional
+    inputs; keyword inputs by their keyword), with ``[i]`` for a leaf inside a container."""
+    n_args = len(spec.tree.children[0].children)
+    mod_forward_names = list(mod_forward_names[:n_args]) + list(spec.tree.children[1].context
+                                                                or ())
     labels = []
     leaves_per_top = [c.num_leaves for c in spec.tree.children[0].children] + \
         [c.num_leaves for c in spec.tree.children[1].children]

@@ -29,7 +29,11 @@ class InputSpec:
             [f"kwargs['{k}']" for k in kwargs]
 
     def tensors(self, args, kwargs):
-        """The Tensor leaves of a new call, checked against the exported structure."""
+        """The Tensor leaves of a new call, checked against the exported structure (keyword
+        inputs in any order)."""
+        order = self.tree.children[1].context or ()
+        if set(kwargs) == set(order):
+            kwargs = {k: kwargs[k] for k in order}
         leaves, tree = pt.flatten((tuple(args), dict(kwargs)))
         if tree != self.tree:
             raise ValueError("Trying to flatten user inputs with exported input tree spec: \n"
