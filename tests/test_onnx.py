@@ -149,3 +149,18 @@ def test_embedding_slicing_and_views_with_a_dynamic_batch():
         ids = np.random.default_rng(n).integers(0, 11, (n, 5))
         assert_close(prog(jtorch.tensor(ids))[0].numpy(), tm(torch.tensor(ids)).detach().numpy(),
                      atol=1e-5, rtol=1e-5)
+
+
+def test_transformer_encoder_layer_with_a_dynamic_batch():
+    def make(T):
+        return T.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True).eval()
+
+    tm, jm = make(torch), make(jtorch)
+    copy_weights(tm, jm)
+    prog = jtorch.onnx.export(jm, (jtorch.tensor(_rand(2, 5, 8, seed=0)),),
+                              dynamic_shapes=({0: jtorch.export.Dim("b")},))
+    for n in (2, 3):
+        x = _rand(n, 5, 8, seed=n)
+        with torch.no_grad():
+            expected = tm(torch.tensor(x)).numpy()
+        assert_close(prog(jtorch.tensor(x))[0].numpy(), expected, atol=1e-5, rtol=1e-5)

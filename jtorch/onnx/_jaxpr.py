@@ -215,6 +215,27 @@ class GraphBuilder:
     def _concatenate(self, e, ins, p):
         return self.node("Concat", ins, axis=p["dimension"])
 
+    def _stack(self, e, ins, p):
+        axis = self.ints([p["axis"]])
+        return self.node("Concat", [self.node("Unsqueeze", [x, axis]) for x in ins],
+                         axis=p["axis"])
+
+    def _split(self, e, ins, p):
+        sizes = p["sizes"]
+        if any(jax_export.is_symbolic_dim(d) for d in sizes):
+            raise NotImplementedError("jtorch does not implement torch.onnx.export of a split "
+                                      "into sizes of a symbolic dimension yet")
+        outs = self.node("Split", [ins[0], self.ints([int(d) for d in sizes])],
+                         n_out=len(sizes), axis=p["axis"])
+        return list(outs) if len(sizes) > 1 else [outs]
+
+    def _rev(self, e, ins, p):
+        dims = list(p["dimensions"])
+        big = np.iinfo(np.int64).max
+        return self.node("Slice", [ins[0], self.ints([-1] * len(dims)),
+                                   self.ints([-big] * len(dims)), self.ints(dims),
+                                   self.ints([-1] * len(dims))])
+
     def _slice(self, e, ins, p):
         starts, limits = p["start_indices"], p["limit_indices"]
         steps = p["strides"] or [1] * len(starts)
@@ -256,6 +277,18 @@ class GraphBuilder:
 
     def _reduce_prod(self, e, ins, p):
         return self._reduce(e, ins, p, "ReduceProd")
+
+    def _reduce_bool(self, e, ins, p, op):
+        """all/any: the min/max of the booleans as int32 (ONNX has no boolean reduction)."""
+        as_int = self.node("Cast", ins, to=self.onnx.TensorProto.INT32)
+        out = self._reduce(e, [as_int], p, op)
+        return self.node("Cast", [out], to=self.onnx.TensorProto.BOOL)
+
+    def _reduce_and(self, e, ins, p):
+        return self._reduce_bool(e, ins, p, "ReduceMin")
+
+    def _reduce_or(self, e, ins, p):
+        return self._reduce_bool(e, ins, p, "ReduceMax")
 
     def _argmax(self, e, ins, p, op="ArgMax"):
         (axis,) = p["axes"]
