@@ -164,3 +164,19 @@ def test_transformer_encoder_layer_with_a_dynamic_batch():
         with torch.no_grad():
             expected = tm(torch.tensor(x)).numpy()
         assert_close(prog(jtorch.tensor(x))[0].numpy(), expected, atol=1e-5, rtol=1e-5)
+
+
+def test_transposed_convolution_with_a_dynamic_batch():
+    def make(T):
+        return T.nn.Sequential(
+            T.nn.ConvTranspose2d(4, 4, 3, stride=2, padding=1, output_padding=1, groups=2),
+            T.nn.ReLU(), T.nn.ConvTranspose2d(4, 2, (3, 2), stride=(2, 3), dilation=(1, 2)))
+
+    tm, jm = make(torch), make(jtorch)
+    copy_weights(tm, jm)
+    prog = jtorch.onnx.export(jm, (jtorch.tensor(_rand(2, 4, 5, 6, seed=0)),),
+                              dynamic_axes={"input": [0]})
+    for n in (2, 3):
+        x = _rand(n, 4, 5, 6, seed=n)
+        assert_close(prog(jtorch.tensor(x))[0].numpy(), tm(torch.tensor(x)).detach().numpy(),
+                     atol=1e-5, rtol=1e-5)

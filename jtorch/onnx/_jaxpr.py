@@ -333,15 +333,42 @@ class GraphBuilder:
 
     def _conv_general_dilated(self, e, ins, p):
         dn = p["dimension_numbers"]
-        n = len(e.invars[0].aval.shape)
-        ident = tuple(range(n))
+        shape = e.invars[0].aval.shape
+        ident = tuple(range(len(shape)))
         if (tuple(dn.lhs_spec), tuple(dn.rhs_spec), tuple(dn.out_spec)) != (ident,) * 3 or \
-                any(d != 1 for d in p["lhs_dilation"]) or p["batch_group_count"] != 1:
+                p["batch_group_count"] != 1 or any(lo < 0 or hi < 0 for lo, hi in p["padding"]):
             raise NotImplementedError("jtorch does not implement torch.onnx.export of this "
-                                      "convolution layout (transposed or batch-grouped) yet")
+                                      "convolution (layout, batch groups or negative padding) "
+                                      "yet")
+        x = ins[0]
+        if any(d != 1 for d in p["lhs_dilation"]):   # a transposed convolution's input
+            x = self._dilate(x, shape, p["lhs_dilation"])
         pads = [lo for lo, _ in p["padding"]] + [hi for _, hi in p["padding"]]
-        return self.node("Conv", ins, strides=list(p["window_strides"]), pads=pads,
+        return self.node("Conv", [x, *ins[1:]], strides=list(p["window_strides"]), pads=pads,
                          dilations=list(p["rhs_dilation"]), group=p["feature_group_count"])
+
+    def _dilate(self, x, shape, dilation):
+        """``s - 1`` zeros between neighbours along each spatial dimension: each element
+        followed by ``s - 1`` zeros (a new axis padded, merged), the trailing zeros cut."""
+        if any(jax_export.is_symbolic_dim(d) for d in shape[1:]):
+            raise NotImplementedError("jtorch does not implement torch.onnx.export of a "
+                                      "transposed convolution with symbolic spatial sizes yet")
+        dims = [0] + [int(d) for d in shape[1:]]   # Reshape's 0: the batch size as it is
+        for i, s in enumerate(dilation):
+            if s == 1:
+                continue
+            ax, rank = 2 + i, len(dims) + 1
+            grown = self.node("Unsqueeze", [x, self.ints([ax + 1])])
+            pads = [0] * (2 * rank)
+            pads[rank + ax + 1] = s - 1
+            grown = self.node("Pad", [grown, self.ints(pads)], mode="constant")
+            size = dims[ax]
+            dims[ax] = size * s
+            merged = self.node("Reshape", [grown, self.ints(dims)])
+            dims[ax] = size * s - (s - 1)
+            x = self.node("Slice", [merged, self.ints([0]), self.ints([dims[ax]]),
+                                    self.ints([ax])])
+        return x
 
     def _reduce_window(self, e, ins, p, op):
         dims, strides = p["window_dimensions"], p["window_strides"]
