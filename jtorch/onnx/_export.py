@@ -241,7 +241,9 @@ def _build(onnx, model, spec, avals, in_names, output_names, opset):
         g.nodes, "main", [_value_info(onnx.helper, n, a) for n, a in zip(in_names, avals)],
         [_value_info(onnx.helper, n, a) for n, a in zip(out_names, out_avals)],
         initializer=[t for t in g.initializers if t.name in used])
-    proto = onnx.helper.make_model(graph, producer_name="jtorch",
-                                   opset_imports=[onnx.helper.make_opsetid("", opset)])
+    opsets = [onnx.helper.make_opsetid("", opset)]
+    # the oldest IR version that has the opset: older onnxruntimes read the file too
+    proto = onnx.helper.make_model(graph, producer_name="jtorch", opset_imports=opsets,
+                                   ir_version=onnx.helper.find_min_ir_version_for(opsets))
     onnx.checker.check_model(proto)
     return proto
