@@ -50,10 +50,17 @@ def _view_layout(src, r, kernel, idx):
     if isinstance(src_layout, _NoRule):
         return src_layout
     shape = tuple(src._array.shape)
+    if not concrete_shape(shape) or not concrete_shape(r._array.shape):
+        return _NoRule(kernel.opdef.name + " of a symbolic (jax.export dynamic) shape")
     st, off = src_layout if src_layout is not None else (contiguous_strides(shape), 0)
     args, kwargs = kernel.spec.static_arguments()
     st, off = rule(shape, st, off, tuple(r._array.shape), idx, *args[1:], **kwargs)
     return tuple(st), off
+
+
+def concrete_shape(shape):
+    """Whether every size is a number (not a symbolic dimension of jax.export)."""
+    return all(isinstance(d, (int, np.integer)) for d in shape)
 
 
 def _has_zero_stride(t):
@@ -103,6 +110,11 @@ def is_contiguous(t):
 def view_strides(old_shape, old_strides, new_shape):
     """PyTorch's computeStride: strides for viewing (old_shape, old_strides) as new_shape,
     or None when that view is impossible without a copy."""
+    if not concrete_shape(old_shape) or not concrete_shape(new_shape):
+        # a symbolic (jax.export dynamic) dimension: a contiguous layout views as contiguous,
+        # any other is copied (comparing symbolic sizes is undecidable in general)
+        return contiguous_strides(tuple(new_shape)) \
+            if tuple(old_strides) == contiguous_strides(tuple(old_shape)) else None
     numel = int(np.prod(old_shape, dtype=np.int64))
     if numel == 0:
         return contiguous_strides(tuple(new_shape)) if old_shape != tuple(new_shape) \

@@ -163,8 +163,12 @@ def _parse(t, index, set_mode=False, dyn_ints=False):
             kind = "SelectBackward0"
         elif k == "slice":
             size = shape[d]
-            start, stop, step = v.indices(size)
-            yshape.append(len(range(start, stop, step)))
+            if v == slice(None):   # the whole dimension (its size may be symbolic: jax.export)
+                start, stop, step = 0, size, 1
+                yshape.append(size)
+            else:
+                start, stop, step = v.indices(size)
+                yshape.append(len(range(start, stop, step)))
             if bare_slice or not (start == 0 and stop == size and step == 1):
                 basic.append(v)
                 struct.append(("s", yshape[-1], step))

@@ -21,7 +21,7 @@ _SPATIAL = "DHW"
 
 
 def shape_str(shape):
-    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
+    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 def expand_param(name, value, n, k):

@@ -18,9 +18,10 @@ import operator
 import warnings
 
 import jax.numpy as jnp
+from jax.export import is_symbolic_dim
 
 from .._core.dtypes import to_dtype
-from .._core.strides import strides, view_strides
+from .._core.strides import concrete_shape, strides, view_strides
 from ._registry import export, op
 from ._util import wrap_dim
 
@@ -31,7 +32,8 @@ def size_arg(shape):
     if len(shape) == 1 and not isinstance(shape[0], int) and hasattr(shape[0], "__len__") \
             and not hasattr(shape[0], "_array"):
         shape = shape[0]
-    return tuple(operator.index(s) for s in shape)
+    # a symbolic dimension (jax.export's dynamic shapes) stays as it is
+    return tuple(s if is_symbolic_dim(s) else operator.index(s) for s in shape)
 
 
 def varargs(args, kwarg, fn, name):
@@ -102,6 +104,8 @@ def _viewable(input, new_shape):
     """Whether ``input`` can be viewed as ``new_shape`` without a copy (PyTorch's rule)."""
     if input._base is None:
         return True
+    if not concrete_shape(input.shape):   # a view of symbolic (jax.export) size: copied
+        return False
     return view_strides(tuple(input.shape), strides(input)[0], new_shape) is not None
 
 
