@@ -18,15 +18,35 @@ from .state import STATE
 from .strides import attach_view
 from .tensor_base import TensorBase
 
-# When a set, the names of the ops dispatched are added to it (the test suite uses this to
-# report which ops its parity tests exercised: scripts/gen_ops_md.py).
-RECORD = None
+# The one optional observer of op calls: None (the hot path pays one check), or a callable
+# ``observer(opdef, args, kwargs, run)`` that returns the op's result by calling
+# ``run(opdef, args, kwargs)`` once. Higher layers install one with :func:`set_observer`: the
+# profiler (jtorch.autograd.profiler) and the test suite's op recorder (which parity tests
+# exercised which ops: scripts/gen_ops_md.py). Ops that run inside an observed op (a device
+# copy of an operand) are not observed separately.
+OBSERVER = None
+
+
+def set_observer(observer):
+    """Install ``observer`` (or None) as the op observer; returns the previous one."""
+    global OBSERVER
+    prev, OBSERVER = OBSERVER, observer
+    return prev
+
+
+def _observed(opdef, args, kwargs):
+    global OBSERVER
+    observer, OBSERVER = OBSERVER, None   # run() below is the plain dispatch
+    try:
+        return observer(opdef, args, kwargs, dispatch)
+    finally:
+        OBSERVER = observer
 
 
 def dispatch(opdef, args, kwargs):
     """Run one op on jtorch Tensors: the only place that reads grad mode and records nodes."""
-    if RECORD is not None:
-        RECORD.add(opdef.name)
+    if OBSERVER is not None:
+        return _observed(opdef, args, kwargs)
     if opdef.check is not None:
         opdef.check(*args, **kwargs)
     vals, tens, targs = [], [], []

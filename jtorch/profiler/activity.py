@@ -1,0 +1,49 @@
+"""``torch.profiler.ProfilerActivity`` and ``supported_activities()``: what a profiler collects.
+
+Differences from PyTorch:
+    jtorch records host (CPU) time only. ``ProfilerActivity.CUDA`` is accepted: without a GPU
+    it is dropped with PyTorch's warning (``CUDA is not available, disabling CUDA profiling``;
+    CUDA alone then raises PyTorch's AssertionError), with a GPU the profile still reports host
+    time only (device kernels are in JAX's own trace, ``jax.profiler.trace``).
+"""
+
+from __future__ import annotations
+
+import enum
+
+import jax
+
+from ..autograd.profiler_util import DeviceType
+
+__all__ = ["ProfilerActivity", "supported_activities", "kineto_available", "DeviceType"]
+
+
+class ProfilerActivity(enum.Enum):
+    """The activity groups a profiler may collect (PyTorch's values)."""
+
+    CPU = 0
+    XPU = 1
+    CUDA = 2
+    HPU = 3
+    MTIA = 4
+    PrivateUse1 = 5
+
+    def __int__(self):
+        return self.value
+
+
+def supported_activities():
+    """The activities this machine supports: ``{ProfilerActivity.CPU}``, with
+    ``ProfilerActivity.CUDA`` where JAX has a GPU."""
+    acts = {ProfilerActivity.CPU}
+    try:
+        if jax.devices("gpu"):
+            acts.add(ProfilerActivity.CUDA)
+    except RuntimeError:
+        pass
+    return acts
+
+
+def kineto_available():
+    """True: the ``torch.profiler`` API is available (jtorch's own, not Kineto)."""
+    return True
