@@ -10,13 +10,14 @@ docs/profiler.md describes what is measured and how it differs from PyTorch.
 
 from .._core.errors import torch_name_fallback
 from ..autograd.profiler import record_function as record_function
-from .activity import DeviceType as DeviceType
-from .activity import ProfilerActivity as ProfilerActivity
-from .activity import kineto_available as kineto_available
-from .activity import supported_activities as supported_activities
+from .activity import (
+           DeviceType as DeviceType,
+           ProfilerActivity as ProfilerActivity,
+           kineto_available as kineto_available,
+           supported_activities as supported_activities,
+)
 from .profile import profile as profile
-from .schedule import ProfilerAction as ProfilerAction
-from .schedule import schedule as schedule
+from .schedule import ProfilerAction as ProfilerAction, schedule as schedule
 from .trace_handler import tensorboard_trace_handler as tensorboard_trace_handler
 
 __all__ = ["profile", "schedule", "supported_activities", "tensorboard_trace_handler",

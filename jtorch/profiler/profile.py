@@ -37,6 +37,12 @@ _A = ProfilerAction
 _WARNED = set()
 
 
+def _incorrect(prev, action):
+    """The transition's warning of a schedule that stops mid-cycle (PyTorch's)."""
+    return lambda: warnings.warn(f"Incorrect schedule: {prev} followed by {action}",
+                                 stacklevel=4)
+
+
 def _warn_once(msg):
     if msg not in _WARNED:
         _WARNED.add(msg)
@@ -122,16 +128,16 @@ class profile:
             (_A.NONE, _A.RECORD): [self.prepare_trace, self.start_trace],
             (_A.NONE, _A.RECORD_AND_SAVE): [self.prepare_trace, self.start_trace],
             (_A.WARMUP, _A.NONE): [
-                lambda: warnings.warn("Incorrect schedule: WARMUP followed by NONE"),
+                _incorrect("WARMUP", "NONE"),
                 self.start_trace, self.stop_trace],
             (_A.WARMUP, _A.WARMUP): [],
             (_A.WARMUP, _A.RECORD): [self.start_trace],
             (_A.WARMUP, _A.RECORD_AND_SAVE): [self.start_trace],
             (_A.RECORD, _A.NONE): [
-                lambda: warnings.warn("Incorrect schedule: RECORD followed by NONE"),
+                _incorrect("RECORD", "NONE"),
                 self.stop_trace],
             (_A.RECORD, _A.WARMUP): [
-                lambda: warnings.warn("Incorrect schedule: RECORD followed by WARMUP"),
+                _incorrect("RECORD", "WARMUP"),
                 self.stop_trace],
             (_A.RECORD, _A.RECORD): [],
             (_A.RECORD, _A.RECORD_AND_SAVE): [],
