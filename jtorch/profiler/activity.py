@@ -9,27 +9,12 @@ Differences from PyTorch:
 
 from __future__ import annotations
 
-import enum
-
 import jax
 
+from ..autograd._profiler_activity import ProfilerActivity, kineto_available
 from ..autograd.profiler_util import DeviceType
 
 __all__ = ["ProfilerActivity", "supported_activities", "kineto_available", "DeviceType"]
-
-
-class ProfilerActivity(enum.Enum):
-    """The activity groups a profiler may collect (PyTorch's values)."""
-
-    CPU = 0
-    XPU = 1
-    CUDA = 2
-    HPU = 3
-    MTIA = 4
-    PrivateUse1 = 5
-
-    def __int__(self):
-        return self.value
 
 
 def supported_activities():
@@ -42,8 +27,3 @@ def supported_activities():
     except RuntimeError:
         pass
     return acts
-
-
-def kineto_available():
-    """True: the ``torch.profiler`` API is available (jtorch's own, not Kineto)."""
-    return True
