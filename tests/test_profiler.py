@@ -170,14 +170,18 @@ def test_tensorboard_trace_handler(tmp_path):
             for _ in range(2):
                 lib.ones(2) * 2
                 prof.step()
-        return sorted(re.sub(r"\.\d+\.", ".N.", n) for n in os.listdir(d))
+        return sorted(re.sub(r"\.\d+\.", ".N.", n) for n in os.listdir(d) if ".pt." in n)
 
     assert written(jtorch, "j") == written(torch, "t")   # hostname_pid.N.pt.trace.json
     assert written(jtorch, "jw", worker_name="w0", use_gzip=True) == \
         written(torch, "tw", worker_name="w0", use_gzip=True) == ["w0.N.pt.trace.json.gz"]
-    (name,) = os.listdir(tmp_path / "j")
+    (name,) = [n for n in os.listdir(tmp_path / "j") if ".pt." in n]
     with open(tmp_path / "j" / name) as f:
         assert "aten::mul" in {e.get("name") for e in json.load(f)["traceEvents"]}
+    # and JAX's own trace of the cycle, where TensorBoard's profile plugin looks
+    (run,) = os.listdir(tmp_path / "j" / "plugins" / "profile")
+    assert any(n.endswith(".xplane.pb")
+               for n in os.listdir(tmp_path / "j" / "plugins" / "profile" / run))
 
 
 def _start_stop(lib):

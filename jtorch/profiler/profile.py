@@ -13,6 +13,9 @@ Differences from PyTorch:
     a ``TraceAnnotation`` there). ``profile_memory`` reports 0 bytes; ``with_flops`` and
     ``with_modules`` record nothing; ``execution_trace_observer``, ``export_stacks``,
     ``export_memory_timeline`` and ``toggle_collection_dynamic`` raise NotImplementedError.
+    With ``on_trace_ready=tensorboard_trace_handler(dir)`` each cycle also runs JAX's own
+    trace (``jax.profiler.start_trace(dir)``: ``dir/plugins/profile/<run>/*.xplane.pb``, which
+    TensorBoard's profile plugin shows, device kernels included).
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import tempfile
 import uuid
 import warnings
 from collections.abc import Callable, Iterable
+
+import jax
 
 from .._core.errors import not_implemented
 from ..autograd import profiler as _recorder
@@ -116,6 +121,7 @@ class profile:
         self.profiler = None
         self._metadata = {}
         self._trace_id = None
+        self._jax_tracing = False
         self.schedule = schedule if schedule else default_schedule_fn
         self.record_steps = bool(schedule)
         self.on_trace_ready = on_trace_ready
@@ -184,12 +190,23 @@ class profile:
         if self.profiler is None:
             raise AssertionError("Profiler must be initialized before starting trace")
         self.profiler._start()
+        jax_dir = getattr(self.on_trace_ready, "jax_trace_dir", None)
+        if jax_dir is not None:   # tensorboard_trace_handler: JAX's own trace too
+            try:
+                jax.profiler.start_trace(jax_dir)
+                self._jax_tracing = True
+            except RuntimeError as e:   # a JAX trace the program started is running
+                warnings.warn(f"jtorch.profiler: JAX's trace is not written to {jax_dir}: {e}",
+                              stacklevel=3)
 
     def stop_trace(self) -> None:
         """Stop recording."""
         if self.profiler is None:
             raise AssertionError("Profiler must be initialized before stopping trace")
         self.profiler._stop()
+        if self._jax_tracing:
+            self._jax_tracing = False
+            jax.profiler.stop_trace()
 
     def _trace_ready(self) -> None:
         if self.on_trace_ready:

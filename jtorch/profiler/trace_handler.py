@@ -16,7 +16,10 @@ def tensorboard_trace_handler(dir_name: str, worker_name: str | None = None,
                               use_gzip: bool = False, use_python_export: bool = False):
     """An ``on_trace_ready`` handler writing the cycle's Chrome trace to
     ``dir_name/<worker_name>.<time_ns>.pt.trace.json`` (``.gz`` with ``use_gzip``), the file
-    name PyTorch writes; ``worker_name`` defaults to ``<hostname>_<pid>``.
+    name PyTorch writes; ``worker_name`` defaults to ``<hostname>_<pid>``. The profiler also
+    writes JAX's own trace of each cycle into ``dir_name`` (``plugins/profile/<run>/``, the
+    layout TensorBoard's profile plugin reads: XLA's device kernels, and every op and
+    ``record_function`` range as a TraceAnnotation).
 
     Args:
         dir_name (str): the directory (created when missing).
@@ -53,4 +56,5 @@ def tensorboard_trace_handler(dir_name: str, worker_name: str | None = None,
             shutil.copyfileobj(f_in, f_out)
         os.remove(file_name)
 
+    handler_fn.jax_trace_dir = dir_name   # profile runs jax.profiler's trace into it
     return handler_fn
