@@ -16,8 +16,8 @@ from .activity import (
            kineto_available as kineto_available,
            supported_activities as supported_activities,
 )
-from .profile import profile as profile
-from .schedule import ProfilerAction as ProfilerAction, schedule as schedule
+from .profiling import profile as profile
+from .schedules import ProfilerAction as ProfilerAction, schedule as schedule
 from .trace_handler import tensorboard_trace_handler as tensorboard_trace_handler
 
 __all__ = ["profile", "schedule", "supported_activities", "tensorboard_trace_handler",

@@ -34,7 +34,7 @@ from .._core.errors import not_implemented
 from ..autograd import profiler as _recorder
 from ..autograd.profiler_util import write_chrome_trace
 from .activity import ProfilerActivity, supported_activities
-from .schedule import ProfilerAction, default_schedule_fn
+from .schedules import ProfilerAction, default_schedule_fn
 
 __all__ = ["profile"]
 
