@@ -68,6 +68,33 @@ def test_recipe_rows_are_torchs(recipes):
     assert jdispatch.OBSERVER is None   # the dispatcher is unobserved again
 
 
+def _op_programs(lib):
+    x, idx = lib.ones(4, 5), lib.tensor([0, 2])
+    w = lib.ones(2, 1, 3, 3)
+    return {"int index": lambda: x[0], "slice": lambda: x[1:], "column": lambda: x[:, 0],
+            "tensor index": lambda: x[idx], "None index": lambda: x[None],
+            "softmax": lambda: lib.softmax(x, 1), "det": lambda: lib.linalg.det(x[:4, :4]),
+            "to": lambda: x.to(lib.float64), "matmul": lambda: x @ x.T,
+            "cross_entropy": lambda: lib.nn.functional.cross_entropy(x, idx.repeat(2)),
+            "conv2d": lambda: lib.nn.functional.conv2d(x[None, None], w),
+            "sum": lambda: x.sum(1), "cat": lambda: lib.cat([x, x])}
+
+
+def _event_names(lib, fn):
+    with lib.profiler.profile() as prof:
+        fn()
+    return [e.name for e in prof.events()]
+
+
+def test_op_names_are_torchs():
+    """Each op a program calls is named as torch's profiler names an op of the same program."""
+    t_progs, j_progs = _op_programs(torch), _op_programs(jtorch)
+    for name in t_progs:
+        j_names = _event_names(jtorch, j_progs[name])
+        assert j_names and set(j_names) <= set(_event_names(torch, t_progs[name])), \
+            (name, j_names)
+
+
 def test_group_by_input_shape(recipes):
     def shapes(prof):
         rows = {}

@@ -53,7 +53,8 @@ __all__ = ["profile", "record_function", "op_event_name", "EventList", "Function
 
 # jtorch ops whose name is not the name of the aten op PyTorch's profiler shows for the call
 _EVENT_NAMES = {
-    "getitem": "aten::index", "setitem": "aten::index_put_", "_to_dtype": "aten::to",
+    "copy": "aten::copy_", "copy_slices": "aten::copy_", "fill": "aten::fill_",
+    "_to_dtype": "aten::to",
     "_fill_scalar": "aten::fill", "_fill_tensor": "aten::fill", "_fill_scalar_": "aten::fill_",
     "_fill_tensor_": "aten::fill_", "_zero_": "aten::zero_", "_uniform_": "aten::uniform_",
     "_normal_": "aten::normal_", "_bernoulli_": "aten::bernoulli_", "_random_": "aten::random_",
@@ -73,21 +74,28 @@ _EVENT_NAMES = {
     "ndtr": "aten::special_ndtr", "ndtri": "aten::special_ndtri",
     "xlog1py": "aten::special_xlog1py", "zeta": "aten::special_zeta",
 }
-_NAME_CACHE: dict[str, str] = {}
+# a basic index's view kernels are all "getitem": PyTorch's op is the one its gradient names
+_VIEW_NAMES = {"SelectBackward0": "aten::select", "SliceBackward0": "aten::slice",
+               "UnsqueezeBackward0": "aten::unsqueeze", "AliasBackward0": "aten::alias"}
+_NAME_CACHE: dict = {}   # OpDef -> event name
 
 
-def op_event_name(op_name):
-    """The event name of jtorch op ``op_name``: PyTorch's ``aten::<name>`` (``linalg.det`` ->
-    ``aten::linalg_det``), a few renamed where jtorch's op has another name than PyTorch's
-    aten op; an op of jtorch's own that no aten op matches (``_sample_bits``, the bits behind
-    the random factories) is ``jtorch::<name>``."""
-    name = _NAME_CACHE.get(op_name)
+def op_event_name(opdef):
+    """The event name of a jtorch op: PyTorch's ``aten::<name>`` (``linalg.det`` ->
+    ``aten::linalg_det``), renamed where jtorch's op has another name than PyTorch's aten op
+    (an index ``x[0]`` is ``aten::select``, ``x[1:]`` ``aten::slice``, ``x[idx]``
+    ``aten::index``); an op of jtorch's own that no aten op matches (``_sample_bits``, the
+    bits behind the random factories) is ``jtorch::<name>``."""
+    name = _NAME_CACHE.get(opdef)
     if name is None:
-        name = _EVENT_NAMES.get(op_name)
+        op_name = opdef.name
+        name = _VIEW_NAMES.get(opdef.grad_name) if op_name == "getitem" \
+            else None
+        name = name or _EVENT_NAMES.get(op_name)
         if name is None:
             prefix = "jtorch::" if op_name.startswith("_") else "aten::"
             name = prefix + op_name.replace(".", "_")
-        _NAME_CACHE[op_name] = name
+        _NAME_CACHE[opdef] = name
     return name
 
 
@@ -164,7 +172,7 @@ def _outputs_traced(out):
 
 def _observe_op(opdef, args, kwargs, run):
     """The dispatcher's op observer while a profile records."""
-    name = op_event_name(opdef.name)
+    name = op_event_name(opdef)
     with jax.profiler.TraceAnnotation(name), jax.named_scope(name):
         start = time.perf_counter_ns()
         out = run(opdef, args, kwargs)
