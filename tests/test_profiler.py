@@ -258,18 +258,32 @@ def test_autograd_profiler_aliases():
 
 
 def test_compiled_step_is_one_range():
-    """Ops jtorch.compile traces are not rows (the compiled program runs them); the range
-    around the compiled call is, and the compiled results are unchanged."""
+    """Ops jtorch.compile traces are not rows (the compiled program runs them), nor are
+    record_function ranges inside it (named scopes there); the range around the compiled
+    call is a row, and the compiled results are unchanged."""
     model, x = _model(jtorch), jtorch.ones(5, 8)
-    step = jtorch.compile(model)
+
+    def forward(x):
+        with jtorch.profiler.record_function("inside"):
+            return model(x)
+
+    step = jtorch.compile(forward)
     with jtorch.profiler.profile() as prof:
-        for _ in range(2):
+        for _ in range(3):
             with jtorch.profiler.record_function("compiled_step"):
                 y = step(x)
-    rows = {e.key: e.count for e in prof.key_averages()}
-    assert rows["compiled_step"] == 2 and "aten::linear" not in rows
+    assert {e.key: e.count for e in prof.key_averages()} == {"compiled_step": 3}
     torch.testing.assert_close(torch.from_numpy(y.detach().numpy()),
                                torch.from_numpy(model(x).detach().numpy()))
+
+
+def test_failing_op_leaves_dispatch_unobserved():
+    with jtorch.profiler.profile() as prof:
+        with pytest.raises(RuntimeError):
+            jtorch.mm(jtorch.ones(2, 3), jtorch.ones(2, 3))
+        jtorch.ones(2) * 2
+    assert [e.key for e in prof.key_averages()] == ["aten::mul"]
+    assert jdispatch.OBSERVER is None
 
 
 def test_names_reach_jax_traces():
