@@ -20,12 +20,15 @@ while profiling, as PyTorch's CPU ops are.
 Differences from PyTorch:
     Only the ops a program calls are events: jtorch's ops are whole kernels, so PyTorch's
     nested internal ops (``aten::linear`` calling ``aten::t`` and ``aten::addmm``) do not
-    appear, and an op's self time is its whole time. In-place calls (``x.add_(y)``) show under
-    the op's name (``aten::add``). The backward pass runs compiled vjps, not ops: its time
-    shows in the enclosing ``record_function`` / profiler step, not as
+    appear, and an op's self time is its whole time. Factories that build an array without
+    an op (``torch.ones``, ``torch.tensor``) are not events. In-place calls (``x.add_(y)``)
+    show under the op's name (``aten::add``). The backward pass runs compiled vjps, not ops:
+    its time shows in the enclosing ``record_function`` / profiler step, not as
     ``autograd::engine::evaluate_function`` rows. Ops traced under ``jtorch.compile`` or
     ``jax.jit`` are not events (tracing is not running them): they carry their names as
-    ``jax.named_scope`` into the compiled program, where a JAX trace shows them. One thread
+    ``jax.named_scope`` into the compiled program, where a JAX trace shows them; a
+    ``record_function`` is only a named scope under ``jtorch.compile`` (under a bare
+    ``jax.jit`` it is also an event, timing the tracing). One thread
     records at a time: while an op of one thread is being observed, other threads' ops are
     not recorded. ``profile_memory`` is accepted and reports 0 bytes; ``with_flops`` and
     ``with_modules`` are accepted and record nothing.
