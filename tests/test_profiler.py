@@ -7,6 +7,7 @@ import gzip
 import json
 import os
 import re
+import threading
 import warnings
 
 import jax
@@ -275,6 +276,19 @@ def test_compiled_step_is_one_range():
     assert {e.key: e.count for e in prof.key_averages()} == {"compiled_step": 3}
     torch.testing.assert_close(torch.from_numpy(y.detach().numpy()),
                                torch.from_numpy(model(x).detach().numpy()))
+
+
+def test_every_thread_is_recorded():
+    def work():
+        jtorch.ones(3) * 2
+
+    with jtorch.profiler.profile() as prof:
+        thread = threading.Thread(target=work)
+        thread.start()
+        work()
+        thread.join()
+    muls = [e for e in prof.events() if e.name == "aten::mul"]
+    assert len({e.thread for e in muls}) == 2
 
 
 def test_failing_op_leaves_dispatch_unobserved():

@@ -11,6 +11,8 @@ time.
 
 from __future__ import annotations
 
+import threading
+
 from .autocast import ACTIVE as _AUTOCAST, autocast_key
 from .graph import Node, register_dispatch
 from .kernel import PROMOTED, UNPROMOTED, template
@@ -22,9 +24,16 @@ from .tensor_base import TensorBase
 # ``observer(opdef, args, kwargs, run)`` that returns the op's result by calling
 # ``run(opdef, args, kwargs)`` once. Higher layers install one with :func:`set_observer`: the
 # profiler (jtorch.autograd.profiler) and the test suite's op recorder (which parity tests
-# exercised which ops: scripts/gen_ops_md.py). Ops that run inside an observed op (a device
-# copy of an operand) are not observed separately.
+# exercised which ops: scripts/gen_ops_md.py). Every thread's ops are observed; ops that run
+# inside an observed op on its thread (a device copy of an operand) are not observed apart.
 OBSERVER = None
+
+
+class _Observing(threading.local):
+    on = False   # this thread is inside an observed op
+
+
+_OBSERVING = _Observing()
 
 
 def set_observer(observer):
@@ -35,17 +44,19 @@ def set_observer(observer):
 
 
 def _observed(opdef, args, kwargs):
-    global OBSERVER
-    observer, OBSERVER = OBSERVER, None   # run() below is the plain dispatch
+    observer = OBSERVER
+    _OBSERVING.on = True
     try:
+        if observer is None:   # another thread removed it since dispatch looked
+            return dispatch(opdef, args, kwargs)
         return observer(opdef, args, kwargs, dispatch)
     finally:
-        OBSERVER = observer
+        _OBSERVING.on = False
 
 
 def dispatch(opdef, args, kwargs):
     """Run one op on jtorch Tensors: the only place that reads grad mode and records nodes."""
-    if OBSERVER is not None:
+    if OBSERVER is not None and not _OBSERVING.on:
         return _observed(opdef, args, kwargs)
     if opdef.check is not None:
         opdef.check(*args, **kwargs)

@@ -28,10 +28,8 @@ Differences from PyTorch:
     ``jax.jit`` are not events (tracing is not running them): they carry their names as
     ``jax.named_scope`` into the compiled program, where a JAX trace shows them; a
     ``record_function`` is only a named scope under ``jtorch.compile`` (under a bare
-    ``jax.jit`` it is also an event, timing the tracing). One thread
-    records at a time: while an op of one thread is being observed, other threads' ops are
-    not recorded. ``profile_memory`` is accepted and reports 0 bytes; ``with_flops`` and
-    ``with_modules`` are accepted and record nothing.
+    ``jax.jit`` it is also an event, timing the tracing). ``profile_memory`` is accepted and
+    reports 0 bytes; ``with_flops`` and ``with_modules`` are accepted and record nothing.
 """
 
 from __future__ import annotations
