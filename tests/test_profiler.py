@@ -148,7 +148,9 @@ def test_chrome_trace(recipes, tmp_path):
     for e in events:
         assert e["dur"] >= 0 and e["ts"] >= label["ts"] and \
             e["ts"] + e["dur"] <= label["ts"] + label["dur"] + 1e-3
-    assert events[names.index("aten::linear")]["args"]["Input Dims"] == [[5, 8], [16, 8], [16]]
+    linear = events[names.index("aten::linear")]["args"]
+    assert linear["Input Dims"] == [[5, 8], [16, 8], [16]]
+    assert linear["Input type"] == ["float", "float", "float"]   # as torch writes them
     gz = str(tmp_path / "trace.json.gz")
     recipes[1].export_chrome_trace(gz)
     with gzip.open(gz) as f:

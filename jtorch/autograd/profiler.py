@@ -90,8 +90,8 @@ def op_event_name(opdef):
     name = _NAME_CACHE.get(opdef)
     if name is None:
         op_name = opdef.name
-        name = _VIEW_NAMES.get(opdef.grad_name) if op_name == "getitem" \
-            else None
+        if op_name == "getitem":
+            name = _VIEW_NAMES.get(opdef.grad_name)
         name = name or _EVENT_NAMES.get(op_name)
         if name is None:
             prefix = "jtorch::" if op_name.startswith("_") else "aten::"
@@ -119,10 +119,24 @@ def _shapes(args, kwargs):
     return [list(a.shape) if isinstance(a, TensorBase) else [] for a in vals]
 
 
+# the trace's "Input type" of a tensor: the C++ scalar type name PyTorch writes
+_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+               "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+               "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+               "bool": "bool", "complex64": "c10::complex<float>",
+               "complex128": "c10::complex<double>"}
+
+
 def _types(args, kwargs):
     vals = list(args) + list(kwargs.values())
-    return [str(a.dtype).replace("torch.", "") if isinstance(a, TensorBase)
-            else "Scalar" if isinstance(a, (int, float, bool)) else "" for a in vals]
+    out = []
+    for a in vals:
+        if isinstance(a, TensorBase):
+            dtype = str(a.dtype).replace("torch.", "")
+            out.append(_TYPE_NAMES.get(dtype, dtype))
+        else:
+            out.append("Scalar" if isinstance(a, (int, float, bool)) else "")
+    return out
 
 
 def _stack():
