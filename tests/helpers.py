@@ -145,6 +145,14 @@ def assert_close(actual, expected, atol=None, rtol=None, check_dtype=True, msg="
         np.testing.assert_array_equal(a, e, err_msg=msg)
 
 
+def _op_recorder(names):
+    """An op observer (jtorch._core.dispatch.set_observer) adding each op's name to ``names``."""
+    def observe(opdef, args, kwargs, run):
+        names.add(opdef.name)
+        return run(opdef, args, kwargs)
+    return observe
+
+
 def parity(fn, *args, grad=True, atol=None, rtol=None, jit=True, check_dtype=True,
            grad_atol=None, grad_rtol=None, cotangent_seed=0):
     """Run ``fn(lib, *args)`` with torch and jtorch; compare outputs and input gradients."""
@@ -152,11 +160,11 @@ def parity(fn, *args, grad=True, atol=None, rtol=None, jit=True, check_dtype=Tru
     j_args = [_convert(jtorch, a, grad) for a in args]
     t_out = fn(torch, *[a for a, _ in t_args])
     ops = set()
-    prev, jdispatch.RECORD = jdispatch.RECORD, ops
+    prev = jdispatch.set_observer(_op_recorder(ops))
     try:
         j_out = fn(jtorch, *[a for a, _ in j_args])
     finally:
-        jdispatch.RECORD = prev
+        jdispatch.set_observer(prev)
     PARITY_OPS.update(ops)
     assert_close(j_out, t_out, atol, rtol, check_dtype, "output")
     t_leaves = _leaves([lv for _, lv in t_args])
@@ -270,11 +278,11 @@ def check_jit(fn, args, eager_out, eager_leaves, grad, cotangent_seed=0):
         return [o._value for o in outs], grads
 
     traced_ops = set()
-    prev, jdispatch.RECORD = jdispatch.RECORD, traced_ops
+    prev = jdispatch.set_observer(_op_recorder(traced_ops))
     try:
         outs, grads = jax.jit(traced)(*arrays)
     finally:
-        jdispatch.RECORD = prev
+        jdispatch.set_observer(prev)
     eager = [o for o in _outputs(eager_out) if isinstance(o, jtorch.Tensor)]
     for i, (a, e) in enumerate(zip(outs, eager)):
         np.testing.assert_allclose(_np_arr(a), _np(e), rtol=1e-4, atol=1e-5, equal_nan=True,

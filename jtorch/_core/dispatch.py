@@ -11,6 +11,8 @@ time.
 
 from __future__ import annotations
 
+import threading
+
 from .autocast import ACTIVE as _AUTOCAST, autocast_key
 from .graph import Node, register_dispatch
 from .kernel import PROMOTED, UNPROMOTED, template
@@ -18,15 +20,44 @@ from .state import STATE
 from .strides import attach_view
 from .tensor_base import TensorBase
 
-# When a set, the names of the ops dispatched are added to it (the test suite uses this to
-# report which ops its parity tests exercised: scripts/gen_ops_md.py).
-RECORD = None
+# The one optional observer of op calls: None (the hot path pays one check), or a callable
+# ``observer(opdef, args, kwargs, run)`` that returns the op's result by calling
+# ``run(opdef, args, kwargs)`` once. Higher layers install one with :func:`set_observer`: the
+# profiler (jtorch.autograd.profiler) and the test suite's op recorder (which parity tests
+# exercised which ops: scripts/gen_ops_md.py). Every thread's ops are observed; ops that run
+# inside an observed op on its thread (a device copy of an operand) are not observed apart.
+OBSERVER = None
+
+
+class _Observing(threading.local):
+    on = False   # this thread is inside an observed op
+
+
+_OBSERVING = _Observing()
+
+
+def set_observer(observer):
+    """Install ``observer`` (or None) as the op observer; returns the previous one."""
+    global OBSERVER
+    prev, OBSERVER = OBSERVER, observer
+    return prev
+
+
+def _observed(opdef, args, kwargs):
+    observer = OBSERVER
+    _OBSERVING.on = True
+    try:
+        if observer is None:   # another thread removed it since dispatch looked
+            return dispatch(opdef, args, kwargs)
+        return observer(opdef, args, kwargs, dispatch)
+    finally:
+        _OBSERVING.on = False
 
 
 def dispatch(opdef, args, kwargs):
     """Run one op on jtorch Tensors: the only place that reads grad mode and records nodes."""
-    if RECORD is not None:
-        RECORD.add(opdef.name)
+    if OBSERVER is not None and not _OBSERVING.on:
+        return _observed(opdef, args, kwargs)
     if opdef.check is not None:
         opdef.check(*args, **kwargs)
     vals, tens, targs = [], [], []

@@ -9,7 +9,8 @@ from .._core import dtypes
 from .._core.errors import MissingModule, torch_name_fallback
 from .._core.graph import Node, run_backward
 from .._core.tensor_base import TensorBase
-from . import anomaly_mode, functional, graph
+from . import anomaly_mode, functional, graph, profiler, profiler_util
+from ._profiler_activity import ProfilerActivity, kineto_available
 from .anomaly_mode import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
@@ -28,6 +29,7 @@ from .grad_mode import (
 )
 from .gradcheck import gradcheck, gradgradcheck
 from .gradients import backward, grad
+from .profiler_util import DeviceType
 
 forward_ad = MissingModule("torch.autograd.forward_ad")
 
@@ -49,7 +51,8 @@ class Variable(metaclass=_VariableMeta):
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "functional", "graph", "Node", "set_detect_anomaly",
-           "detect_anomaly", "anomaly_mode", "Variable", "gradcheck", "gradgradcheck", "forward_ad"]
+           "detect_anomaly", "anomaly_mode", "Variable", "gradcheck", "gradgradcheck", "forward_ad",
+           "profiler", "profiler_util", "DeviceType", "ProfilerActivity", "kineto_available"]
 
 # a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
 __getattr__ = torch_name_fallback("torch.autograd")
