@@ -81,17 +81,21 @@ def _cnn(batch):
 def _bits_dropout(bits, x, p):
     """Inverted dropout from raw uint32 bits: keep where bits >= p * 2**32 (probability 1 - p),
     an integer compare instead of a float conversion per element."""
+    if p == 0:
+        return x
     keep = bits >= jnp.uint32(round(p * 2.0 ** 32))
     return jnp.where(keep, x * (1 / (1 - p)), 0.0)
 
 
-def _transformer(batch, d=128, heads=4, ff=None, layers=2, vocab=256, seq=64, p_drop=0.1):
+def _transformer(batch, d=128, heads=4, ff=None, layers=2, vocab=256, seq=64, p_drop=0.1,
+                 remat=False):
     """PyTorch's post-norm TransformerEncoderLayer LM (ReLU, dropout after the attention
     weights, the attention output, inside the feed-forward and after it), written for XLA on
     a CPU: one fused qkv matmul, the causal mask an additive bias built once at trace time
     (a constant), embedding lookup and cross-entropy as one-hot matmuls (their gradients are
     matmuls, not scatters), one random-bits draw per dropout site from keys split once per
-    step, float32 throughout."""
+    step, float32 throughout. ``remat``: each layer under ``jax.checkpoint`` (the
+    checkpoint-memory benchmark's hand-JAX reference)."""
     ff = 4 * d if ff is None else ff
     dk = d // heads
     ks = iter(jax.random.split(jax.random.PRNGKey(0), 64))
@@ -122,26 +126,32 @@ def _transformer(batch, d=128, heads=4, ff=None, layers=2, vocab=256, seq=64, p_
         o = jnp.einsum("bhqk,bkhd->bqhd", _bits_dropout(bits, att, p_drop), v)
         return o.reshape(b, s, d) @ p["o"]["w"] + p["o"]["b"]
 
+    def layer(lp, h, bits):
+        b0, b1, b2, b3 = bits
+        h = norm(lp["n1"], h + _bits_dropout(b1, attn(lp, h, b0), p_drop))
+        f = _bits_dropout(b2, jax.nn.relu(h @ lp["f1"]["w"] + lp["f1"]["b"]), p_drop)
+        return norm(lp["n2"], h + _bits_dropout(b3, f @ lp["f2"]["w"] + lp["f2"]["b"], p_drop))
+
+    run_layer = jax.checkpoint(layer) if remat else layer
+
     def loss_fn(p, x, y, key):
         keys = jax.random.split(key, 4 * layers)
         h = jax.nn.one_hot(x, vocab, dtype=jnp.float32) @ p["emb"] + p["pos"]
         for i, lp in enumerate(p["layers"]):
-            b0, b1, b2, b3 = (jax.random.bits(keys[4 * i + j], sites[j], jnp.uint32)
-                              for j in range(4))
-            h = norm(lp["n1"], h + _bits_dropout(b1, attn(lp, h, b0), p_drop))
-            f = _bits_dropout(b2, jax.nn.relu(h @ lp["f1"]["w"] + lp["f1"]["b"]), p_drop)
-            h = norm(lp["n2"], h + _bits_dropout(b3, f @ lp["f2"]["w"] + lp["f2"]["b"], p_drop))
+            bits = [None if p_drop == 0 else
+                    jax.random.bits(keys[4 * i + j], sites[j], jnp.uint32) for j in range(4)]
+            h = run_layer(lp, h, bits)
         logp = jax.nn.log_softmax(h @ p["head"]["w"] + p["head"]["b"], axis=-1)
         return -(logp * jax.nn.one_hot(y, vocab, dtype=jnp.float32)).sum(-1).mean()
 
     return params, optax.adamw(1e-3, weight_decay=0.01), loss_fn
 
 
-def make(kind, batch, width=None):
+def make(kind, batch, width=None, **options):
     """``width``: the MLP's first hidden width or the transformer's d_model (None: the
-    suite's 256 / 128)."""
+    suite's 256 / 128); ``options``: the model builder's other keywords (``layers``...)."""
     builder = {"mlp": _mlp, "cnn": _cnn, "transformer": _transformer}[kind]
-    params, tx, loss_fn = builder(batch) if width is None else builder(batch, width)
+    params, tx, loss_fn = builder(batch, *(() if width is None else (width,)), **options)
     state = (params, tx.init(params), jax.random.PRNGKey(1))
 
     @jax.jit
