@@ -8,7 +8,10 @@ feed-forward and after it, LayerNorm eps 1e-5), a linear head, cross-entropy, Ad
 weight decay 0.01), float32. Written as a flax user would: ``nnx.MultiHeadAttention``
 (separate q/k/v projections, ``broadcast_dropout=False`` so every attention weight draws its
 own mask as in PyTorch), ``nnx.Dropout`` with an ``nnx.Rngs`` dropout stream, ``nnx.Optimizer``
-and one ``nnx.jit`` step. Initialisers are flax's defaults (they do not change the cost).
+and one ``nnx.jit`` step. Initialisers are flax's defaults (they do not change the cost). The
+dropout rate is a float32 scalar: jtorch (imported by the benchmarks) turns on
+``jax_enable_x64``, under which flax's ``1.0 - rate`` would be float64 and its dropout masks
+would draw float64 uniforms.
 
 ``make(batch, d=128)`` returns ``step(x, y) -> loss`` (the model and optimizer live in the
 closure and are updated in place, as nnx does).
@@ -17,6 +20,7 @@ closure and are updated in place, as nnx does).
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 import optax
 from flax import nnx
 
@@ -38,7 +42,8 @@ class EncoderLayer(nnx.Module):
 
 
 class LM(nnx.Module):
-    def __init__(self, d=128, heads=4, layers=2, vocab=256, seq=64, p=0.1, *, rngs):
+    def __init__(self, d=128, heads=4, layers=2, vocab=256, seq=64, p=np.float32(0.1), *,
+                 rngs):
         self.emb = nnx.Embed(vocab, d, rngs=rngs)
         self.pos = nnx.Param(jnp.zeros((seq, d), jnp.float32))
         self.layers = nnx.List([EncoderLayer(d, heads, 4 * d, p, rngs) for _ in range(layers)])

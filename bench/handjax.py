@@ -31,7 +31,9 @@ def _conv(key, cin, cout, k):
 
 
 def _dropout(key, x, p):
-    keep = jax.random.bernoulli(key, 1 - p, x.shape)
+    # the probability as float32: a Python float is float64 under jtorch's x64 mode, and
+    # bernoulli would draw float64 uniforms (twice the random bits)
+    keep = jax.random.bernoulli(key, jnp.float32(1 - p), x.shape)
     return jnp.where(keep, x / (1 - p), 0)
 
 
