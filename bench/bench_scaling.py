@@ -68,8 +68,10 @@ def render(results, a):
              "Training steps per second (median of interleaved blocks) as the batch doubles at "
              "the default width and as the width doubles at the default batch; the models and "
              "optimizers are the suite's (MLP 784-W-W/2-10 with Adam, transformer LM with "
-             "d_model d, ff 4d, AdamW). On log-log axes a cost proportional to the work "
-             "is a slope of -1; flatter means a fixed per-step overhead dominates. Ratios are "
+             "d_model d, ff 4d, AdamW). On log-log axes a cost proportional to the work is a "
+             "slope of -1 against the batch and, once the width x width matmuls dominate, "
+             "about -2 against the width; flatter means a fixed per-step overhead dominates. "
+             "Ratios are "
              "jtorch compiled against hand-written JAX and PyTorch eager at the same point.",
              "", "![steps/s against batch and width](bench_scaling.png)", ""]
     for kind, res in results.items():
