@@ -13,8 +13,10 @@ Workloads (the same model, optimizer and batch in every implementation):
                   sequence 64, batch 32, vocabulary 256, causal mask, AdamW(1e-3)
 Implementations: jtorch eager, jtorch compiled (jtorch.compile of the whole step), PyTorch
 eager, torch.compile, and hand-written JAX + optax with the whole step under one jax.jit
-(the floor a JAX-backed framework can reach). They are interleaved: each repeat runs a block
-of steps of every implementation in turn; reported are medians (min-max) of per-step times.
+(the floor a JAX-backed framework can reach); with ``--flax`` also the transformer in flax nnx
+under nnx.jit (bench/flax_transformer.py), the reference for that floor. They are
+interleaved: each repeat runs a block of steps of every implementation in turn; reported are
+medians (min-max) of per-step times.
 First-call time is the wall time of the first step (tracing and compiling included).
 Peak memory is XLA's own accounting of the compiled step (arguments + temporaries) for the
 JAX-based rows; eager rows have no such number on the CPU.
@@ -41,6 +43,7 @@ import jtorch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
+import flax_transformer  # noqa: E402
 import handjax  # noqa: E402
 
 torch.set_num_threads(os.cpu_count() or 1)
@@ -55,12 +58,15 @@ WORKLOADS = {
 
 
 # ------------------------------------------------------------------ the same model, T = lib
-def build(T, kind):
+def build(T, kind, width=None):
+    """``width``: the MLP's first hidden width W (784-W-W/2-10; default 256) or the
+    transformer's d_model d (ff 4d, 4 heads; default 128)."""
     nn = T.nn
     if kind == "mlp":
-        model = nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.2),
-                              nn.Linear(256, 128), nn.ReLU(), nn.Dropout(0.2),
-                              nn.Linear(128, 10))
+        w = width or 256
+        model = nn.Sequential(nn.Flatten(), nn.Linear(784, w), nn.ReLU(), nn.Dropout(0.2),
+                              nn.Linear(w, w // 2), nn.ReLU(), nn.Dropout(0.2),
+                              nn.Linear(w // 2, 10))
         opt = T.optim.Adam(model.parameters(), lr=1e-3)
     elif kind == "cnn":
         model = nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.MaxPool2d(2),
@@ -68,14 +74,16 @@ def build(T, kind):
                               nn.Linear(1600, 128), nn.ReLU(), nn.Linear(128, 10))
         opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     else:
+        d = width or 128
+
         class LM(nn.Module):
             def __init__(self):
                 super().__init__()
-                self.emb = nn.Embedding(256, 128)
-                self.pos = nn.Parameter(T.zeros(64, 128))
-                layer = nn.TransformerEncoderLayer(128, 4, 512, dropout=0.1, batch_first=True)
+                self.emb = nn.Embedding(256, d)
+                self.pos = nn.Parameter(T.zeros(64, d))
+                layer = nn.TransformerEncoderLayer(d, 4, 4 * d, dropout=0.1, batch_first=True)
                 self.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
-                self.head = nn.Linear(128, 256)
+                self.head = nn.Linear(d, 256)
                 self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(64))
 
             def forward(self, x):
@@ -134,7 +142,8 @@ class Runner:
 
 
 def make_runners(name, spec, include):
-    kind, batch = spec["kind"], spec["batch"]
+    """Runners for ``include``'s implementations of ``spec`` (kind, batch, optional width)."""
+    kind, batch, width = spec["kind"], spec["batch"], spec.get("width")
     xn, yn = data(kind, batch)
     runners = []
     if "jtorch eager" in include or "jtorch compiled" in include:
@@ -142,7 +151,7 @@ def make_runners(name, spec, include):
             if label not in include:
                 continue
             jtorch.manual_seed(0)
-            model, step = build(jtorch, kind)
+            model, step = build(jtorch, kind, width)
             f = jtorch.compile(step) if compiled else step
             xj, yj = jtorch.tensor(xn), jtorch.tensor(yn)
             mem = (lambda f=f, xj=xj, yj=yj: _jtorch_memory(f, xj, yj)) if compiled else None
@@ -151,12 +160,12 @@ def make_runners(name, spec, include):
         if label not in include:
             continue
         torch.manual_seed(0)
-        model, step = build(torch, kind)
+        model, step = build(torch, kind, width)
         f = torch.compile(step) if compiled else step
         runners.append(Runner(label, f, torch.tensor(xn), torch.tensor(yn),
                               lambda o: o.item()))
     if "hand-written JAX" in include:
-        step, state = handjax.make(kind, batch)
+        step, state = handjax.make(kind, batch, width)
         box = {"s": state}
 
         def run(x, y, box=box, step=step):
@@ -167,6 +176,9 @@ def make_runners(name, spec, include):
                               lambda o: float(o),
                               lambda: _jax_memory(step, box["s"], jnp.asarray(xn),
                                                   jnp.asarray(yn))))
+    if "flax nnx.jit" in include and kind == "transformer":
+        runners.append(Runner("flax nnx.jit", flax_transformer.make(batch, width or 128),
+                              jnp.asarray(xn), jnp.asarray(yn), lambda o: float(o)))
     return runners
 
 
@@ -190,9 +202,11 @@ def main():
     ap.add_argument("--only", default=None)
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--skip", default="", help="comma-separated implementations to skip")
+    ap.add_argument("--flax", action="store_true",
+                    help="also the transformer in flax nnx.jit (bench/flax_transformer.py)")
     a = ap.parse_args()
     impls = ["jtorch eager", "jtorch compiled", "PyTorch eager", "torch.compile",
-             "hand-written JAX"]
+             "hand-written JAX"] + (["flax nnx.jit"] if a.flax else [])
     include = [i for i in impls if i not in a.skip.split(",")]
     repeats, block = (3, 10) if a.quick else (7, 20)
     results = {}
@@ -230,11 +244,8 @@ def main():
 
 def render(results, a):
     lines = ["## Training-step suite (bench/bench_suite.py)", "",
-             f"Command: `python bench/bench_suite.py{' --quick' if a.quick else ''}`; "
-             f"{platform.machine()}, {os.cpu_count()} cores, {_device()}, "
-             f"Python {platform.python_version()}, jax {jax.__version__}, optax "
-             f"{optax.__version__}, torch {torch.__version__}, "
-             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", "",
+             f"Command: `python bench/bench_suite.py{' --quick' if a.quick else ''}"
+             f"{' --flax' if a.flax else ''}`; {machine_line()}.", "",
              "Steps per second (median of interleaved blocks, min-max in brackets), ratios "
              "against hand-written JAX and PyTorch eager, the wall time of the first and second "
              "calls (tracing and compiling included: jtorch.compile compiles a training step "
@@ -269,6 +280,14 @@ def render(results, a):
                          f"{vs(pt)} | {r.first_s:.2f} | {r.second_s:.2f} | {mem} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def machine_line():
+    """The machine and versions a table was measured with, and when."""
+    return (f"{platform.machine()}, {os.cpu_count()} cores, {_device()}, "
+            f"Python {platform.python_version()}, jax {jax.__version__}, optax "
+            f"{optax.__version__}, torch {torch.__version__}, "
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
 
 
 def _device():

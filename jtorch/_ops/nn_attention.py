@@ -41,7 +41,10 @@ def dropout_weights(w, key, p, salt=0):
     if p >= 1.0:
         return jnp.zeros_like(w)
     k = jax.random.fold_in(wrap(key), salt)
-    keep = jax.random.bernoulli(k, 1.0 - p, w.shape)
+    # the keep probability in float32 (float64 for float64 weights, as F.dropout): a Python
+    # float is float64 under x64, and bernoulli would draw twice the random bits
+    wt = jnp.float64 if w.dtype == jnp.float64 else jnp.float32
+    keep = jax.random.bernoulli(k, jnp.asarray(1.0 - p, wt), w.shape)
     return jnp.where(keep, w / jnp.asarray(1.0 - p, w.dtype), jnp.zeros((), w.dtype))
 
 
