@@ -21,6 +21,11 @@ import os
 from collections import defaultdict
 
 
+def _time_str(attr):
+    """A read-only property: the time attribute ``attr`` formatted as the table prints it."""
+    return property(lambda self: _format_time(getattr(self, attr)))
+
+
 class DeviceType(enum.IntEnum):
     """``torch.autograd.DeviceType`` (PyTorch's ``c10::DeviceType`` numbering)."""
 
@@ -58,29 +63,12 @@ class FormattedTimesMixin:
     def device_time(self):
         return 0.0 if self.count == 0 else 1.0 * self.device_time_total / self.count
 
-    @property
-    def cpu_time_str(self):
-        return _format_time(self.cpu_time)
-
-    @property
-    def cpu_time_total_str(self):
-        return _format_time(self.cpu_time_total)
-
-    @property
-    def self_cpu_time_total_str(self):
-        return _format_time(self.self_cpu_time_total)
-
-    @property
-    def device_time_str(self):
-        return _format_time(self.device_time)
-
-    @property
-    def device_time_total_str(self):
-        return _format_time(self.device_time_total)
-
-    @property
-    def self_device_time_total_str(self):
-        return _format_time(self.self_device_time_total)
+    cpu_time_str = _time_str("cpu_time")
+    cpu_time_total_str = _time_str("cpu_time_total")
+    self_cpu_time_total_str = _time_str("self_cpu_time_total")
+    device_time_str = _time_str("device_time")
+    device_time_total_str = _time_str("device_time_total")
+    self_device_time_total_str = _time_str("self_device_time_total")
 
 
 class FunctionEvent(FormattedTimesMixin):
