@@ -135,7 +135,7 @@ class profile:
             (_A.NONE, _A.RECORD_AND_SAVE): [self.prepare_trace, self.start_trace],
             (_A.WARMUP, _A.NONE): [
                 _incorrect("WARMUP", "NONE"),
-                self.start_trace, self.stop_trace],
+                self._empty_cycle],
             (_A.WARMUP, _A.WARMUP): [],
             (_A.WARMUP, _A.RECORD): [self.start_trace],
             (_A.WARMUP, _A.RECORD_AND_SAVE): [self.start_trace],
@@ -154,7 +154,7 @@ class profile:
                                               self.prepare_trace, self.start_trace],
             (_A.RECORD_AND_SAVE, _A.RECORD_AND_SAVE): [self.stop_trace, self._trace_ready,
                                                        self.prepare_trace, self.start_trace],
-            (_A.WARMUP, None): [self.start_trace, self.stop_trace],
+            (_A.WARMUP, None): [self._empty_cycle],
             (_A.RECORD, None): [self.stop_trace, self._trace_ready],
             (_A.RECORD_AND_SAVE, None): [self.stop_trace, self._trace_ready],
         }
@@ -207,6 +207,12 @@ class profile:
         if self._jax_tracing:
             self._jax_tracing = False
             jax.profiler.stop_trace()
+
+    def _empty_cycle(self) -> None:
+        """A warmup that ends before recording: start and stop with nothing to save, as
+        PyTorch does, and no JAX trace (it would write a run directory of its own)."""
+        self.profiler._start()
+        self.profiler._stop()
 
     def _trace_ready(self) -> None:
         if self.on_trace_ready:
