@@ -14,6 +14,7 @@ import torch
 import torch.distributed as tdist
 import torch.distributed.fsdp as tfsdp
 from distributed_launch import free_ports
+from distributed_local_worker import _mlp
 
 import jtorch
 import jtorch.distributed as jdist
@@ -82,18 +83,12 @@ def test_world_of_one(world_of_one):
     assert out["jtorch"] == out["torch"]
 
 
-class _MLPWithUnused:
-    """A two-layer MLP (its weights from a seed) whose ``unused`` parameter gets no
+def _mlp_with_unused(T):
+    """distributed_local_worker's seeded MLP with an ``unused`` parameter that gets no
     gradient: a backward that reaches only some of an FSDP module's parameters."""
-
-    def __new__(cls, T):
-        model = T.nn.Sequential(T.nn.Linear(6, 8), T.nn.Tanh(), T.nn.Linear(8, 4))
-        model[2].register_parameter("unused", T.nn.Parameter(T.zeros(3)))
-        rng = np.random.default_rng(3)
-        with T.no_grad():
-            for p in model.parameters():
-                p.copy_(T.tensor(rng.standard_normal(tuple(p.shape)) * 0.5, dtype=T.float32))
-        return model
+    model = _mlp(T)
+    model[2].register_parameter("unused", T.nn.Parameter(T.zeros(3)))
+    return model
 
 
 def _sgd_losses(T, model, steps, seed):
@@ -126,8 +121,8 @@ def _fsdp_steps(T, fsdp, model, wrap, reshard_after_forward, steps=3):
 def test_fully_shard_world_of_one_trains_like_torch(world_of_one, wrap, reshard_after_forward):
     """With ``reshard_after_forward=False`` the full parameters must be put back after
     backward: the next forward gathers the chunks SGD updated, not the stale full values."""
-    got = _fsdp_steps(jtorch, jfsdp, _MLPWithUnused(jtorch), wrap, reshard_after_forward)
-    ref = _fsdp_steps(torch, tfsdp, _MLPWithUnused(torch), wrap, reshard_after_forward)
+    got = _fsdp_steps(jtorch, jfsdp, _mlp_with_unused(jtorch), wrap, reshard_after_forward)
+    ref = _fsdp_steps(torch, tfsdp, _mlp_with_unused(torch), wrap, reshard_after_forward)
     np.testing.assert_allclose(got[0], ref[0], rtol=0, atol=1e-6)
     for g, r in zip(got[1], ref[1], strict=True):
         np.testing.assert_allclose(g, r, rtol=0, atol=1e-6)
@@ -227,7 +222,7 @@ def _fsdp1_on_mesh_steps(T, dist, fsdp, steps=3):
     """FSDP1 given ``device_mesh=`` (a one-rank mesh), ``steps`` SGD steps; the losses and
     the full state dict."""
     model = fsdp.FullyShardedDataParallel(
-        _MLPWithUnused(T), device_id=T.device("cpu"),
+        _mlp_with_unused(T), device_id=T.device("cpu"),
         device_mesh=dist.device_mesh.init_device_mesh("cpu", (1,)))
     losses = _sgd_losses(T, model, steps, seed=600)
     return losses, {k: np.array(v.tolist()) for k, v in model.state_dict().items()}
