@@ -33,7 +33,8 @@ def size_arg(shape):
             and not hasattr(shape[0], "_array"):
         shape = shape[0]
     # a symbolic dimension (jax.export's dynamic shapes) stays as it is
-    return tuple(s if is_symbolic_dim(s) else operator.index(s) for s in shape)
+    return tuple(s if type(s) is int else s if is_symbolic_dim(s) else operator.index(s)
+                 for s in shape)
 
 
 def varargs(args, kwarg, fn, name):
