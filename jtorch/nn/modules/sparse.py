@@ -26,13 +26,13 @@ class _EmbeddingBase(Module):
     ``max_norm`` renormalisation options and the weight (N(0, 1), its ``padding_idx`` row
     zero, unless ``_weight`` is given)."""
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx, padding_idx_message,
-                 max_norm, norm_type, scale_grad_by_freq, _weight, requires_grad, device,
-                 dtype):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
+                 scale_grad_by_freq, _weight, *, requires_grad, device, dtype,
+                 padding_idx_error):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        self.padding_idx = _norm_padding(padding_idx, num_embeddings, padding_idx_message)
+        self.padding_idx = _norm_padding(padding_idx, num_embeddings, padding_idx_error)
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -87,9 +87,10 @@ class Embedding(_EmbeddingBase):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
                  norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
                  _freeze=False, device=None, dtype=None):
-        super().__init__(num_embeddings, embedding_dim, padding_idx,
-                         "Padding_idx must be within num_embeddings", max_norm, norm_type,
-                         scale_grad_by_freq, _weight, not _freeze, device, dtype)
+        super().__init__(num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
+                         scale_grad_by_freq, _weight, requires_grad=not _freeze,
+                         device=device, dtype=dtype,
+                         padding_idx_error="Padding_idx must be within num_embeddings")
         self.sparse = sparse
 
     def forward(self, input):
@@ -124,9 +125,10 @@ class EmbeddingBag(_EmbeddingBase):
     def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
                  include_last_offset=False, padding_idx=None, device=None, dtype=None):
-        super().__init__(num_embeddings, embedding_dim, padding_idx,
-                         "padding_idx must be within num_embeddings", max_norm, norm_type,
-                         scale_grad_by_freq, _weight, True, device, dtype)
+        super().__init__(num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
+                         scale_grad_by_freq, _weight, requires_grad=True, device=device,
+                         dtype=dtype,
+                         padding_idx_error="padding_idx must be within num_embeddings")
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
