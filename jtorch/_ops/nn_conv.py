@@ -129,6 +129,13 @@ def _add_bias(out, bias):
     return out + bias.reshape((1, -1) + (1,) * (out.ndim - 2))
 
 
+def string_padding(padding, kernel_size, dilation):
+    """The ``(before, after)`` padding of each spatial dim for ``padding="same"`` (``d * (k -
+    1)`` in all, the odd one after, as PyTorch splits it) or ``"valid"`` (none)."""
+    totals = [d * (k - 1) if padding == "same" else 0 for d, k in zip(dilation, kernel_size)]
+    return [(t // 2, t - t // 2) for t in totals]
+
+
 def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
     x, batched = batchify(name, input, n)
     k = weight.ndim - 2
@@ -139,10 +146,7 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
         dilation = expand_param("dilation", dilation, n, k)
         if padding == "same" and any(s != 1 for s in stride):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
-        pads = []
-        for d, kk in zip(dilation, weight.shape[2:]):
-            total = d * (kk - 1) if padding == "same" else 0
-            pads.append((total // 2, total - total // 2))
+        pads = string_padding(padding, weight.shape[2:], dilation)
     else:
         padding = expand_param("padding", padding, n, k)
         dilation = expand_param("dilation", dilation, n, k)

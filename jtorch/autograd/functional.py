@@ -169,6 +169,15 @@ def _last_grad_and_outputs(outputs, out_tuple, grad_args, refs, res_tuple, stage
             _unpack(_postprocess(res, create_graph), res_tuple))
 
 
+def _double_backward_trick(ys, inputs, zeros_for):
+    """The first backward of the double-backward trick (forward-mode products by reverse
+    mode): ``(u^T d ys / d inputs, u)`` for cotangents ``u``, zeros shaped like ``zeros_for``
+    that require grad; the gradient of the first with respect to ``u``, applied to ``v``, is
+    the product of ``d ys / d inputs`` with ``v``."""
+    u = tuple(zeros_like(t, requires_grad=True) for t in zeros_for)
+    return _autograd_grad(ys, inputs, u, create_graph=True), u
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), v^T J)``."""
     with enable_grad():
@@ -181,13 +190,11 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), J v)``, by the double-backward trick as PyTorch does."""
-
     with enable_grad():
         in_tuple, inputs = _prepared_inputs(inputs, "jvp", create_graph)
         v = _v_or_none(v, inputs, in_tuple, "jvp", create_graph, _OF_INPUT)
         out_tuple, outputs = _func_outputs(func, inputs, strict, "jvp")
-        dummies = tuple(zeros_like(o, requires_grad=True) for o in outputs)
-        grad_inputs = _autograd_grad(outputs, inputs, dummies, create_graph=True)
+        grad_inputs, dummies = _double_backward_trick(outputs, inputs, outputs)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
     return _last_grad_and_outputs(outputs, out_tuple, (grad_inputs, dummies, v), outputs, out_tuple,
                                   "back_trick", strict, create_graph)
@@ -305,13 +312,11 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), H v)`` for a scalar ``func`` (by the double-backward trick)."""
-
     with enable_grad():
         in_tuple, inputs = _prepared_inputs(inputs, "hvp", create_graph)
         v = _v_or_none(v, inputs, in_tuple, "hvp", create_graph, _OF_INPUT)
         out_tuple, outputs, jac = _scalar_func_gradient(func, inputs, strict, "hvp")
-        grad_jac = tuple(zeros_like(t, requires_grad=True) for t in inputs)
-        double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
+        double_back, grad_jac = _double_backward_trick(jac, inputs, inputs)
         _check_requires_grad(jac, "hessian", strict)
     return _last_grad_and_outputs(outputs, out_tuple, (double_back, grad_jac, v), inputs, in_tuple,
                                   "double_back_trick", strict, create_graph)

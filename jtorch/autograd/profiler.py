@@ -275,7 +275,34 @@ class record_function(contextlib.ContextDecorator):
         return False
 
 
-class profile:
+class _RecordingOptions:
+    """What a profiler records: the options ``torch.autograd.profiler.profile`` and
+    ``torch.profiler.profile`` both take, stored under PyTorch's attribute names."""
+
+    def __init__(self, record_shapes, profile_memory, with_stack, with_flops, with_modules,
+                 experimental_config, acc_events, custom_trace_id_callback,
+                 post_processing_timeout_s):
+        self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
+        self.with_stack = with_stack
+        self.with_flops = with_flops
+        self.with_modules = with_modules
+        self.experimental_config = experimental_config
+        self.acc_events = acc_events
+        self.custom_trace_id_callback = custom_trace_id_callback
+        self.post_processing_timeout_s = post_processing_timeout_s
+
+    def _recording_options(self):
+        """The options as keyword arguments of a ``torch.autograd.profiler.profile``."""
+        return {"record_shapes": self.record_shapes, "profile_memory": self.profile_memory,
+                "with_stack": self.with_stack, "with_flops": self.with_flops,
+                "with_modules": self.with_modules,
+                "experimental_config": self.experimental_config, "acc_events": self.acc_events,
+                "custom_trace_id_callback": self.custom_trace_id_callback,
+                "post_processing_timeout_s": self.post_processing_timeout_s}
+
+
+class profile(_RecordingOptions):
     """``torch.autograd.profiler.profile``: records op calls and ``record_function`` ranges
     while entered.
 
@@ -301,6 +328,9 @@ class profile:
                  use_kineto=False, use_cpu=True, experimental_config=None, acc_events=False,
                  custom_trace_id_callback=None, post_processing_timeout_s=None,
                  activity_filters=None):
+        super().__init__(record_shapes, profile_memory, with_stack, with_flops, with_modules,
+                         experimental_config, acc_events, custom_trace_id_callback,
+                         post_processing_timeout_s)
         if use_cuda:
             warnings.warn("The attribute `use_cuda` will be deprecated soon, please use "
                           "``use_device = 'cuda'`` instead.", FutureWarning, stacklevel=2)
@@ -317,12 +347,6 @@ class profile:
             raise ValueError("post_processing_timeout_s must be non-negative")
         self.enabled = enabled
         self.use_device = use_device
-        self.record_shapes = record_shapes
-        self.profile_memory = profile_memory
-        self.with_stack = with_stack
-        self.with_flops = with_flops
-        self.with_modules = with_modules
-        self.acc_events = acc_events
         self.entered = False
         self._events = []
         self._function_events = None

@@ -143,31 +143,28 @@ class FunctionEvent(FormattedTimesMixin):
 class FunctionEventAvg(FormattedTimesMixin):
     """The sum of events sharing a key (``key_averages()``'s rows)."""
 
+    # the sums over the key's events (0 in an empty average): what add() adds
+    _SUMMED = ("count", "cpu_time_total", "device_time_total", "self_cpu_time_total",
+               "self_device_time_total", "cpu_memory_usage", "device_memory_usage",
+               "self_cpu_memory_usage", "self_device_memory_usage", "flops")
+
     def __init__(self):
+        for name in self._SUMMED:
+            setattr(self, name, 0)
         self.key = None
-        self.count = 0
         self.node_id = 0
         self.is_async = False
         self.is_remote = False
         self.use_device = None
-        self.cpu_time_total = 0
-        self.device_time_total = 0
-        self.self_cpu_time_total = 0
-        self.self_device_time_total = 0
         self.input_shapes = None
         self.overload_name = None
         self.stack = None
         self.scope = None
-        self.cpu_memory_usage = 0
-        self.device_memory_usage = 0
-        self.self_cpu_memory_usage = 0
-        self.self_device_memory_usage = 0
         self.cpu_children = None
         self.cpu_parent = None
         self.device_type = DeviceType.CPU
         self.is_legacy = False
         self.is_user_annotation = False
-        self.flops = 0
 
     def add(self, other):
         """Add ``other``'s times and count (it must have the same key)."""
@@ -178,16 +175,8 @@ class FunctionEventAvg(FormattedTimesMixin):
                 setattr(self, name, getattr(other, name))
         if other.key != self.key:
             raise AssertionError(f"Expected keys to match, but got {other.key} vs {self.key}")
-        self.cpu_time_total += other.cpu_time_total
-        self.device_time_total += other.device_time_total
-        self.self_cpu_time_total += other.self_cpu_time_total
-        self.self_device_time_total += other.self_device_time_total
-        self.cpu_memory_usage += other.cpu_memory_usage
-        self.device_memory_usage += other.device_memory_usage
-        self.self_cpu_memory_usage += other.self_cpu_memory_usage
-        self.self_device_memory_usage += other.self_device_memory_usage
-        self.count += other.count
-        self.flops += other.flops
+        for name in self._SUMMED:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
         return self
 
     def __iadd__(self, other):

@@ -87,7 +87,13 @@ class CategoricalProbs:
         return self._param.size()
 
 
-def full_of(dist, value, like):
-    """A tensor of ``dist``'s batch + event shape filled with ``value`` (NaN means, infinite
-    variances), without gradient, in the dtype and device of the parameter ``like``."""
-    return jt.full(dist._extended_shape(), value, dtype=like.dtype, device=like.device)
+def filled_property(value, like: str) -> property:
+    """A read-only property (a NaN mean, an infinite variance): a tensor of the distribution's
+    batch + event shape filled with ``value``, without gradient, in the dtype and device of
+    its parameter named ``like``."""
+
+    def filled(dist):
+        param = getattr(dist, like)
+        return jt.full(dist._extended_shape(), value, dtype=param.dtype, device=param.device)
+
+    return property(filled)

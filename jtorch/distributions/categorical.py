@@ -6,7 +6,7 @@ import math
 
 from . import _lib as jt, constraints
 from ._enumerate import along_batch
-from ._params import CategoricalProbs, full_of
+from ._params import CategoricalProbs, filled_property
 from .distribution import Distribution
 
 __all__ = ["Categorical"]
@@ -40,17 +40,13 @@ class Categorical(CategoricalProbs, Distribution):
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
 
-    @property
-    def mean(self):
-        return full_of(self, math.nan, self._param)
+    mean = filled_property(math.nan, "_param")
 
     @property
     def mode(self):
         return self.probs.argmax(-1)
 
-    @property
-    def variance(self):
-        return full_of(self, math.nan, self._param)
+    variance = filled_property(math.nan, "_param")
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

@@ -6,7 +6,7 @@ import math
 
 from . import _noise
 from ._location_scale import LocationScale
-from ._params import full_of
+from ._params import filled_property
 from .distribution import Distribution
 
 __all__ = ["Cauchy"]
@@ -31,10 +31,5 @@ class Cauchy(LocationScale, Distribution):
     def _standard_sample(self, shape):
         return self._standard_icdf(_noise.uniform(shape, self.loc))
 
-    @property
-    def mean(self):
-        return full_of(self, math.nan, self.loc)
-
-    @property
-    def variance(self):
-        return full_of(self, math.inf, self.loc)
+    mean = filled_property(math.nan, "loc")
+    variance = filled_property(math.inf, "loc")

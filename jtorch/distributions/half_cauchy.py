@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ._half import Half
-from ._params import full_of
+from ._params import filled_property
 from .cauchy import Cauchy
 
 __all__ = ["HalfCauchy"]
@@ -17,10 +17,5 @@ class HalfCauchy(Half):
 
     _symmetric = Cauchy
 
-    @property
-    def mean(self):
-        return full_of(self, math.inf, self.scale)
-
-    @property
-    def variance(self):
-        return full_of(self, math.inf, self.scale)
+    mean = filled_property(math.inf, "scale")
+    variance = filled_property(math.inf, "scale")

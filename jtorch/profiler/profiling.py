@@ -32,6 +32,7 @@ import jax
 
 from .._core.errors import not_implemented
 from ..autograd import profiler as _recorder
+from ..autograd.profiler import _RecordingOptions
 from ..autograd.profiler_util import write_chrome_trace
 from .activity import ProfilerActivity, supported_activities
 from .schedules import ProfilerAction, default_schedule_fn
@@ -54,7 +55,7 @@ def _warn_once(msg):
         warnings.warn(msg, stacklevel=3)
 
 
-class profile:
+class profile(_RecordingOptions):
     """Profiler context manager (``torch.profiler.profile``).
 
     Args:
@@ -87,6 +88,9 @@ class profile:
                  execution_trace_observer=None, acc_events: bool = False,
                  use_cuda: bool | None = None, custom_trace_id_callback=None,
                  post_processing_timeout_s: float | None = None) -> None:
+        super().__init__(record_shapes, profile_memory, with_stack, with_flops, with_modules,
+                         experimental_config, acc_events, custom_trace_id_callback,
+                         post_processing_timeout_s)
         if activities is not None:
             acts = set()
             for item in activities:
@@ -108,15 +112,6 @@ class profile:
         if execution_trace_observer is not None:
             raise not_implemented("torch.profiler.profile(execution_trace_observer=...)")
         self.activities = acts
-        self.record_shapes = record_shapes
-        self.profile_memory = profile_memory
-        self.with_stack = with_stack
-        self.with_flops = with_flops
-        self.with_modules = with_modules
-        self.experimental_config = experimental_config
-        self.acc_events = acc_events
-        self.custom_trace_id_callback = custom_trace_id_callback
-        self.post_processing_timeout_s = post_processing_timeout_s
         self.use_device = "cuda" if ProfilerActivity.CUDA in acts else None
         self.profiler = None
         self._metadata = {}
@@ -176,12 +171,7 @@ class profile:
         if self.profiler is None or not self.acc_events:
             self.profiler = _recorder.profile(
                 use_cpu=ProfilerActivity.CPU in self.activities, use_device=self.use_device,
-                record_shapes=self.record_shapes, with_flops=self.with_flops,
-                profile_memory=self.profile_memory, with_stack=self.with_stack,
-                with_modules=self.with_modules, use_kineto=True,
-                experimental_config=self.experimental_config, acc_events=self.acc_events,
-                custom_trace_id_callback=self.custom_trace_id_callback,
-                post_processing_timeout_s=self.post_processing_timeout_s)
+                use_kineto=True, **self._recording_options())
         cb = self.custom_trace_id_callback
         self._trace_id = cb() if cb is not None else uuid.uuid4().hex.upper()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..._core.errors import missing_class
+from ..._ops.nn_conv import string_padding
 from .. import functional as F
 from ._generated import CallsFunctional
 from ._ndim import as_tuple, ndim_variants
@@ -51,18 +52,10 @@ class _ConvNd(Module):
         self.output_padding = output_padding
         self.groups = groups
         self.padding_mode = padding_mode
-        # F.pad order: last spatial dim first, (left, right) each
-        if isinstance(padding, str):
-            pads = [0, 0] * len(kernel_size)
-            if padding == "same":
-                for d, k, i in zip(dilation, kernel_size, range(len(kernel_size) - 1, -1, -1)):
-                    total = d * (k - 1)
-                    pads[2 * i] = total // 2
-                    pads[2 * i + 1] = total - total // 2
-            self._reversed_padding_repeated_twice = pads
-        else:
-            self._reversed_padding_repeated_twice = [p for p in reversed(padding)
-                                                     for _ in range(2)]
+        # F.pad's order: last spatial dim first, (left, right) each
+        pairs = (string_padding(padding, kernel_size, dilation) if isinstance(padding, str)
+                 else [(p, p) for p in padding])
+        self._reversed_padding_repeated_twice = [p for pair in reversed(pairs) for p in pair]
         shape = ((in_channels, out_channels // groups) if transposed
                  else (out_channels, in_channels // groups))
         register_weight_and_bias(self, (*shape, *kernel_size), out_channels if bias else None,

@@ -22,7 +22,21 @@ def _norm_padding(padding_idx, n, msg):
 
 
 class _EmbeddingBase(Module):
-    """The weight of Embedding and EmbeddingBag: N(0, 1), its ``padding_idx`` row zero."""
+    """The lookup table of Embedding and EmbeddingBag: its size, ``padding_idx``, the
+    ``max_norm`` renormalisation options and the weight (N(0, 1), its ``padding_idx`` row
+    zero, unless ``_weight`` is given)."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
+                 scale_grad_by_freq, _weight, *, requires_grad, device, dtype,
+                 padding_idx_error):
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.padding_idx = _norm_padding(padding_idx, num_embeddings, padding_idx_error)
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self._init_weight(_weight, requires_grad, device, dtype)
 
     def _init_weight(self, _weight, requires_grad, device, dtype):
         if _weight is None:
@@ -73,15 +87,10 @@ class Embedding(_EmbeddingBase):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
                  norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
                  _freeze=False, device=None, dtype=None):
-        super().__init__()
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
-        self.padding_idx = _norm_padding(padding_idx, num_embeddings,
-                                         "Padding_idx must be within num_embeddings")
-        self.max_norm = max_norm
-        self.norm_type = norm_type
-        self.scale_grad_by_freq = scale_grad_by_freq
-        self._init_weight(_weight, not _freeze, device, dtype)
+        super().__init__(num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
+                         scale_grad_by_freq, _weight, requires_grad=not _freeze,
+                         device=device, dtype=dtype,
+                         padding_idx_error="Padding_idx must be within num_embeddings")
         self.sparse = sparse
 
     def forward(self, input):
@@ -116,15 +125,10 @@ class EmbeddingBag(_EmbeddingBase):
     def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
                  include_last_offset=False, padding_idx=None, device=None, dtype=None):
-        super().__init__()
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
-        self.max_norm = max_norm
-        self.norm_type = norm_type
-        self.scale_grad_by_freq = scale_grad_by_freq
-        self.padding_idx = _norm_padding(padding_idx, num_embeddings,
-                                         "padding_idx must be within num_embeddings")
-        self._init_weight(_weight, True, device, dtype)
+        super().__init__(num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
+                         scale_grad_by_freq, _weight, requires_grad=True, device=device,
+                         dtype=dtype,
+                         padding_idx_error="padding_idx must be within num_embeddings")
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
