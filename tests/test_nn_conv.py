@@ -256,6 +256,10 @@ def test_reprs_and_params():
             [(k, tuple(v.shape)) for k, v in tm.named_parameters()]
     m = jtorch.nn.Conv2d(2, 3, 3, dtype=jtorch.float64)
     assert m.weight.dtype == jtorch.float64 and m.bias.dtype == jtorch.float64
+    for padding in [(1, 2), "same", "valid", 0]:  # a tuple for numbers, a list for strings
+        got = jtorch.nn.Conv2d(2, 3, (3, 4), padding=padding)._reversed_padding_repeated_twice
+        want = torch.nn.Conv2d(2, 3, (3, 4), padding=padding)._reversed_padding_repeated_twice
+        assert (type(got), got) == (type(want), want)
 
 
 @pytest.mark.parametrize("make,fan_in", [

@@ -55,7 +55,10 @@ class _ConvNd(Module):
         # F.pad's order: last spatial dim first, (left, right) each
         pairs = (string_padding(padding, kernel_size, dilation) if isinstance(padding, str)
                  else [(p, p) for p in padding])
-        self._reversed_padding_repeated_twice = [p for pair in reversed(pairs) for p in pair]
+        reversed_pairs = [p for pair in reversed(pairs) for p in pair]
+        # PyTorch keeps a list for string padding and a tuple for numeric padding
+        self._reversed_padding_repeated_twice = (reversed_pairs if isinstance(padding, str)
+                                                 else tuple(reversed_pairs))
         shape = ((in_channels, out_channels // groups) if transposed
                  else (out_channels, in_channels // groups))
         register_weight_and_bias(self, (*shape, *kernel_size), out_channels if bias else None,
