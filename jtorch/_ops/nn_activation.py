@@ -25,7 +25,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import dispatch
-from .._core.generator import next_key, wrap
+from .._core.generator import next_key, uniform01, wrap
 from .._core.kernel import OpDef
 from .._core.views import inplace_call
 from ._elementwise import category, is_bool, not_implemented_for
@@ -332,7 +332,7 @@ def prelu(input, weight):
 def _rrelu_body(input, key, lower, upper, training):
     _need_float(input, "leaky_relu_cpu")
     if training:
-        u = jax.random.uniform(wrap(key), input.shape, input.dtype)
+        u = uniform01(wrap(key), input.shape, input.dtype)
         slope = jax.lax.stop_gradient(lower + (upper - lower) * u)
     else:
         slope = (lower + upper) / 2

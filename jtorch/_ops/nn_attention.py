@@ -21,7 +21,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 
-from .._core.generator import next_key, wrap
+from .._core.generator import keep_mask, next_key, wrap
 from .._core.tensor_base import Size, TensorBase
 from ._registry import export, op
 from ._util import check_broadcast, cpp_name, type_name, wrap_dim
@@ -40,11 +40,7 @@ def dropout_weights(w, key, p, salt=0):
     """Inverted dropout of attention weights with probability ``p`` (static)."""
     if p >= 1.0:
         return jnp.zeros_like(w)
-    k = jax.random.fold_in(wrap(key), salt)
-    # the keep probability in float32 (float64 for float64 weights, as F.dropout): a Python
-    # float is float64 under x64, and bernoulli would draw twice the random bits
-    wt = jnp.float64 if w.dtype == jnp.float64 else jnp.float32
-    keep = jax.random.bernoulli(k, jnp.asarray(1.0 - p, wt), w.shape)
+    keep = keep_mask(jax.random.fold_in(wrap(key), salt), 1.0 - p, w.shape, w.dtype)
     return jnp.where(keep, w / jnp.asarray(1.0 - p, w.dtype), jnp.zeros((), w.dtype))
 
 

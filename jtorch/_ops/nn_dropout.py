@@ -19,12 +19,11 @@ from __future__ import annotations
 import math
 import warnings
 
-import jax
 import jax.numpy as jnp
 
 from .._core import dtypes
 from .._core.dispatch import dispatch
-from .._core.generator import next_key, wrap
+from .._core.generator import keep_mask, next_key, wrap
 from .._core.kernel import OpDef
 from .._core.views import inplace_call
 from ._elementwise import category
@@ -48,8 +47,7 @@ def _dropout_body(input, key, p, lead, alpha):
         if input.ndim < 2 and lead == 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
         shape = input.shape[:lead] + (1,) * (input.ndim - lead)
-    wt = jnp.float64 if dt == jnp.float64 else jnp.float32
-    keep = (jax.random.uniform(wrap(key), shape, wt) < 1 - p).astype(dt)
+    keep = keep_mask(wrap(key), 1 - p, shape, dt).astype(dt)
     if alpha:
         a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
         b = (keep - 1) * (_ALPHA * a) + _ALPHA * a * p

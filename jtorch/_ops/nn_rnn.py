@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core.generator import next_key, wrap
+from .._core.generator import keep_mask, next_key, wrap
 from ._index_util import dtype_of, need_concrete
 from ._registry import export, op
 
@@ -110,11 +110,7 @@ def cell_math(mode, gi, h, c, w_hh, b_hh):
 def _dropout(x, key, p, salt):
     if p >= 1.0:
         return jnp.zeros_like(x)
-    # the keep probability in float32 (float64 for float64 inputs, as F.dropout): a Python
-    # float is float64 under x64, and bernoulli would draw twice the random bits
-    pt = jnp.float64 if x.dtype == jnp.float64 else jnp.float32
-    keep = jax.random.bernoulli(jax.random.fold_in(wrap(key), salt),
-                                jnp.asarray(1.0 - p, pt), x.shape)
+    keep = keep_mask(jax.random.fold_in(wrap(key), salt), 1.0 - p, x.shape, x.dtype)
     return jnp.where(keep, x / jnp.asarray(1.0 - p, x.dtype), jnp.zeros((), x.dtype))
 
 

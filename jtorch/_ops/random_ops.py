@@ -29,7 +29,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.device import device as Device, to_jax
-from .._core.generator import next_key, wrap
+from .._core.generator import bits32, next_key, uniform01, uniform_from_bits, wrap
 from .._core.tensor_base import TensorBase
 from .._core.views import assign_out, check_inplace, inplace_call
 from ._registry import export, op
@@ -47,15 +47,22 @@ _CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
 def _uniform01(key, shape, dt):
     if not jnp.issubdtype(dt, jnp.floating):
         dt = jnp.float32
-    return jax.random.uniform(wrap(key), shape, dt)
+    return uniform01(wrap(key), shape, dt)
 
 
 def _s_uniform(key, shape, dt, a, b):
     return a.astype(dt) + (b - a).astype(dt) * _uniform01(key, shape, dt)
 
 
+def _normal_from_uniform(u, dt):
+    """Standard normal values from uniform [0, 1) draws ``u`` (``jax.random.normal``'s inverse
+    CDF construction)."""
+    lo = jnp.nextafter(jnp.array(-1, dt), jnp.array(0, dt))
+    return np.sqrt(2).astype(dt) * jax.scipy.special.erfinv(jnp.maximum(2 * u - 1, lo))
+
+
 def _s_normal(key, shape, dt, a, b):
-    return a.astype(dt) + b.astype(dt) * jax.random.normal(wrap(key), shape, dt)
+    return a.astype(dt) + b.astype(dt) * _normal_from_uniform(_uniform01(key, shape, dt), dt)
 
 
 def _s_exponential(key, shape, dt, a, b):
@@ -121,7 +128,7 @@ _BUCKETED = ("uniform", "normal")
 
 @functools.cache
 def _bits_kernel(n):
-    return jax.jit(lambda key: jax.random.bits(wrap(key), (n,), jnp.uint32))
+    return jax.jit(lambda key: bits32(wrap(key), (n,)))
 
 
 def _bucketed(kind, dt):
@@ -133,28 +140,12 @@ def draw_bits(key, shape, dt):
     return _bits_kernel(max(1 << 16, 1 << max(count - 1, 0).bit_length()))(key)
 
 
-def _u01_from_bits(bits, shape, dt):
-    n = math.prod(shape)
-    if np.dtype(dt) == np.float64:
-        w = bits[: 2 * n].reshape(n, 2).astype(jnp.uint64)
-        m = ((w[:, 0] << 32) | w[:, 1]) >> 12
-        f = jax.lax.bitcast_convert_type(m | np.uint64(0x3FF0000000000000), jnp.float64) - 1.0
-    else:
-        m = bits[:n] >> 9
-        f = jax.lax.bitcast_convert_type(m | np.uint32(0x3F800000), jnp.float32) - 1.0
-        if np.dtype(dt) != np.float32:  # keep [0, 1) after rounding to a shorter float
-            f = jnp.minimum(f.astype(dt), jnp.nextafter(jnp.array(1, dt), jnp.array(0, dt)))
-    return f.reshape(shape).astype(dt)
-
-
 def sample_bits(kind, bits, shape, dt, a, b):
     """``kind``'s samples (uniform or normal) of ``shape``/``dt`` from ``draw_bits``' bits."""
-    u = _u01_from_bits(bits, shape, dt)
+    u = uniform_from_bits(bits, shape, dt)
     if kind == "uniform":
         return a.astype(dt) + (b - a).astype(dt) * u
-    lo = jnp.nextafter(jnp.array(-1, dt), jnp.array(0, dt))
-    z = np.sqrt(2).astype(dt) * jax.scipy.special.erfinv(jnp.maximum(2 * u - 1, lo))
-    return a.astype(dt) + b.astype(dt) * z
+    return a.astype(dt) + b.astype(dt) * _normal_from_uniform(u, dt)
 
 
 # ------------------------------------------------------------------------------ kernels
