@@ -22,6 +22,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.core import max_dim, min_dim
+from jax.export import is_symbolic_dim
 
 from .._core.dispatch import dispatch
 from .._core.kernel import PROMOTED, OpDef, template
@@ -63,6 +65,8 @@ def _norm_slice(s):
         try:
             return operator.index(v)
         except TypeError:
+            if is_symbolic_dim(v):   # a size read while exporting (jax.export), e.g. x.shape[0]
+                return v
             raise TypeError("slice indices must be integers or None or have an __index__ "
                             "method") from None
 
@@ -125,6 +129,21 @@ def _item(it, dyn_ints):
     raise IndexError(_BAD_TYPE.format(type(it).__name__))
 
 
+def _symbolic_slice(s, size):
+    """``s.indices(size)`` and the slice's length where the size or a bound is a symbolic
+    dimension (jax.export): clamped with ``max_dim``/``min_dim``, the step is positive. A bound
+    whose sign JAX cannot decide raises its InconclusiveDimensionOperation."""
+    step = 1 if s.step is None else s.step
+
+    def clamp(i, default):
+        if i is None:
+            return default
+        return min_dim(size, i) if i >= 0 else max_dim(0, size + i)
+
+    start, stop = clamp(s.start, 0), clamp(s.stop, size)
+    return start, stop, step, max_dim(0, stop - start + step - 1) // step
+
+
 class _Parsed:
     """basic: static tuple for the view op (None: no view); kind: its grad_fn name;
     struct/starts: the same index with int positions and slice starts lifted out (so one
@@ -167,8 +186,12 @@ def _parse(t, index, set_mode=False, dyn_ints=False):
                 start, stop, step = 0, size, 1
                 yshape.append(size)
             else:
-                start, stop, step = v.indices(size)
-                yshape.append(len(range(start, stop, step)))
+                try:
+                    start, stop, step = v.indices(size)
+                    yshape.append(len(range(start, stop, step)))
+                except TypeError:   # a symbolic size or bound (jax.export)
+                    start, stop, step, length = _symbolic_slice(v, size)
+                    yshape.append(length)
             if bare_slice or not (start == 0 and stop == size and step == 1):
                 basic.append(v)
                 struct.append(("s", yshape[-1], step))
@@ -291,7 +314,7 @@ def _dyn_body(input, struct, starts):
             d += 1
         else:
             _, size, step = e
-            span = (size - 1) * step + 1 if size else 0
+            span = max_dim(0, (size - 1) * step + 1)   # 0 for an empty slice; size may be symbolic
             input = lax.dynamic_slice_in_dim(input, next(it), span, axis=d)
             if step > 1:
                 input = lax.slice_in_dim(input, 0, span, step, axis=d)
