@@ -7,6 +7,7 @@ over this file's budget). The names and error texts expected below are those tor
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 import pytest
 import torch
@@ -151,3 +152,51 @@ def test_keyword_inputs_share_a_dim_and_may_come_in_any_order():
     with pytest.raises(RuntimeError, match=r"^Expected input at c.shape\[0\] to be equal to 3, "
                        r"but got 4$"):
         ep.module()(jtorch.tensor(a), b=jtorch.tensor(b), c=jtorch.tensor(_x(4, 3)))
+
+
+def _slicer(T):
+    class Slicer(T.nn.Module):
+        def forward(self, x):   # x: (b, k), both dimensions dynamic
+            d = x[1:] - x[:-1]                                     # sizes b - 1
+            return (d[::2], x[2:5], x[-3:], x[-1], x[:, 1:] * x[:, :-1],
+                    x.narrow(0, 0, x.shape[0] - 1), x.unfold(0, 2, 1), x[100:])
+
+    return Slicer()
+
+
+def test_slicing_along_symbolic_dimensions_matches_eager_and_torch():
+    b, k = jtorch.export.Dim("b", min=2, max=64), jtorch.export.Dim("k", min=2, max=8)
+    ep = jtorch.export.export(_slicer(jtorch), (jtorch.tensor(_x(4, 0)),),
+                              dynamic_shapes={"x": {0: b, 1: k}})
+    for n, m in ((2, 3), (7, 6)):   # x[2:5] is empty at b = 2
+        x = _x(n, n)[:, :m]
+        expected = _slicer(torch)(torch.tensor(x))
+        eager = _slicer(jtorch)(jtorch.tensor(x))
+        got = ep.module()(jtorch.tensor(x))
+        assert len(got) == len(expected)
+        for g, e, t in zip(got, eager, expected):
+            assert_close(g.numpy(), t.numpy())
+            assert_close(e.numpy(), t.numpy())
+
+
+def test_slicing_a_symbolic_dimension_that_needs_a_guard_raises_jaxs_error():
+    def export(f, b=jtorch.export.Dim("b", min=2, max=64)):
+        class M(jtorch.nn.Module):
+            def forward(self, x):
+                return f(x)
+
+        return jtorch.export.export(M(), (jtorch.tensor(_x(4, 0)),),
+                                    dynamic_shapes={"x": {0: b}})
+
+    ep = export(lambda x: x.narrow(0, 1, 2), jtorch.export.Dim("b", min=3))   # 1 + 2 <= b
+    assert_close(ep.module()(jtorch.tensor(_x(5, 1))).numpy(),
+                 torch.tensor(_x(5, 1)).narrow(0, 1, 2).numpy())
+    # PyTorch's export adds a guard (b >= 3) or a specialisation; JAX cannot decide these
+    with pytest.raises(jax.errors.InconclusiveDimensionOperation, match="'b - 2' < '1'"):
+        export(lambda x: x.narrow(0, 1, 2))
+    with pytest.raises(jax.errors.InconclusiveDimensionOperation,
+                       match="split of the symbolic dimension b"):
+        export(lambda x: x.split(2)[0])
+    with pytest.raises(jax.errors.InconclusiveDimensionOperation,
+                       match="unbind of the symbolic dimension b"):
+        export(lambda x: x.unbind(0)[0])
