@@ -159,7 +159,8 @@ def _slicer(T):
         def forward(self, x):   # x: (b, k), both dimensions dynamic
             d = x[1:] - x[:-1]                                     # sizes b - 1
             return (d[::2], x[2:5], x[-3:], x[-1], x[:, 1:] * x[:, :-1],
-                    x.narrow(0, 0, x.shape[0] - 1), x.unfold(0, 2, 1), x[100:])
+                    x.narrow(0, 0, x.shape[0] - 1), x.unfold(0, 2, 1), x[100:],
+                    x[x.shape[0] - 1], x.select(0, -2), x[[0, -1]])
 
     return Slicer()
 

@@ -126,6 +126,8 @@ def _item(it, dyn_ints):
         raise IndexError(_BAD_TYPE.format("float"))
     if hasattr(it, "__index__"):
         return ("int", operator.index(it))
+    if is_symbolic_dim(it):   # a size read while exporting (jax.export), e.g. x.shape[0] - 1
+        return ("int", it)
     raise IndexError(_BAD_TYPE.format(type(it).__name__))
 
 

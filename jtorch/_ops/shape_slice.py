@@ -111,8 +111,8 @@ def select(input, dim, index):
     """``input[:, ..., index]`` along ``dim``: one compiled kernel serves every index."""
 
     dim, index = _as_int(dim), _as_int(index)
-    d, i = _check_select(input.shape, dim, index)
-    return getitem(input, (slice(None),) * d + (i,))
+    d, _ = _check_select(input.shape, dim, index)
+    return getitem(input, (slice(None),) * d + (index,))   # getitem wraps a negative index
 
 
 # ------------------------------------------------------------------------------ diagonal
