@@ -7,6 +7,8 @@ over this file's budget). The names and error texts expected below are those tor
 
 from __future__ import annotations
 
+import operator
+
 import jax
 import numpy as np
 import pytest
@@ -160,7 +162,8 @@ def _slicer(T):
             d = x[1:] - x[:-1]                                     # sizes b - 1
             return (d[::2], x[2:5], x[-3:], x[-1], x[:, 1:] * x[:, :-1],
                     x.narrow(0, 0, x.shape[0] - 1), x.unfold(0, 2, 1), x[100:],
-                    x[x.shape[0] - 1], x.select(0, -2), x[[0, -1]])
+                    x[x.shape[0] - 1], x.select(0, -2), x[[0, -1]],
+                    x[:-1].contiguous().view(-1, x.shape[1]))   # its strides are symbolic
 
     return Slicer()
 
@@ -201,3 +204,28 @@ def test_slicing_a_symbolic_dimension_that_needs_a_guard_raises_jaxs_error():
     with pytest.raises(jax.errors.InconclusiveDimensionOperation,
                        match="unbind of the symbolic dimension b"):
         export(lambda x: x.unbind(0)[0])
+
+
+def _at(expr, **sizes):
+    """The value of a JAX dimension expression (its text: ``2*k + 1``, ``mod(- 1, b)``...)."""
+    ops = {"floordiv": operator.floordiv, "mod": operator.mod, "max": max, "min": min}
+    return int(eval(str(expr).replace("^", "**"), ops, sizes))
+
+
+def test_strides_of_views_with_symbolic_sizes_are_dimension_expressions():
+    def views(x):
+        return x[1:], x[1::2, 1:], x[-1], x.t()[1:], x[:, -2:].unsqueeze(1)
+
+    seen = []
+
+    class Views(jtorch.nn.Module):
+        def forward(self, x):
+            seen.extend((v.stride(), v.storage_offset(), v.is_contiguous()) for v in views(x))
+            return x[1:]
+
+    b, k = jtorch.export.Dim("b", min=2, max=64), jtorch.export.Dim("k", min=2, max=8)
+    jtorch.export.export(Views(), (jtorch.tensor(_x(4, 0)),), dynamic_shapes={"x": {0: b, 1: k}})
+    expected = [(v.stride(), v.storage_offset(), v.is_contiguous())
+                for v in views(torch.zeros(7, 3))]
+    assert [(tuple(_at(s, b=7, k=3) for s in st), _at(off, b=7, k=3), c)
+            for st, off, c in seen] == expected

@@ -290,15 +290,18 @@ def _basic_strides(shape, st, off, out_shape, idx, index):
             strides.insert(d, sizes[d] * strides[d] if d < len(sizes) else 1)
             sizes.insert(d, 1)
             d += 1
-        elif isinstance(it, int):
-            off += (it % sizes[d]) * strides[d]
-            del sizes[d], strides[d]
-        else:
-            start, stop, step = it.indices(sizes[d])
+        elif isinstance(it, slice):
+            try:
+                start, stop, step = it.indices(sizes[d])
+                sizes[d] = len(range(start, stop, step))
+            except TypeError:   # a symbolic size or bound (jax.export)
+                start, stop, step, sizes[d] = _symbolic_slice(it, sizes[d])
             off += start * strides[d]
-            sizes[d] = len(range(start, stop, step))
             strides[d] *= step
             d += 1
+        else:   # an int (a symbolic one while exporting)
+            off += (it % sizes[d]) * strides[d]
+            del sizes[d], strides[d]
     return tuple(strides), off
 
 
