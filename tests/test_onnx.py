@@ -188,7 +188,8 @@ def test_slicing_along_dynamic_dimensions():
             def forward(self, x):   # x: (b, k), both dimensions dynamic
                 d = x[1:] - x[:-1]   # sizes computed at run time: b - 1, min(b, 5) - 2...
                 return (d[::2], x[2:5], x[-3:], x[-1], x[:, 1:] * x[:, :-1],
-                        x.narrow(0, 0, x.shape[0] - 1), x.unfold(0, 2, 1))
+                        x.narrow(0, 0, x.shape[0] - 1), x.unfold(0, 2, 1), x.select(0, -2),
+                        x[[0, -1]], x[:-1].contiguous().view(-1, x.shape[1]))
 
         return Slicer()
 
