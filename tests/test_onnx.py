@@ -180,3 +180,26 @@ def test_transposed_convolution_with_a_dynamic_batch():
         x = _rand(n, 4, 5, 6, seed=n)
         assert_close(prog(jtorch.tensor(x))[0].numpy(), tm(torch.tensor(x)).detach().numpy(),
                      atol=1e-5, rtol=1e-5)
+
+
+def test_slicing_along_dynamic_dimensions():
+    def make(T):
+        class Slicer(T.nn.Module):
+            def forward(self, x):   # x: (b, k), both dimensions dynamic
+                d = x[1:] - x[:-1]   # sizes computed at run time: b - 1, min(b, 5) - 2...
+                return (d[::2], x[2:5], x[-3:], x[-1], x[:, 1:] * x[:, :-1],
+                        x.narrow(0, 0, x.shape[0] - 1), x.unfold(0, 2, 1), x.select(0, -2),
+                        x[[0, -1]], x[:-1].contiguous().view(-1, x.shape[1]))
+
+        return Slicer()
+
+    b, k = jtorch.export.Dim("b", min=2, max=64), jtorch.export.Dim("k", min=2, max=8)
+    prog = jtorch.onnx.export(make(jtorch), (jtorch.tensor(_rand(4, 3, seed=0)),),
+                              dynamic_shapes={"x": {0: b, 1: k}})
+    for n, m in ((2, 3), (7, 5)):
+        x = _rand(n, m, seed=n)
+        got = prog(jtorch.tensor(x))
+        expected = make(torch)(torch.tensor(x))
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert_close(g.numpy(), e.numpy())

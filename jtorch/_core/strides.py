@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from jax.errors import InconclusiveDimensionOperation
 
 # view ops whose outputs may have a stride-0 dim: in-place writes to them can be refused
 _EXPANDING = frozenset({"expand", "broadcast_to", "expand_as"})
@@ -50,11 +51,15 @@ def _view_layout(src, r, kernel, idx):
     if isinstance(src_layout, _NoRule):
         return src_layout
     shape = tuple(src._array.shape)
-    if not concrete_shape(shape) or not concrete_shape(r._array.shape):
-        return _NoRule(kernel.opdef.name + " of a symbolic (jax.export dynamic) shape")
     st, off = src_layout if src_layout is not None else (contiguous_strides(shape), 0)
     args, kwargs = kernel.spec.static_arguments()
-    st, off = rule(shape, st, off, tuple(r._array.shape), idx, *args[1:], **kwargs)
+    if concrete_shape(shape) and concrete_shape(r._array.shape):
+        st, off = rule(shape, st, off, tuple(r._array.shape), idx, *args[1:], **kwargs)
+        return tuple(st), off
+    try:   # a symbolic (jax.export dynamic) shape: strides are dimension expressions
+        st, off = rule(shape, st, off, tuple(r._array.shape), idx, *args[1:], **kwargs)
+    except (TypeError, InconclusiveDimensionOperation):
+        return _NoRule(kernel.opdef.name + " of a symbolic (jax.export dynamic) shape")
     return tuple(st), off
 
 

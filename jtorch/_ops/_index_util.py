@@ -70,10 +70,21 @@ def first_oob(idx, size, allow_negative):
     if idx.size == 0:
         return None
     lo = -size if allow_negative else 0
-    bad = (idx < lo) | (idx >= size)
+    try:
+        bad = (idx < lo) | (idx >= size)
+    except TypeError:   # a symbolic size (jax.export): JAX decides from its bounds
+        return _first_oob_symbolic(idx, lo, size)
     if not bad.any():
         return None
     return int(idx.reshape(-1)[np.argmax(bad.reshape(-1))])
+
+
+def _first_oob_symbolic(idx, lo, size):
+    """first_oob for a symbolic ``size``; a comparison JAX cannot decide from the dimension's
+    bounds raises its InconclusiveDimensionOperation."""
+    if lo <= int(idx.min()) and int(idx.max()) < size:
+        return None
+    return next(v for v in idx.reshape(-1).tolist() if not lo <= v < size)
 
 
 # ------------------------------------------------------------------ scatter/gather index grids

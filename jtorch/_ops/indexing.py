@@ -22,6 +22,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.core import max_dim, min_dim
+from jax.export import is_symbolic_dim
 
 from .._core.dispatch import dispatch
 from .._core.kernel import PROMOTED, OpDef, template
@@ -63,6 +65,8 @@ def _norm_slice(s):
         try:
             return operator.index(v)
         except TypeError:
+            if is_symbolic_dim(v):   # a size read while exporting (jax.export), e.g. x.shape[0]
+                return v
             raise TypeError("slice indices must be integers or None or have an __index__ "
                             "method") from None
 
@@ -122,7 +126,24 @@ def _item(it, dyn_ints):
         raise IndexError(_BAD_TYPE.format("float"))
     if hasattr(it, "__index__"):
         return ("int", operator.index(it))
+    if is_symbolic_dim(it):   # a size read while exporting (jax.export), e.g. x.shape[0] - 1
+        return ("int", it)
     raise IndexError(_BAD_TYPE.format(type(it).__name__))
+
+
+def _symbolic_slice(s, size):
+    """``s.indices(size)`` and the slice's length where the size or a bound is a symbolic
+    dimension (jax.export): clamped with ``max_dim``/``min_dim``, the step is positive. A bound
+    whose sign JAX cannot decide raises its InconclusiveDimensionOperation."""
+    step = 1 if s.step is None else s.step
+
+    def clamp(i, default):
+        if i is None:
+            return default
+        return min_dim(size, i) if i >= 0 else max_dim(0, size + i)
+
+    start, stop = clamp(s.start, 0), clamp(s.stop, size)
+    return start, stop, step, max_dim(0, stop - start + step - 1) // step
 
 
 class _Parsed:
@@ -167,8 +188,12 @@ def _parse(t, index, set_mode=False, dyn_ints=False):
                 start, stop, step = 0, size, 1
                 yshape.append(size)
             else:
-                start, stop, step = v.indices(size)
-                yshape.append(len(range(start, stop, step)))
+                try:
+                    start, stop, step = v.indices(size)
+                    yshape.append(len(range(start, stop, step)))
+                except TypeError:   # a symbolic size or bound (jax.export)
+                    start, stop, step, length = _symbolic_slice(v, size)
+                    yshape.append(length)
             if bare_slice or not (start == 0 and stop == size and step == 1):
                 basic.append(v)
                 struct.append(("s", yshape[-1], step))
@@ -265,15 +290,18 @@ def _basic_strides(shape, st, off, out_shape, idx, index):
             strides.insert(d, sizes[d] * strides[d] if d < len(sizes) else 1)
             sizes.insert(d, 1)
             d += 1
-        elif isinstance(it, int):
-            off += (it % sizes[d]) * strides[d]
-            del sizes[d], strides[d]
-        else:
-            start, stop, step = it.indices(sizes[d])
+        elif isinstance(it, slice):
+            try:
+                start, stop, step = it.indices(sizes[d])
+                sizes[d] = len(range(start, stop, step))
+            except TypeError:   # a symbolic size or bound (jax.export)
+                start, stop, step, sizes[d] = _symbolic_slice(it, sizes[d])
             off += start * strides[d]
-            sizes[d] = len(range(start, stop, step))
             strides[d] *= step
             d += 1
+        else:   # an int (a symbolic one while exporting)
+            off += (it % sizes[d]) * strides[d]
+            del sizes[d], strides[d]
     return tuple(strides), off
 
 
@@ -291,7 +319,7 @@ def _dyn_body(input, struct, starts):
             d += 1
         else:
             _, size, step = e
-            span = (size - 1) * step + 1 if size else 0
+            span = max_dim(0, (size - 1) * step + 1)   # 0 for an empty slice; size may be symbolic
             input = lax.dynamic_slice_in_dim(input, next(it), span, axis=d)
             if step > 1:
                 input = lax.slice_in_dim(input, 0, span, step, axis=d)

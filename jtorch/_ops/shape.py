@@ -105,9 +105,13 @@ def _viewable(input, new_shape):
     """Whether ``input`` can be viewed as ``new_shape`` without a copy (PyTorch's rule)."""
     if input._base is None:
         return True
-    if not concrete_shape(input.shape):   # a view of symbolic (jax.export) size: copied
-        return False
-    return view_strides(tuple(input.shape), strides(input)[0], new_shape) is not None
+    try:
+        st = strides(input)[0]
+    except NotImplementedError:
+        if concrete_shape(input.shape):
+            raise
+        return False   # a view of symbolic (jax.export) size whose strides are unknown: copied
+    return view_strides(tuple(input.shape), st, new_shape) is not None
 
 
 @export("view", namespace=None, method=True, opdef_of=_view)

@@ -9,6 +9,8 @@ import operator
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.errors import InconclusiveDimensionOperation
+from jax.export import is_symbolic_dim
 
 from .._core.dtypes import int64
 from .._core.state import grad_mode
@@ -19,8 +21,24 @@ from .indexing import getitem
 
 
 def _as_int(v):
-    """A Python int from an int or a one-element integer Tensor (PyTorch accepts both)."""
-    return operator.index(v)
+    """A Python int from an int or a one-element integer Tensor (PyTorch accepts both); a
+    symbolic size read while exporting (jax.export) stays as it is."""
+    try:
+        return operator.index(v)
+    except TypeError:
+        if is_symbolic_dim(v):
+            return v
+        raise
+
+
+def _piece_count(count, n, what):
+    """The number of outputs of a split of a dimension of size ``n``: it must be a constant;
+    for a symbolic ``n`` (jax.export) it may not be (PyTorch's export adds a guard)."""
+    if type(count) is not int and is_symbolic_dim(count):
+        raise InconclusiveDimensionOperation(
+            f"{what} of the symbolic dimension {n} (jax.export): its number of pieces, {count}, "
+            "is not a constant. Split a static dimension, or slice the dynamic one.")
+    return count
 
 
 # ------------------------------------------------------------------------------ narrow / select
@@ -93,8 +111,8 @@ def select(input, dim, index):
     """``input[:, ..., index]`` along ``dim``: one compiled kernel serves every index."""
 
     dim, index = _as_int(dim), _as_int(index)
-    d, i = _check_select(input.shape, dim, index)
-    return getitem(input, (slice(None),) * d + (i,))
+    d, _ = _check_select(input.shape, dim, index)
+    return getitem(input, (slice(None),) * d + (index,))   # getitem wraps a negative index
 
 
 # ------------------------------------------------------------------------------ diagonal
@@ -140,7 +158,7 @@ def _split_bounds(shape, split_size, dim):
     if split_size == 0 and n != 0:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                            f"size of {n}")
-    count = max(-(-n // split_size), 1) if split_size else 1
+    count = _piece_count(max(-(-n // split_size), 1) if split_size else 1, n, "split")
     return d, tuple((i * split_size, min((i + 1) * split_size, n)) for i in range(count))
 
 
@@ -228,8 +246,8 @@ def _unbind_rule(shape, st, off, out_shape, idx, dim=0):
 @op("unbind", out=False, is_view=True, saves=False, stride_rule=_unbind_rule)
 def unbind(input, dim=0):
     d = _unbind_geometry(input.shape, dim)
-    return tuple(lax.index_in_dim(input, i, axis=d, keepdims=False)
-                 for i in range(input.shape[d]))
+    count = _piece_count(input.shape[d], input.shape[d], "unbind")
+    return tuple(lax.index_in_dim(input, i, axis=d, keepdims=False) for i in range(count))
 
 
 def _slice_bound(i, n):

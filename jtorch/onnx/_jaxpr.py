@@ -13,6 +13,8 @@ import numpy as np
 from jax import export as jax_export
 from jax.extend import core as jax_core
 
+from ._dim_expr import dim_value
+
 OPSET = 18
 
 _UNARY = {"abs": "Abs", "exp": "Exp", "log": "Log", "tanh": "Tanh", "logistic": "Sigmoid",
@@ -79,17 +81,14 @@ class GraphBuilder:
                 self.dims[str(d)] = self.node("Shape", [name], start=i, end=i + 1)
 
     def shape_value(self, shape):
-        """A 1-D int64 value holding ``shape`` (symbolic dimensions read at run time)."""
+        """A 1-D int64 value holding ``shape`` (symbolic dimensions computed at run time from
+        the inputs' sizes)."""
         if all(not jax_export.is_symbolic_dim(d) for d in shape):
             return self.ints([int(d) for d in shape])
         parts = []
         for d in shape:
             if jax_export.is_symbolic_dim(d):
-                if str(d) not in self.dims:
-                    raise NotImplementedError(
-                        f"jtorch does not implement torch.onnx.export of a shape that depends "
-                        f"on the symbolic dimension expression {d} yet")
-                parts.append(self.dims[str(d)])
+                parts.append(dim_value(self, d))
             else:
                 parts.append(self.ints([int(d)]))
         return self.node("Concat", parts, axis=0)
@@ -222,10 +221,7 @@ class GraphBuilder:
 
     def _split(self, e, ins, p):
         sizes = p["sizes"]
-        if any(jax_export.is_symbolic_dim(d) for d in sizes):
-            raise NotImplementedError("jtorch does not implement torch.onnx.export of a split "
-                                      "into sizes of a symbolic dimension yet")
-        outs = self.node("Split", [ins[0], self.ints([int(d) for d in sizes])],
+        outs = self.node("Split", [ins[0], self.shape_value(sizes)],
                          n_out=len(sizes), axis=p["axis"])
         return list(outs) if len(sizes) > 1 else [outs]
 
@@ -240,7 +236,7 @@ class GraphBuilder:
         starts, limits = p["start_indices"], p["limit_indices"]
         steps = p["strides"] or [1] * len(starts)
         axes = list(range(len(starts)))
-        return self.node("Slice", [ins[0], self.ints(starts), self.shape_value(limits),
+        return self.node("Slice", [ins[0], self.shape_value(starts), self.shape_value(limits),
                                    self.ints(axes), self.ints(steps)])
 
     def _dynamic_slice(self, e, ins, p):
@@ -301,9 +297,14 @@ class GraphBuilder:
 
     def _iota(self, e, ins, p):
         shape, dim = p["shape"], p["dimension"]
-        if any(jax_export.is_symbolic_dim(d) for d in shape):
-            raise NotImplementedError("jtorch does not implement torch.onnx.export of iota "
-                                      "with a symbolic shape yet")
+        if any(jax_export.is_symbolic_dim(d) for d in shape):   # a Range, then broadcast
+            n = self.node("Squeeze", [self.shape_value([shape[dim]]), self.ints([0])])
+            r = self.node("Range", [self.const(np.int64(0)), n, self.const(np.int64(1))])
+            r = self.node("Cast", [r], to=self.helper.np_dtype_to_tensor_dtype(
+                np.dtype(p["dtype"])))
+            r = self.node("Reshape", [r, self.ints([-1 if i == dim else 1
+                                                    for i in range(len(shape))])])
+            return self.node("Expand", [r, self.shape_value(shape)])
         arr = np.broadcast_to(np.arange(shape[dim], dtype=p["dtype"]).reshape(
             [-1 if i == dim else 1 for i in range(len(shape))]), shape)
         return self.const(np.ascontiguousarray(arr))
