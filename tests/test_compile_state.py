@@ -1,5 +1,6 @@
 """jtorch.compile's state: explicit ``state=``, what the search reports when it cannot find
-state, and compile's per-thread context (a trace in one thread does not disturb another)."""
+state, compile's per-thread context (a trace in one thread does not disturb another), and the
+state a first call creates (``.grad``, optimizer state) where its guessed plan does not hold."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import threading
 
 import numpy as np
 import pytest
+import torch as pytorch
 
 import jtorch as torch
 from jtorch import nn
@@ -155,3 +157,63 @@ def test_compile_context_is_per_thread():
     assert inside.is_set() and seen == {"trace": None, "compiling": False}
     np.testing.assert_allclose(results["a"], compiled_alone, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(results["b"], eager_alone, rtol=1e-5, atol=1e-6)
+
+
+def _accumulating_pair(T):
+    """A model with a parameter the loss never uses, and a step that updates only when asked
+    (gradient accumulation): first calls whose .grad and optimizer state jtorch.compile cannot
+    guess (the unused parameter's .grad stays None; no state before the first update)."""
+
+    class Net(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.used = T.nn.Linear(5, 3)
+            self.unused = T.nn.Linear(2, 2)
+
+        def forward(self, x):
+            return self.used(x)
+
+    g = np.random.default_rng(2)
+    model = Net()
+    model.load_state_dict({k: T.tensor(g.standard_normal(tuple(v.shape)).astype(np.float32))
+                           for k, v in model.state_dict().items()})
+    opt = T.optim.Adam(model.parameters(), lr=0.05)
+
+    def step(x, y, update):
+        loss = T.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        if update:
+            opt.step()
+            opt.zero_grad()
+        return loss
+
+    return model, opt, step
+
+
+def test_first_calls_an_unused_parameter_and_no_update_create_what_pytorch_does():
+    tmodel, topt, tstep = _accumulating_pair(pytorch)
+    jmodel, jopt, jstep = _accumulating_pair(torch)
+    f = torch.compile(jstep)
+    torch.compiler.reset()
+    g = np.random.default_rng(3)
+    for update in (False, True, True):
+        x = g.standard_normal((4, 5)).astype(np.float32)
+        y = g.integers(0, 3, 4)
+        tl = tstep(pytorch.tensor(x), pytorch.tensor(y), update)
+        jl = f(torch.tensor(x), torch.tensor(y), update)
+        np.testing.assert_allclose(jl.item(), tl.item(), rtol=1e-5)
+        for (k, tp), jp in zip(tmodel.named_parameters(), jmodel.parameters()):
+            np.testing.assert_allclose(jp.detach().numpy(), tp.detach().numpy(), rtol=1e-5,
+                                       atol=1e-6, err_msg=k)
+            assert (jp.grad is None) == (tp.grad is None), k
+            if tp.grad is not None:
+                np.testing.assert_allclose(jp.grad.numpy(), tp.grad.numpy(), rtol=1e-5,
+                                           atol=1e-6, err_msg=k)
+        tstate, jstate = topt.state_dict()["state"], jopt.state_dict()["state"]
+        assert tstate.keys() == jstate.keys()
+        for i in tstate:
+            assert tstate[i].keys() == jstate[i].keys()
+            for k in tstate[i]:
+                np.testing.assert_allclose(np.asarray(jstate[i][k]), np.asarray(tstate[i][k]),
+                                           rtol=1e-5, atol=1e-6, err_msg=f"{i} {k}")
+    assert torch.compiler.counters()["fallbacks"] == 0

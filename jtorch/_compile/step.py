@@ -253,45 +253,72 @@ class CompiledFunction:
     # ------------------------------------------------------------------ building
     def _compile_and_run(self, key, args, kwargs, leaves, treedef):
         reason = stats.reason(self._last_key, key)
-        inputs = [x for x in leaves if isinstance(x, Tensor)]
-        plan, cold_key = None, key
         try:
             if key not in self._plans:
+                guess = first_call.guess(self._state)
+                if guess is not None and guess.apply():
+                    try:
+                        return self._run_planned(guess, key, reason, args, kwargs, leaves,
+                                                 treedef)
+                    except first_call.Misguessed:
+                        pass   # (its state is undone): the probe finds the plan
                 self._plans[key] = self._probe(args, kwargs, leaves, treedef)
             plan = self._plans[key]
-            if plan is not None:   # make the state the call creates: compile the steady state
-                if not plan.apply():
-                    plan = self._plans[key] = None
-                else:
-                    self._state = State.collect(self._roots(args, kwargs), inputs)
-                    self._epoch = structure_epoch()
-                    key = self._key(self._state, leaves, treedef)
-                    entry = self._cache.get(key)
-                    if entry is not None:
-                        stats.COUNTERS["hits"] += 1
-                        return entry.run(leaves)
-            try:
-                entry, result = self._trace_finding_state(
-                    args, kwargs, leaves, lambda st: self._trace(st, leaves, treedef))
-            except _NeedsVjp:
-                entry, result = self._trace_finding_state(
-                    args, kwargs, leaves,
-                    lambda st: trace_diff(self._fn, st, leaves, treedef, tape=True))
+            if plan is not None and not plan.apply():
+                plan = self._plans[key] = None
+            if plan is not None:
+                return self._run_planned(plan, key, reason, args, kwargs, leaves, treedef)
+            return self._build(key, reason, args, kwargs, leaves, treedef)
         except _UNTRACEABLE as e:
-            if plan is not None:
-                plan.undo()
-                self._eager_keys.add(cold_key)
             return self._fallback(key, e, args, kwargs)
-        except BaseException:
-            if plan is not None:
-                plan.undo()
+
+    def _run_planned(self, plan, cold_key, reason, args, kwargs, leaves, treedef):
+        """The call with ``plan``'s state made (applied) by the steady-state program, built
+        here unless cached. A guessed plan is checked by the trace (``first_call.Misguessed``
+        where the step does not bear it out) and kept for ``cold_key`` once it held."""
+        inputs = [x for x in leaves if isinstance(x, Tensor)]
+        self._state = State.collect(self._roots(args, kwargs), inputs)
+        self._epoch = structure_epoch()
+        key = self._key(self._state, leaves, treedef)
+        entry = self._cache.get(key)
+        if entry is not None and not plan.guessed:
+            stats.COUNTERS["hits"] += 1
+            return entry.run(leaves)
+        try:
+            if entry is not None:   # a cached program would run a guess nothing checked
+                raise first_call.Misguessed
+            result = self._build(key, reason, args, kwargs, leaves, treedef,
+                                 plan if plan.guessed else None)
+        except BaseException as e:
+            plan.undo()
+            self._state = State.collect(self._roots(args, kwargs), inputs)
+            if isinstance(e, _UNTRACEABLE):
+                self._eager_keys.add(cold_key)
             raise
+        if plan.guessed:
+            self._plans[cold_key] = plan
+        return result
+
+    def _build(self, key, reason, args, kwargs, leaves, treedef, guessed=None):
+        """Trace, compile and run the call; its program is cached under ``key``. With a
+        ``guessed`` plan, a trace that does not bear it out raises ``first_call.Misguessed``
+        (nothing compiled)."""
+        try:
+            entry, result = self._trace_finding_state(
+                args, kwargs, leaves, lambda st: self._trace(st, leaves, treedef, guessed))
+        except _NeedsVjp:
+            if guessed is not None:   # no backward ran: no .grad was made by it
+                raise first_call.Misguessed from None
+            entry, result = self._trace_finding_state(
+                args, kwargs, leaves,
+                lambda st: trace_diff(self._fn, st, leaves, treedef, tape=True))
         stats.record(self._fn, reason)
         self._cache[key] = entry
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         self._last_key = key
-        self._state = State.collect(self._roots(args, kwargs), inputs)
+        self._state = State.collect(self._roots(args, kwargs),
+                                    [x for x in leaves if isinstance(x, Tensor)])
         self._epoch = structure_epoch()
         return result
 
@@ -327,8 +354,8 @@ class CompiledFunction:
 
         return self._trace_finding_state(args, kwargs, leaves, probe)
 
-    def _trace(self, st, leaves, treedef):
-        pure, rec, arguments = self._pure(st, leaves, treedef)
+    def _trace(self, st, leaves, treedef, guessed=None):
+        pure, rec, arguments = self._pure(st, leaves, treedef, guessed)
         # one SPMD program per process when a DDP/FSDP module in the state names its group
         jitted = spmd_program(pure, st.modules, donate_argnums=(0, 1))
         with warnings.catch_warnings():
@@ -339,10 +366,11 @@ class CompiledFunction:
                        rec["static"], rec["replays"])
         return entry, _outputs(rec["out_tree"], rec["static"], outs)
 
-    def _pure(self, st, leaves, treedef):
+    def _pure(self, st, leaves, treedef, guessed=None):
         """``(pure, rec, arguments)``: the call as a pure function of the state's arrays, the
         record its trace fills (the outputs' structure, the state after, host calls to
-        replay), and its arguments for this call."""
+        replay), and its arguments for this call. With a ``guessed`` first-call plan, the
+        trace raises ``first_call.Misguessed`` where the call did not write all its state."""
         grads_in = [p for p in st.grad_params if p._grad is not None]
         rec = {"grads_in": grads_in}
         fn = self._fn
@@ -377,6 +405,10 @@ class CompiledFunction:
                 out = fn(*a2, **k2)
                 if _wants_vjp(out, st, before, new_leaves):
                     raise _NeedsVjp
+                if guessed is not None and not guessed.took_effect(
+                        {id(t): a for t, a in zip(st.tensors, state_arrs)},
+                        {id(p): g for p, g in zip(grads_in, grad_arrs)}):
+                    raise first_call.Misguessed
                 # everything lifted stays lifted (and is written back), plus new state
                 post = State.collect(list(st.tensors) + roots(a2, k2),
                                      [x for x in new_leaves if isinstance(x, Tensor)])

@@ -53,7 +53,10 @@ def place(arr, device=None, requires_grad=False):
         dev = from_jax(jdev)
     else:
         dev = host_cpu()  # a tensor on cpu:0 reports plain cpu, as PyTorch's
-        if not isinstance(arr, jax.Array):  # host data stays a constant, even in a trace
+        if isinstance(arr, (np.ndarray, np.generic)):  # host data stays a constant, even in
+            # a trace; copied first (device_put may alias the host buffer), nothing compiled
+            arr = _concrete(jax.device_put, np.array(arr))
+        elif not isinstance(arr, jax.Array):
             arr = _concrete(jnp.asarray, arr)
     if requires_grad and dtypes.from_np(arr.dtype).category < dtypes.FLOAT:
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
