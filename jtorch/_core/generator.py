@@ -99,10 +99,14 @@ def uniform_from_bits(bits, shape, dtype):
     return u.reshape(shape)
 
 
+def uniform_words(shape, dtype):
+    """How many ``uint32`` words :func:`uniform_from_bits` reads for ``shape`` and ``dtype``."""
+    return math.prod(shape) * (2 if np.dtype(dtype) == np.float64 else 1)
+
+
 def uniform01(key, shape, dtype):
     """Uniform floats in [0, 1) of ``shape`` and floating ``dtype`` from a typed ``key``."""
-    words = math.prod(shape) * (2 if np.dtype(dtype) == np.float64 else 1)
-    return uniform_from_bits(bits32(key, (words,)), shape, dtype)
+    return uniform_from_bits(bits32(key, (uniform_words(shape, dtype),)), shape, dtype)
 
 
 def keep_mask(key, keep_prob, shape, dtype):

@@ -29,7 +29,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.device import device as Device, to_jax
-from .._core.generator import bits32, next_key, uniform01, uniform_from_bits, wrap
+from .._core.generator import bits32, next_key, uniform01, uniform_from_bits, uniform_words, wrap
 from .._core.tensor_base import TensorBase
 from .._core.views import assign_out, check_inplace, inplace_call
 from ._registry import export, op
@@ -136,7 +136,7 @@ def _bucketed(kind, dt):
 
 
 def draw_bits(key, shape, dt):
-    count = math.prod(shape) * (2 if np.dtype(dt) == np.float64 else 1)
+    count = uniform_words(shape, dt)
     return _bits_kernel(max(1 << 16, 1 << max(count - 1, 0).bit_length()))(key)
 
 
