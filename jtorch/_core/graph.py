@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 from jax.interpreters import partial_eval as pe
 
-from . import anomaly, dtypes
+from . import anomaly, dtypes, fused_backward
 from .device import device_of
 from .hooks import _RETAINED, _add_hook
 from .kernel import OpDef
@@ -313,6 +313,9 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
     retained = {edge_of(t): t for t in list(_RETAINED) if t._node is not None} or None
     results = [None] * len(inputs) if capture else None
     in_anomaly_mode, check_nan = ANOMALY.enabled, ANOMALY.enabled and ANOMALY.check_nan
+    if (inputs is None and not create_graph and retained is None and not in_anomaly_mode
+            and STATE.trace is None and _run_fused(order, buffers, retain_graph)):
+        return None
     node = None
     try:
         with grad_mode(create_graph):
@@ -365,6 +368,34 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
         if r is not None and not isinstance(r, TensorBase):
             results[j] = TensorBase._make(r, t._device)
     return results
+
+
+def _run_fused(order, buffers, retain_graph):
+    """Run the backward as one XLA program when its structure has been seen often enough
+    (jtorch/_core/fused_backward.py); False when it must run node by node."""
+    key = fused_backward.structure(order, buffers, AccumulateGrad)
+    if key is None:
+        return False
+    prog = fused_backward.program(key)
+    if prog is None:
+        return False
+    for i in prog.runs:
+        order[i]._check_saved()
+    seeds = [[_arr(g) for g in buf if g is not None] for buf in buffers.values()]
+    vals = [order[i].vals for i in prog.runs]
+    try:
+        grads = prog.fn(seeds, vals)
+    except Exception:  # noqa: BLE001 - node by node computes the same, or raises the real error
+        fused_backward.refuse(key)
+        return False
+    fused_backward.settle(key, prog)
+    with grad_mode(False):
+        for i, g in zip(prog.sinks, grads):
+            order[i].accumulate(g, False)
+    if not retain_graph:
+        for i in prog.runs:
+            order[i].release()
+    return True
 
 
 def _by_output_index(node, out):

@@ -1,0 +1,141 @@
+"""A recorded graph's whole backward as one XLA program, cached by the graph's structure.
+
+Eager mode records a new graph every step, but a training loop records the same one: the same
+kernels, wired the same way. Run node by node, each backward node is one jitted call and one
+Python round trip. This module describes a graph by its *structure* (each node's kernel,
+differentiated slots and edges, as positions in the walk's order, and where the seeds enter),
+counts how often each structure is seen, and from the ``FUSE_AT``-th sighting on runs the
+backward as one jitted function of the seeds and the nodes' saved values. jax.jit's own cache
+handles shapes and dtypes; the structure decides the program's code.
+
+Only plain graphs take this path: every node a kernel node (no autograd.Function or device
+copy), no tensor or node hooks (a leaf's post-accumulate hooks are fine: accumulation runs
+in Python afterwards), no retain_grad, no create_graph, no ``inputs=``, no anomaly mode and no
+jtorch.compile trace (which already compiles the backward as part of its step). Everything else
+(and a structure seen fewer than ``FUSE_AT`` times, so one-off graphs compile nothing new) runs
+node by node in graph.run_backward. Each node's gradient formula is the same function either
+way (``Kernel.make_vjp``); fusing changes how many XLA calls run, not what they compute.
+"""
+
+from __future__ import annotations
+
+import os
+
+import jax.numpy as jnp
+
+from . import xla_options
+
+# sightings of a structure before it runs fused (1: always; 0: never); the environment variable
+# JTORCH_FUSE_BACKWARD_AT sets it (read once, at import)
+FUSE_AT = int(os.environ.get("JTORCH_FUSE_BACKWARD_AT", "3"))
+_MAX_STRUCTURES = 4096
+# compiled shape variants of one structure's program before the structure goes back to running
+# node by node: a loop whose shapes change every step (variable sequence lengths) would compile
+# a whole backward per shape, where node by node it compiles only the kernels of new shapes
+MAX_SHAPE_VARIANTS = 4
+
+_SEEN: dict[tuple, int] = {}
+_PROGRAMS: dict[tuple, FusedBackward] = {}
+_REFUSED: set = set()   # structures whose program failed to build: node by node from then on
+
+
+class FusedBackward:
+    """The program of one structure: which nodes run (``runs``, positions in the walk's order),
+    which leaves receive gradients (``sinks``), and ``fn(seed values, saved values) -> one
+    gradient per sink``: seed values are the non-None seeds of each seeded node, in the
+    structure's order; saved values one ``node.vals`` per node in ``runs``."""
+
+    __slots__ = ("runs", "sinks", "fn")
+
+    def __init__(self, nodes, seeds):
+        n = len(nodes)
+        reached = [False] * n
+        for i, _ in seeds:
+            reached[i] = True
+        for i, part in enumerate(nodes):
+            if reached[i] and part is not None:
+                for target in part[3]:
+                    if target is not None:
+                        reached[target[0]] = True
+        self.runs = tuple(i for i in range(n) if reached[i] and nodes[i] is not None)
+        self.sinks = tuple(i for i in range(n) if reached[i] and nodes[i] is None)
+        vjps = {i: nodes[i][0].make_vjp(nodes[i][1]) for i in self.runs}
+        runs, sinks = self.runs, self.sinks
+
+        def backward(seed_values, vals):
+            bufs = [None] * n
+            for (i, mask), vs in zip(seeds, seed_values):
+                it = iter(vs)
+                bufs[i] = [next(it) if m else None for m in mask]
+            for i, node_vals in zip(runs, vals):
+                _, diff, out_float, targets = nodes[i]
+                cts = tuple(c for c, f in zip(bufs[i], out_float) if f)
+                for target, g in zip(targets, vjps[i](node_vals, cts)):
+                    if target is None:
+                        continue
+                    j, idx = target
+                    if bufs[j] is None:
+                        bufs[j] = [None] * (1 if nodes[j] is None else len(nodes[j][2]))
+                    cur = bufs[j][idx]
+                    bufs[j][idx] = g if cur is None else jnp.add(cur, g)
+            return [bufs[i][0] for i in sinks]
+
+        self.fn = xla_options.jit(backward)
+
+
+def structure(order, buffers, sink_type):
+    """The structure key of a graph about to run backward, or None when it cannot run fused.
+
+    ``order``: the walk's nodes (each after every node feeding it a gradient); ``buffers``:
+    the seeded gradients, {node: [gradient or None per output]}; ``sink_type``: AccumulateGrad.
+    """
+    index = {node: i for i, node in enumerate(order)}
+    nodes = []
+    for node in order:
+        if type(node) is sink_type:
+            if node.variable._hooks or node._hooks or node._node_pre_hooks:
+                return None
+            nodes.append(None)
+            continue
+        kernel = node.kernel
+        if kernel is None or node._pre_hooks or node._hooks or node._node_pre_hooks:
+            return None
+        edges = node.edges
+        targets = []
+        for slot in node.diff:
+            e = edges[slot]
+            targets.append(None if e is None else (index[e[0]], e[1]))
+        nodes.append((kernel, node.diff, node.out_float, tuple(targets)))
+    seeds = tuple((index[node], tuple(g is not None for g in buf))
+                  for node, buf in buffers.items())
+    return tuple(nodes), seeds
+
+
+def program(key):
+    """The FusedBackward of a structure, counting this sighting; None while it has been seen
+    fewer than FUSE_AT times (or its program could not be built)."""
+    seen = _SEEN.get(key, 0) + 1
+    if seen < FUSE_AT or FUSE_AT <= 0 or key in _REFUSED:
+        if len(_SEEN) >= _MAX_STRUCTURES:
+            _SEEN.clear()
+        _SEEN[key] = seen
+        return None
+    prog = _PROGRAMS.get(key)
+    if prog is None:
+        if len(_PROGRAMS) >= _MAX_STRUCTURES:
+            _PROGRAMS.clear()
+        prog = _PROGRAMS[key] = FusedBackward(*key)
+    return prog
+
+
+def settle(key, prog):
+    """After a run: a structure whose program has compiled too many shape variants runs node
+    by node from now on."""
+    if prog.fn._cache_size() > MAX_SHAPE_VARIANTS:
+        refuse(key)
+
+
+def refuse(key):
+    """A structure whose fused program failed: it runs node by node from now on."""
+    _PROGRAMS.pop(key, None)
+    _REFUSED.add(key)

@@ -1,0 +1,214 @@
+"""A repeated graph's backward runs as one XLA program (jtorch/_core/fused_backward.py): the
+same gradients as PyTorch and as node by node, and PyTorch's errors and hooks where they apply.
+
+Each test records the same graph FUSE_AT times or more, so its later backwards take the fused
+path (checked through the module's program cache); the gradients are compared with PyTorch's.
+"""
+
+import numpy as np
+import pytest
+import torch
+from helpers import assert_close, rand
+
+import jtorch
+from jtorch._core import fused_backward
+
+STEPS = fused_backward.FUSE_AT + 1
+
+
+@pytest.fixture(autouse=True)
+def _fuse_from_third_sighting(monkeypatch):
+    monkeypatch.setattr(fused_backward, "FUSE_AT", 3)
+    monkeypatch.setattr(fused_backward, "_SEEN", {})
+    monkeypatch.setattr(fused_backward, "_PROGRAMS", {})
+    monkeypatch.setattr(fused_backward, "_REFUSED", set())
+
+
+def _mlp_params(T):
+    return [T.tensor(rand(*s, seed=i), requires_grad=True)
+            for i, s in enumerate([(16, 8), (16,), (4, 16), (4,)])]
+
+
+def _mlp_loss(T, params, x, y):
+    w1, b1, w2, b2 = params
+    h = (x @ w1.t() + b1).tanh()
+    logits = h @ w2.t() + b2
+    return T.nn.functional.cross_entropy(logits, y) + (w1 * w1).sum() * 0.01
+
+
+def _train(T, steps, zero=True, lr=0.1):
+    """An eager training loop (manual SGD); returns the parameters' values and last grads."""
+    params = _mlp_params(T)
+    x = T.tensor(rand(5, 8, seed=10))
+    y = T.tensor(np.array([0, 3, 1, 2, 3]))
+    for _ in range(steps):
+        if zero:
+            for p in params:
+                p.grad = None
+        _mlp_loss(T, params, x, y).backward()
+        with T.no_grad():
+            for p in params:
+                p -= lr * p.grad
+    return params
+
+
+def test_training_loop_matches_pytorch_and_runs_fused():
+    steps = STEPS + 2
+    expected, actual = _train(torch, steps), _train(jtorch, steps)
+    assert len(fused_backward._PROGRAMS) == 1
+    for a, e in zip(actual, expected):
+        assert_close(a, e)
+        assert_close(a.grad, e.grad)
+
+
+def test_fused_gradients_equal_node_by_node(monkeypatch):
+    fused = _train(jtorch, STEPS)
+    monkeypatch.setattr(fused_backward, "FUSE_AT", 0)
+    by_node = _train(jtorch, STEPS)
+    for a, b in zip(fused, by_node):
+        np.testing.assert_array_equal(a.grad.numpy(), b.grad.numpy())
+
+
+def test_gradients_accumulate_into_existing_grad():
+    expected, actual = _train(torch, STEPS, zero=False), _train(jtorch, STEPS, zero=False)
+    assert fused_backward._PROGRAMS
+    for a, e in zip(actual, expected):
+        assert_close(a.grad, e.grad)
+
+
+def _repeat(T, fn, times=STEPS):
+    out = None
+    for _ in range(times):
+        out = fn(T)
+    return out
+
+
+def test_shared_input_and_multiple_roots():
+    """A tensor used twice sums its gradients; backward of several roots seeds each."""
+    def step(T):
+        a = T.tensor(rand(3, 4, seed=1), requires_grad=True)
+        b = T.tensor(rand(3, 4, seed=2), requires_grad=True)
+        u = (a * b).exp()
+        v = (a + a.sin()).sum(0)
+        T.autograd.backward([u.sum(), v], [T.tensor(2.0), T.ones(4)])
+        return a.grad, b.grad
+    expected = _repeat(torch, step)
+    actual = _repeat(jtorch, step)
+    assert fused_backward._PROGRAMS
+    for a, e in zip(actual, expected):
+        assert_close(a, e)
+
+
+def test_unused_output_and_integer_output():
+    """max's indices output and one unused half of a split get no gradient."""
+    def step(T):
+        x = T.tensor(rand(4, 6, seed=3), requires_grad=True)
+        values, _ = x.max(1)
+        left, _right = x.split(3, dim=1)
+        (values.sum() + left.pow(2).sum()).backward()
+        return x.grad
+    expected = _repeat(torch, step)
+    actual = _repeat(jtorch, step)
+    assert fused_backward._PROGRAMS
+    assert_close(actual, expected)
+
+
+def test_second_backward_without_retain_graph_raises():
+    def step(T):
+        x = T.tensor(rand(3, seed=4), requires_grad=True)
+        y = (x.exp() * 2).sum()
+        y.backward()
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second"):
+            y.backward()
+        return x.grad
+    assert_close(_repeat(jtorch, step), _repeat(torch, step))
+    assert fused_backward._PROGRAMS
+
+
+def test_retain_graph_runs_twice():
+    def step(T):
+        x = T.tensor(rand(3, seed=5), requires_grad=True)
+        y = (x.exp() * x).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+        return x.grad
+    assert_close(_repeat(jtorch, step), _repeat(torch, step))
+    assert fused_backward._PROGRAMS
+
+
+@pytest.mark.parametrize("T", [torch, jtorch], ids=["torch", "jtorch"])
+def test_inplace_modification_of_saved_input_raises(T):
+    def graph():
+        x = T.tensor(rand(3, seed=6), requires_grad=True)
+        h = x * 1.0
+        return h, (h * h).sum()
+    for _ in range(STEPS):
+        graph()[1].backward()
+    h, y = graph()
+    with T.no_grad():
+        h.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+    assert T is torch or fused_backward._PROGRAMS
+
+
+def test_hooks_run_and_see_pytorch_values():
+    """A graph with a tensor hook runs node by node; a leaf's post-accumulate hook runs in
+    either path and sees the accumulated gradient."""
+    def step(T, seen):
+        x = T.tensor(rand(4, seed=7), requires_grad=True)
+        x.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.sum().item()))
+        h = x.sin()
+        h.register_hook(lambda g: g * 3)
+        (h * 2).sum().backward()
+        y = x.cos().sum()
+        y.backward()
+        return x.grad
+
+    seen_t, seen_j = [], []
+    expected = _repeat(torch, lambda T: step(T, seen_t))
+    actual = _repeat(jtorch, lambda T: step(T, seen_j))
+    assert_close(actual, expected)
+    np.testing.assert_allclose(seen_j, seen_t, rtol=1e-5)
+    assert len(fused_backward._PROGRAMS) == 1   # the hook-free graph of y only
+
+
+def test_module_and_optimizer_training_matches_pytorch():
+    def run(T):
+        T.manual_seed(0)
+        model = T.nn.Sequential(T.nn.Linear(6, 8), T.nn.ReLU(), T.nn.LayerNorm(8),
+                                T.nn.Linear(8, 3))
+        with T.no_grad():
+            for i, p in enumerate(model.parameters()):
+                p.copy_(T.tensor(rand(*p.shape, seed=20 + i, low=-0.5, high=0.5)))
+        opt = T.optim.Adam(model.parameters(), lr=0.01)
+        x = T.tensor(rand(7, 6, seed=30))
+        y = T.tensor(np.array([0, 1, 2, 0, 1, 2, 0]))
+        for _ in range(STEPS + 2):
+            opt.zero_grad()
+            T.nn.functional.cross_entropy(model(x), y).backward()
+            opt.step()
+        return list(model.parameters())
+    expected, actual = run(torch), run(jtorch)
+    assert fused_backward._PROGRAMS
+    for a, e in zip(actual, expected):
+        assert_close(a, e, atol=1e-5, rtol=1e-5)
+        assert_close(a.grad, e.grad, atol=1e-5, rtol=1e-5)
+
+
+def test_changing_shapes_fall_back_to_node_by_node():
+    """A loop whose batch size changes every step: the structure's program compiles at most
+    MAX_SHAPE_VARIANTS shapes, then the structure runs node by node; gradients stay PyTorch's."""
+    def run(T):
+        w = T.tensor(rand(6, 3, seed=40), requires_grad=True)
+        grads = []
+        for n in range(1, 3 * fused_backward.MAX_SHAPE_VARIANTS):
+            x = T.tensor(rand(n, 6, seed=n))
+            w.grad = None
+            (x @ w).softmax(1).pow(2).sum().backward()
+            grads.append(w.grad)
+        return grads
+    expected, actual = run(torch), run(jtorch)
+    assert fused_backward._REFUSED and not fused_backward._PROGRAMS
+    for a, e in zip(actual, expected):
+        assert_close(a, e)
