@@ -229,3 +229,26 @@ def test_strides_of_views_with_symbolic_sizes_are_dimension_expressions():
                 for v in views(torch.zeros(7, 3))]
     assert [(tuple(_at(s, b=7, k=3) for s in st), _at(off, b=7, k=3), c)
             for st, off, c in seen] == expected
+
+
+def test_view_with_inferred_size_of_a_symbolic_numel():
+    """-1 resolves by JAX dimension arithmetic where it is decidable; where it is not, JAX's
+    error (not PyTorch's "invalid shape", which would be wrong for some sizes)."""
+    def _x8(n, seed):
+        return np.random.default_rng(seed).standard_normal((n, 8)).astype(np.float32)
+
+    class M(jtorch.nn.Module):
+        def forward(self, x):
+            return x[1:].view(-1, 4) * 2
+
+    b = jtorch.export.Dim("b", min=2, max=64)
+    ep = jtorch.export.export(M(), (jtorch.tensor(_x8(4, 0)),),
+                              dynamic_shapes={"x": {0: b}})
+    for n in (3, 6):
+        x = _x8(n, 1)
+        assert_close(ep.module()(jtorch.tensor(x)).numpy(),
+                     (torch.tensor(x)[1:].view(-1, 4) * 2).numpy())
+    k = jtorch.export.Dim("k", min=2, max=8)
+    with pytest.raises(jax.errors.InconclusiveDimensionOperation, match="Cannot divide evenly"):
+        jtorch.export.export(M(), (jtorch.tensor(_x8(4, 0)),),
+                             dynamic_shapes={"x": {0: b, 1: k}})

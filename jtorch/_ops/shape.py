@@ -18,6 +18,7 @@ import operator
 import warnings
 
 import jax.numpy as jnp
+from jax.errors import InconclusiveDimensionOperation
 from jax.export import is_symbolic_dim
 
 from .._core.dtypes import to_dtype
@@ -78,6 +79,11 @@ def infer_size(shape, numel):
                                    "and is ambiguous")
             shape[infer] = numel // known
         return tuple(shape)
+    if is_symbolic_dim(numel):   # a symbolic size (torch.export) JAX cannot decide on
+        raise InconclusiveDimensionOperation(
+            f"Cannot divide evenly the size {numel} into shape {shape}: the remainder "
+            f"mod({numel}, {known}) should be 0. torch.export would add a guard here; give the "
+            "Dim a size known to be divisible (e.g. 4*Dim(...)), or reshape a static dim.")
     raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
 
 
