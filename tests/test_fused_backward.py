@@ -3,6 +3,8 @@ same gradients as PyTorch and as node by node, and PyTorch's errors and hooks wh
 
 Each test records the same graph FUSE_AT times or more, so its later backwards take the fused
 path (checked through the module's program cache); the gradients are compared with PyTorch's.
+Programs compile at the third sighting here; by default they compile on a helper thread while
+the loop goes on node by node (the last test).
 """
 
 import numpy as np
@@ -13,7 +15,7 @@ from helpers import assert_close, rand
 import jtorch
 from jtorch._core import fused_backward
 
-STEPS = fused_backward.FUSE_AT + 1
+STEPS = 4   # the fixture fuses from the third sighting
 
 
 @pytest.fixture(autouse=True)
@@ -22,6 +24,7 @@ def _fuse_from_third_sighting(monkeypatch):
     monkeypatch.setattr(fused_backward, "_SEEN", {})
     monkeypatch.setattr(fused_backward, "_PROGRAMS", {})
     monkeypatch.setattr(fused_backward, "_REFUSED", set())
+    monkeypatch.setattr(fused_backward, "BACKGROUND", False)   # fused from the third on
 
 
 def _mlp_params(T):
@@ -212,3 +215,30 @@ def test_changing_shapes_fall_back_to_node_by_node():
     assert fused_backward._REFUSED and not fused_backward._PROGRAMS
     for a, e in zip(actual, expected):
         assert_close(a, e)
+
+
+def test_background_compile_then_fused(monkeypatch):
+    """By default the program compiles on a helper thread; the loop goes on node by node and
+    takes the fused path once it is ready, with PyTorch's results throughout."""
+    monkeypatch.setattr(fused_backward, "BACKGROUND", True)
+    steps = STEPS + 3
+    expected = _train(torch, steps)
+    params = _mlp_params(jtorch)
+    x = jtorch.tensor(rand(5, 8, seed=10))
+    y = jtorch.tensor(np.array([0, 3, 1, 2, 3]))
+    fused_steps = 0
+    for step in range(steps):
+        for p in params:
+            p.grad = None
+        if step == fused_backward.FUSE_AT:
+            fused_backward.wait()
+        prog = next(iter(fused_backward._PROGRAMS.values()), None)
+        fused_steps += prog is not None and prog.ready
+        _mlp_loss(jtorch, params, x, y).backward()
+        with jtorch.no_grad():
+            for p in params:
+                p -= 0.1 * p.grad
+    assert fused_steps == steps - fused_backward.FUSE_AT
+    for a, e in zip(params, expected):
+        assert_close(a, e)
+        assert_close(a.grad, e.grad)

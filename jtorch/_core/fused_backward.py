@@ -8,6 +8,10 @@ counts how often each structure is seen, and from the ``FUSE_AT``-th sighting on
 backward as one jitted function of the seeds and the nodes' saved values. jax.jit's own cache
 handles shapes and dtypes; the structure decides the program's code.
 
+The program compiles on a helper thread (``BACKGROUND``), from the arguments of the sighting
+that asked for it: the loop goes on node by node meanwhile instead of stalling for the compile
+(about as long as the first eager step's), and takes the fused path once it is ready.
+
 Only plain graphs take this path: every node a kernel node (no autograd.Function or device
 copy), no tensor or node hooks (a leaf's post-accumulate hooks are fine: accumulation runs
 in Python afterwards), no retain_grad, no create_graph, no ``inputs=``, no anomaly mode and no
@@ -20,6 +24,7 @@ way (``Kernel.make_vjp``); fusing changes how many XLA calls run, not what they 
 from __future__ import annotations
 
 import os
+import threading
 
 import jax.numpy as jnp
 
@@ -33,10 +38,12 @@ _MAX_STRUCTURES = 4096
 # node by node: a loop whose shapes change every step (variable sequence lengths) would compile
 # a whole backward per shape, where node by node it compiles only the kernels of new shapes
 MAX_SHAPE_VARIANTS = 4
+BACKGROUND = True   # compile programs on a helper thread (False: at the sighting, blocking)
 
 _SEEN: dict[tuple, int] = {}
 _PROGRAMS: dict[tuple, FusedBackward] = {}
 _REFUSED: set = set()   # structures whose program failed to build: node by node from then on
+_COMPILING: list[threading.Thread] = []
 
 
 class FusedBackward:
@@ -45,7 +52,7 @@ class FusedBackward:
     gradient per sink``: seed values are the non-None seeds of each seeded node, in the
     structure's order; saved values one ``node.vals`` per node in ``runs``."""
 
-    __slots__ = ("runs", "sinks", "fn")
+    __slots__ = ("runs", "sinks", "fn", "ready", "started")
 
     def __init__(self, nodes, seeds):
         n = len(nodes)
@@ -81,6 +88,31 @@ class FusedBackward:
             return [bufs[i][0] for i in sinks]
 
         self.fn = xla_options.jit(backward)
+        self.ready = False     # compiled: jax.jit's cache holds the program
+        self.started = False   # its compile has been started
+
+    def prepare(self, key, seed_values, vals):
+        """Compile the program from one call's arguments (on a helper thread when BACKGROUND):
+        the call is run once and its result dropped, which leaves the program in jax.jit's
+        cache. A failure refuses the structure (the node-by-node path raises real errors)."""
+        if self.started:
+            return
+        self.started = True
+        if not BACKGROUND:
+            self._compile(key, seed_values, vals)
+            return
+        thread = threading.Thread(target=self._compile, args=(key, seed_values, vals),
+                                  name="jtorch-fused-backward")
+        _COMPILING[:] = [t for t in _COMPILING if t.is_alive()]
+        _COMPILING.append(thread)
+        thread.start()
+
+    def _compile(self, key, seed_values, vals):
+        try:
+            self.fn(seed_values, vals)
+            self.ready = True
+        except Exception:  # noqa: BLE001 - node by node computes the same, or raises the error
+            refuse(key)
 
 
 def structure(order, buffers, sink_type):
@@ -126,6 +158,12 @@ def program(key):
             _PROGRAMS.clear()
         prog = _PROGRAMS[key] = FusedBackward(*key)
     return prog
+
+
+def wait():
+    """Wait for the programs being compiled (tests and benchmarks)."""
+    while _COMPILING:
+        _COMPILING.pop().join()
 
 
 def settle(key, prog):

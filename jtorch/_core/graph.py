@@ -372,17 +372,22 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
 
 def _run_fused(order, buffers, retain_graph):
     """Run the backward as one XLA program when its structure has been seen often enough
-    (jtorch/_core/fused_backward.py); False when it must run node by node."""
+    and its program is compiled (jtorch/_core/fused_backward.py); False when it must run node
+    by node."""
     key = fused_backward.structure(order, buffers, AccumulateGrad)
     if key is None:
         return False
     prog = fused_backward.program(key)
     if prog is None:
         return False
-    for i in prog.runs:
-        order[i]._check_saved()
     seeds = [[_arr(g) for g in buf if g is not None] for buf in buffers.values()]
     vals = [order[i].vals for i in prog.runs]
+    if not prog.ready:
+        prog.prepare(key, seeds, vals)
+        if not prog.ready:
+            return False
+    for i in prog.runs:
+        order[i]._check_saved()
     try:
         grads = prog.fn(seeds, vals)
     except Exception:  # noqa: BLE001 - node by node computes the same, or raises the real error
