@@ -11,6 +11,7 @@ and kept in ``_layout``.
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 from jax.errors import InconclusiveDimensionOperation
@@ -63,8 +64,10 @@ def _view_layout(src, r, kernel, idx):
     return tuple(st), off
 
 
+@functools.lru_cache(maxsize=4096)
 def concrete_shape(shape):
-    """Whether every size is a number (not a symbolic dimension of jax.export)."""
+    """Whether every size of the tuple ``shape`` is a number (not a symbolic dimension of
+    jax.export)."""
     return all(isinstance(d, (int, np.integer)) for d in shape)
 
 
@@ -120,7 +123,9 @@ def view_strides(old_shape, old_strides, new_shape):
         # any other is copied (comparing symbolic sizes is undecidable in general)
         return contiguous_strides(tuple(new_shape)) \
             if tuple(old_strides) == contiguous_strides(tuple(old_shape)) else None
-    numel = int(np.prod(old_shape, dtype=np.int64))
+    if old_shape and tuple(old_strides) == contiguous_strides(old_shape):
+        return contiguous_strides(tuple(new_shape))   # (callers checked the sizes agree)
+    numel = math.prod(old_shape)
     if numel == 0:
         return contiguous_strides(tuple(new_shape)) if old_shape != tuple(new_shape) \
             else old_strides
