@@ -2,11 +2,11 @@
 ``torch.dropout``, ``torch.feature_dropout``, ``torch.alpha_dropout``,
 ``torch.feature_alpha_dropout`` (with their ``_`` in-place forms).
 
-Every call in training draws ONE key from the default generator (``jtorch._random.next_key``)
-and passes it to a single cached kernel as an array argument: the kernel compiles once per
-(shape, dtype, p, kind) and a compiled training step can lift the generator state. The mask is
-a function of the key, so the backward (the vjp of the same body with the same key) masks the
-gradient exactly as the forward masked the values.
+Every call in training draws ONE key from the default generator (``generator.next_key``) and
+passes it to the mask kernel (``dropout_mask``, not differentiable) as an array argument: the
+kernel compiles once per (shape, dtype, p, kind) and a compiled training step can lift the
+generator state. The result is ``input * mask`` (``input * m + b`` for alpha dropout), so the
+gradient is masked by the saved mask, as PyTorch's MulBackward0 (AddBackward0) does.
 
 As in PyTorch: ``p == 0``, ``training=False`` or an empty input return the input itself;
 ``p == 1`` multiplies by 0; feature dropout zeroes whole channels (dim 1, or dim 0 of an
@@ -25,7 +25,7 @@ from .._core import dtypes
 from .._core.dispatch import dispatch
 from .._core.generator import keep_mask, next_key, wrap
 from .._core.kernel import OpDef
-from .._core.views import inplace_call
+from .._core.views import check_inplace
 from ._elementwise import category
 from ._registry import export
 from ._util import type_name
@@ -33,11 +33,14 @@ from ._util import type_name
 _ALPHA = 1.7580993408473766
 
 
-def _dropout_body(input, key, p, lead, alpha):
-    """``lead``: how many leading dims the mask varies over (-1: all; 2: (N, C); 1: (C,))."""
+def _dropout_factors(input, key, p, lead, alpha):
+    """The factors dropout applies: ``m`` (the kept elements' scale, 0 where dropped), and for
+    alpha dropout ``(m, b)`` with the result ``input * m + b``. Shaped to broadcast against
+    ``input``: ``lead`` is how many leading dims the mask varies over (-1: all; 2: (N, C);
+    1: (C,))."""
     dt = input.dtype
     if p == 1:
-        return input * jnp.zeros((), dt)
+        return jnp.zeros((), dt)
     if category(input) < dtypes.FLOAT:
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{type_name(input)}")
@@ -50,16 +53,14 @@ def _dropout_body(input, key, p, lead, alpha):
     keep = keep_mask(wrap(key), 1 - p, shape, dt).astype(dt)
     if alpha:
         a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
-        b = (keep - 1) * (_ALPHA * a) + _ALPHA * a * p
-        return input * (keep * a) + b
-    return input * (keep * (1.0 / (1 - p)))
+        return keep * a, (keep - 1) * (_ALPHA * a) + _ALPHA * a * p
+    return keep * (1.0 / (1 - p))
 
 
-def _name(input, key, p, lead, alpha):
-    return "AddBackward0" if alpha and p != 1 else "MulBackward0"
-
-
-_OP = OpDef("dropout", _dropout_body, saves=False, grad_name=_name)
+# The mask is an op of its own, not part of a differentiable dropout op: the backward of
+# ``input * mask`` reads the saved mask (as PyTorch's MulBackward0 does) instead of drawing it
+# again from the key, which in eager mode cost a second random draw per dropout per step.
+_FACTORS = OpDef("dropout_mask", _dropout_factors, saves=False, differentiable=False)
 
 
 def _check_p(p):
@@ -73,10 +74,16 @@ def _run(input, p, training, inplace, lead, alpha):
     _check_p(p)
     if p == 0 or not training or input.numel() == 0:
         return input
-    args = (next_key(), float(p), lead, bool(alpha))
+    factors = dispatch(_FACTORS, (input, next_key(), float(p), lead, bool(alpha) and p != 1),
+                       {})
     if inplace:
-        return inplace_call(input, _OP, args, {})
-    return dispatch(_OP, (input, *args), {})
+        check_inplace(input)
+        if type(factors) is tuple:
+            return input.mul_(factors[0]).add_(factors[1])
+        return input.mul_(factors)
+    if type(factors) is tuple:
+        return input * factors[0] + factors[1]
+    return input * factors
 
 
 @export("dropout", namespace="nn.functional")
