@@ -381,13 +381,15 @@ def _run_fused(order, buffers, retain_graph):
     if prog is None:
         return False
     seeds = [[_arr(g) for g in buf if g is not None] for buf in buffers.values()]
+    if any(isinstance(g, jax.core.Tracer) for s in seeds for g in s):
+        return False   # inside the user's own jax transformation: it compiles the whole
+    for i in prog.runs:
+        order[i]._check_saved()
     vals = [order[i].vals for i in prog.runs]
     if not prog.ready:
         prog.prepare(key, seeds, vals)
         if not prog.ready:
             return False
-    for i in prog.runs:
-        order[i]._check_saved()
     try:
         grads = prog.fn(seeds, vals)
     except Exception:  # noqa: BLE001 - node by node computes the same, or raises the real error
