@@ -242,3 +242,37 @@ def test_background_compile_then_fused(monkeypatch):
     for a, e in zip(params, expected):
         assert_close(a, e)
         assert_close(a.grad, e.grad)
+
+
+def test_autograd_grad_and_backward_inputs_run_fused():
+    """autograd.grad captures the gradients arriving at its inputs (leaves and an
+    intermediate) and accumulates nothing; backward(inputs=...) accumulates only into those."""
+    def step(T):
+        a = T.tensor(rand(3, 4, seed=50), requires_grad=True)
+        b = T.tensor(rand(4, 2, seed=51), requires_grad=True)
+        h = (a @ b).tanh()
+        loss = (h * h).sum() + a.sum()
+        ga, gh = T.autograd.grad(loss, (a, h), retain_graph=True)
+        loss.backward(inputs=[b])
+        return ga, gh, b.grad, a.grad
+    expected = _repeat(torch, step)
+    actual = _repeat(jtorch, step)
+    assert len(fused_backward._PROGRAMS) == 2
+    assert actual[3] is None and expected[3] is None
+    for x, e in zip(actual[:3], expected[:3]):
+        assert_close(x, e)
+
+
+def test_autograd_grad_unused_input_raises_as_pytorch():
+    def step(T):
+        a = T.tensor(rand(3, seed=52), requires_grad=True)
+        c = T.tensor(rand(3, seed=53), requires_grad=True)
+        y = a.exp().sum()
+        with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+            T.autograd.grad(y, (a, c), retain_graph=True)
+        return T.autograd.grad(y, (a, c), allow_unused=True)
+    expected = _repeat(torch, step)
+    actual = _repeat(jtorch, step)
+    assert fused_backward._PROGRAMS
+    assert actual[1] is None and expected[1] is None
+    assert_close(actual[0], expected[0])

@@ -14,8 +14,8 @@ that asked for it: the loop goes on node by node meanwhile instead of stalling f
 
 Only plain graphs take this path: every node a kernel node (no autograd.Function or device
 copy), no tensor or node hooks (a leaf's post-accumulate hooks are fine: accumulation runs
-in Python afterwards), no retain_grad, no create_graph, no ``inputs=``, no anomaly mode and no
-jtorch.compile trace (which already compiles the backward as part of its step). Everything else
+in Python afterwards), no retain_grad, no create_graph, no anomaly mode and no jtorch.compile
+trace (which already compiles the backward as part of its step). Everything else
 (and a structure seen fewer than ``FUSE_AT`` times, so one-off graphs compile nothing new) runs
 node by node in graph.run_backward. Each node's gradient formula is the same function either
 way (``Kernel.make_vjp``); fusing changes how many XLA calls run, not what they compute.
@@ -44,27 +44,37 @@ _SEEN: dict[tuple, int] = {}
 _PROGRAMS: dict[tuple, FusedBackward] = {}
 _REFUSED: set = set()   # structures whose program failed to build: node by node from then on
 _COMPILING: list[threading.Thread] = []
+_SKIP = "skip"   # a node the walk does not run (backward(inputs=...), autograd.grad)
+
+
+def _outputs(part):
+    """How many outputs the node of a structure part has."""
+    if part is None:
+        return 1
+    return part[1] if part[0] is _SKIP else len(part[2])
 
 
 class FusedBackward:
     """The program of one structure: which nodes run (``runs``, positions in the walk's order),
-    which leaves receive gradients (``sinks``), and ``fn(seed values, saved values) -> one
-    gradient per sink``: seed values are the non-None seeds of each seeded node, in the
-    structure's order; saved values one ``node.vals`` per node in ``runs``."""
+    which leaves receive gradients (``sinks``), and ``fn(seed values, saved values) -> (one
+    gradient per sink, one per captured input)``: seed values are the non-None seeds of each
+    seeded node, in the structure's order; saved values one ``node.vals`` per node in
+    ``runs``."""
 
     __slots__ = ("runs", "sinks", "fn", "ready", "started")
 
-    def __init__(self, nodes, seeds):
+    def __init__(self, nodes, seeds, captures):
         n = len(nodes)
         reached = [False] * n
         for i, _ in seeds:
             reached[i] = True
         for i, part in enumerate(nodes):
-            if reached[i] and part is not None:
+            if reached[i] and part is not None and part[0] is not _SKIP:
                 for target in part[3]:
                     if target is not None:
                         reached[target[0]] = True
-        self.runs = tuple(i for i in range(n) if reached[i] and nodes[i] is not None)
+        self.runs = tuple(i for i in range(n) if reached[i] and nodes[i] is not None
+                          and nodes[i][0] is not _SKIP)
         self.sinks = tuple(i for i in range(n) if reached[i] and nodes[i] is None)
         vjps = {i: nodes[i][0].make_vjp(nodes[i][1]) for i in self.runs}
         runs, sinks = self.runs, self.sinks
@@ -82,10 +92,12 @@ class FusedBackward:
                         continue
                     j, idx = target
                     if bufs[j] is None:
-                        bufs[j] = [None] * (1 if nodes[j] is None else len(nodes[j][2]))
+                        bufs[j] = [None] * _outputs(nodes[j])
                     cur = bufs[j][idx]
                     bufs[j][idx] = g if cur is None else jnp.add(cur, g)
-            return [bufs[i][0] for i in sinks]
+            captured = [None if c is None or bufs[c[0]] is None else bufs[c[0]][c[1]]
+                        for c in captures]
+            return [bufs[i][0] for i in sinks], captured
 
         self.fn = xla_options.jit(backward)
         self.ready = False     # compiled: jax.jit's cache holds the program
@@ -115,11 +127,14 @@ class FusedBackward:
             refuse(key)
 
 
-def structure(order, buffers, sink_type):
+def structure(order, buffers, sink_type, run=None, targets=None, n_inputs=0):
     """The structure key of a graph about to run backward, or None when it cannot run fused.
 
     ``order``: the walk's nodes (each after every node feeding it a gradient); ``buffers``:
     the seeded gradients, {node: [gradient or None per output]}; ``sink_type``: AccumulateGrad.
+    With ``inputs=`` (backward) or autograd.grad: ``run``, the nodes the walk runs, and
+    ``targets``, {(node, output index): [input positions]} whose arriving gradients it
+    captures (``n_inputs`` of them).
     """
     index = {node: i for i, node in enumerate(order)}
     nodes = []
@@ -127,20 +142,28 @@ def structure(order, buffers, sink_type):
         if type(node) is sink_type:
             if node.variable._hooks or node._hooks or node._node_pre_hooks:
                 return None
-            nodes.append(None)
+            nodes.append(None if run is None or node in run else (_SKIP, 1))
             continue
         kernel = node.kernel
         if kernel is None or node._pre_hooks or node._hooks or node._node_pre_hooks:
             return None
+        if run is not None and node not in run:
+            nodes.append((_SKIP, len(node.out_float)))
+            continue
         edges = node.edges
-        targets = []
+        targets_of = []
         for slot in node.diff:
             e = edges[slot]
-            targets.append(None if e is None else (index[e[0]], e[1]))
-        nodes.append((kernel, node.diff, node.out_float, tuple(targets)))
+            targets_of.append(None if e is None else (index[e[0]], e[1]))
+        nodes.append((kernel, node.diff, node.out_float, tuple(targets_of)))
     seeds = tuple((index[node], tuple(g is not None for g in buf))
                   for node, buf in buffers.items())
-    return tuple(nodes), seeds
+    captures = [None] * n_inputs
+    for (node, idx), positions in (targets or {}).items():
+        i = index.get(node)
+        for j in positions:
+            captures[j] = None if i is None else (i, idx)
+    return tuple(nodes), seeds, tuple(captures)
 
 
 def program(key):

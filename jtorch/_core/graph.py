@@ -313,13 +313,13 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
     retained = {edge_of(t): t for t in list(_RETAINED) if t._node is not None} or None
     results = [None] * len(inputs) if capture else None
     in_anomaly_mode, check_nan = ANOMALY.enabled, ANOMALY.enabled and ANOMALY.check_nan
-    if (inputs is None and not create_graph and retained is None and not in_anomaly_mode
-            and STATE.trace is None and _run_fused(order, buffers, retain_graph)):
-        return None
+    fused = (not create_graph and retained is None and not in_anomaly_mode
+             and STATE.trace is None
+             and _run_fused(order, buffers, retain_graph, run, targets, results, inputs))
     node = None
     try:
         with grad_mode(create_graph):
-            for node in order:
+            for node in () if fused else order:
                 buf = buffers.pop(node, None)
                 if buf is None:
                     continue
@@ -370,11 +370,13 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
     return results
 
 
-def _run_fused(order, buffers, retain_graph):
+def _run_fused(order, buffers, retain_graph, run, targets, results, inputs):
     """Run the backward as one XLA program when its structure has been seen often enough
-    and its program is compiled (jtorch/_core/fused_backward.py); False when it must run node
-    by node."""
-    key = fused_backward.structure(order, buffers, AccumulateGrad)
+    and its program is compiled (jtorch/_core/fused_backward.py): leaves accumulate, and
+    ``results`` (autograd.grad) receive the captured gradients. False when it must run node by
+    node."""
+    key = fused_backward.structure(order, buffers, AccumulateGrad, run, targets,
+                                   0 if inputs is None else len(inputs))
     if key is None:
         return False
     prog = fused_backward.program(key)
@@ -391,11 +393,13 @@ def _run_fused(order, buffers, retain_graph):
         if not prog.ready:
             return False
     try:
-        grads = prog.fn(seeds, vals)
+        grads, captured = prog.fn(seeds, vals)
     except Exception:  # noqa: BLE001 - node by node computes the same, or raises the real error
         fused_backward.refuse(key)
         return False
     fused_backward.settle(key, prog)
+    if results is not None:
+        results[:] = captured
     with grad_mode(False):
         for i, g in zip(prog.sinks, grads):
             order[i].accumulate(g, False)
