@@ -9,9 +9,9 @@ jtorch's random streams differ from PyTorch's (JAX keys, not Philox/MT19937), so
 program would otherwise begin from different weights in the two. This wrapper replaces the
 random entry points that programs and ``nn`` modules reach (``Tensor.uniform_``/``normal_``,
 ``torch.rand``/``randn``/``randint``/``randperm``/``multinomial``, ``nn.Dropout*``, the
-``RandomSampler`` of shuffling DataLoaders, torchvision's ``FakeData``) by NumPy-backed
-versions, reseeded (with Python's ``random``) by ``torch.manual_seed``, then runs the script
-unchanged (``runpy.run_path`` as ``__main__``).
+``RandomSampler`` of shuffling DataLoaders, torchvision's ``FakeData`` and random
+transforms) by NumPy-backed versions, reseeded (with Python's ``random``) by
+``torch.manual_seed``, then runs the script unchanged (``runpy.run_path`` as ``__main__``).
 It is a comparison harness, not part of jtorch: ``torch`` is whichever framework runs it.
 """
 
@@ -190,6 +190,19 @@ def install():
         return
     _TORCHVISION.append(torchvision)
     torchvision.datasets.FakeData.__getitem__ = fake_data_getitem
+    if torch.__name__ == "jtorch":
+        _host_transform_draws(torchvision)
+
+
+def _host_transform_draws(torchvision):
+    """jtorch.vision's random transforms draw on the host through ``transforms._random``, not
+    through ``torch.rand``/``randint``/``randperm``/``Tensor.uniform_`` as torchvision's do: take
+    those draws from the shared generator too, each as the replaced torch entry point gives it
+    to torchvision (``torch.empty(1).uniform_(a, b).item()`` is rounded to float32)."""
+    draws = sys.modules[torchvision.transforms.__name__ + "._random"]
+    draws.uniform = lambda low=0.0, high=1.0: float(np.float32(_rng().uniform(low, high, (1,))[0]))
+    draws.randint = lambda low, high: int(_rng().integers(int(low), int(high), (1,))[0])
+    draws.randperm = lambda n: _rng().permutation(int(n)).tolist()
 
 
 def _torchvision_schemas():
