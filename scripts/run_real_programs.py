@@ -198,8 +198,8 @@ NANOGPT_SAMPLE = ["sample.py", "--init_from=resume", "--out_dir={work}/out", "--
                   "--dtype=float32"]
 MNIST_ARGS = ["--epochs", "1", "--batch-size", "64", "--log-interval", "4"]
 TUTORIAL = "tutorials"
-IMAGENET_ARGS = ["imagenet/main.py", "data", "-a", "resnet18", "-b", "8", "--workers", "0",
-                 "-p", "1", "--seed", "0", "--lr", "0.001"]
+IMAGENET_ARGS = ["imagenet/main.py", "data", "-b", "8", "--workers", "0", "-p", "1", "--seed",
+                 "0", "--lr", "0.001"]
 
 PROGRAMS = [
     Program("nanogpt", "nanoGPT", "karpathy/nanoGPT", [NANOGPT_TRAIN, NANOGPT_SAMPLE],
@@ -251,8 +251,11 @@ PROGRAMS = [
              ["time_sequence_prediction/train.py", "--steps", "1"]],
             env={"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}),
     Program("imagenet", "examples", "pytorch/examples",
-            [[*IMAGENET_ARGS, "--epochs", "1"],
-             [*IMAGENET_ARGS, "--resume", "checkpoint.pth.tar", "--evaluate"]],
+            [[*IMAGENET_ARGS, "-a", "resnet18", "--epochs", "1"],
+             [*IMAGENET_ARGS, "-a", "resnet18", "--resume", "checkpoint.pth.tar", "--evaluate"]],
+            prepare=prepare_imagefolder),
+    Program("imagenet-efficientnet_b0", "examples", "pytorch/examples",
+            [[*IMAGENET_ARGS, "-a", "efficientnet_b0", "--epochs", "1"]],
             prepare=prepare_imagefolder),
     Program("super_resolution", "examples", "pytorch/examples",
             [["super_resolution/main.py", "--upscale_factor", "3", "--batchSize", "4",

@@ -7,11 +7,12 @@ the same batches, shuffles and dropout masks.
 
 jtorch's random streams differ from PyTorch's (JAX keys, not Philox/MT19937), so a seeded
 program would otherwise begin from different weights in the two. This wrapper replaces the
-random entry points that programs and ``nn`` modules reach (``Tensor.uniform_``/``normal_``,
-``torch.rand``/``randn``/``randint``/``randperm``/``multinomial``, ``nn.Dropout*``, the
-``RandomSampler`` of shuffling DataLoaders, torchvision's ``FakeData`` and random
-transforms) by NumPy-backed versions, reseeded (with Python's ``random``) by
-``torch.manual_seed``, then runs the script unchanged (``runpy.run_path`` as ``__main__``).
+random entry points that programs and ``nn`` modules reach
+(``Tensor.uniform_``/``normal_``/``bernoulli_``, ``torch.rand``/``randn``/``randint``/
+``randperm``/``multinomial``, ``nn.Dropout*``, the ``RandomSampler`` of shuffling DataLoaders,
+torchvision's ``FakeData`` and random transforms) by NumPy-backed versions, reseeded (with
+Python's ``random``) by ``torch.manual_seed``, then runs the script unchanged
+(``runpy.run_path`` as ``__main__``).
 It is a comparison harness, not part of jtorch: ``torch`` is whichever framework runs it.
 """
 
@@ -69,6 +70,11 @@ def uniform_(self, a=0.0, b=1.0, *, generator=None):
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _fill(self, _rng().normal(mean, std, tuple(self.shape)))
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    prob = p.detach().double().cpu().numpy() if isinstance(p, torch.Tensor) else p
+    return _fill(self, _rng().random(tuple(self.shape)) < prob)
 
 
 def _floating(dtype):
@@ -176,6 +182,7 @@ def install():
     torch.manual_seed = manual_seed
     torch.Tensor.uniform_ = uniform_
     torch.Tensor.normal_ = normal_
+    torch.Tensor.bernoulli_ = bernoulli_  # torchvision's stochastic_depth draws with it
     for f in (rand, randn, rand_like, randn_like, randint, randperm, multinomial):
         setattr(torch, f.__name__, f)
     torch.nn.Dropout.forward = dropout_forward
