@@ -5,17 +5,17 @@ they print (docs/real-programs.md).
     python scripts/run_real_programs.py /tmp/progs --only nanogpt mnist
 
 The directory holds the fetched trees, one per repository, named as the repository
-(``nanoGPT``, ``minGPT``, ``examples``), each with an optional ``COMMIT`` file naming the commit
-it was extracted from (docs/real-programs.md shows the commands). Data sets are generated
-locally (no network): a small character corpus, a word corpus and an MNIST subset cut from
-``--mnist`` (the gzipped IDX files).
+(``nanoGPT``, ``minGPT``, ``examples``, ``pytorch-tutorial``), each with an optional ``COMMIT``
+file naming the commit it was extracted from (docs/real-programs.md shows the commands). Data
+sets are generated locally (no network): small character and word corpora, an MNIST subset cut
+from ``--mnist`` (the gzipped IDX files) and folders of generated images.
 
 Each program runs through ``scripts/shared_rng_run.py`` in both frameworks, so both draw the
 same initial weights, batches, shuffles and dropout masks from one NumPy generator. The
 program's output lines that carry results (losses, accuracies, generated text) are compared:
 the text with numbers blanked must be equal and every number is compared; image files the
-program writes are compared pixel by pixel. The table ends the output; ``--markdown`` prints it
-as a Markdown table.
+program writes are compared pixel by pixel, checkpoints it saves tensor by tensor. The table
+ends the output; ``--markdown`` prints it as a Markdown table.
 """
 
 from __future__ import annotations
@@ -430,7 +430,7 @@ def print_table(rows, markdown):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("root", help="directory holding the fetched trees (nanoGPT, minGPT, "
-                        "examples)")
+                        "examples, pytorch-tutorial)")
     parser.add_argument("--only", nargs="*", help="program names to run (default: all)")
     parser.add_argument("--workdir", default=None,
                         help="where runs write (default: ROOT/jtorch-runs)")
