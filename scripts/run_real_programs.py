@@ -5,17 +5,17 @@ they print (docs/real-programs.md).
     python scripts/run_real_programs.py /tmp/progs --only nanogpt mnist
 
 The directory holds the fetched trees, one per repository, named as the repository
-(``nanoGPT``, ``minGPT``, ``examples``), each with an optional ``COMMIT`` file naming the commit
-it was extracted from (docs/real-programs.md shows the commands). Data sets are generated
-locally (no network): a small character corpus, a word corpus and an MNIST subset cut from
-``--mnist`` (the gzipped IDX files).
+(``nanoGPT``, ``minGPT``, ``examples``, ``pytorch-tutorial``), each with an optional ``COMMIT``
+file naming the commit it was extracted from (docs/real-programs.md shows the commands). Data
+sets are generated locally (no network): small character and word corpora, an MNIST subset cut
+from ``--mnist`` (the gzipped IDX files) and folders of generated images.
 
 Each program runs through ``scripts/shared_rng_run.py`` in both frameworks, so both draw the
 same initial weights, batches, shuffles and dropout masks from one NumPy generator. The
 program's output lines that carry results (losses, accuracies, generated text) are compared:
 the text with numbers blanked must be equal and every number is compared; image files the
-program writes are compared pixel by pixel. The table ends the output; ``--markdown`` prints it
-as a Markdown table.
+program writes are compared pixel by pixel, checkpoints it saves tensor by tensor. The table
+ends the output; ``--markdown`` prints it as a Markdown table.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ REPO = os.path.dirname(HERE)
 SHARED_RNG = os.path.join(HERE, "shared_rng_run.py")
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 # timings the programs print: not compared
-TIMING = re.compile(r",?\s*(time:?|iter_dt|ms/batch|mfu)\s*[-+\d.]+\s*(ms|s|%)?;?")
+TIMING = re.compile(r",?\s*(time:?|iter_dt|ms/batch|mfu)\s*[-+\d.]+\s*(ms|s|%)?;?"
+                    r"|\b(Time|Data)\s+[\d.]+\s+\(\s*[\d.]+\)")  # imagenet's meters
 
 
 @dataclasses.dataclass
@@ -58,6 +59,7 @@ class Program:
     prepare: object = None
     images: tuple = ()
     texts: tuple = ()
+    checkpoints: tuple = ()  # files torch.save wrote: every tensor compared (rtol)
     env: dict = dataclasses.field(default_factory=dict)
     path: tuple = ()  # tree-relative directories added to PYTHONPATH
     rtol: float = 1e-3
@@ -88,10 +90,8 @@ def prepare_nanogpt_data(tree, work):
     with open(os.path.join(out, "meta.pkl"), "wb") as f:
         pickle.dump({"vocab_size": len(chars), "itos": dict(enumerate(chars)), "stoi": stoi}, f)
     # sample.py imports tiktoken (used only without meta.pkl): a stand-in if it is missing
-    stubs = os.path.join(work, "stubs")
-    os.makedirs(stubs, exist_ok=True)
-    with open(os.path.join(stubs, "tiktoken.py"), "w") as f:
-        f.write("def get_encoding(name):\n    raise NotImplementedError('tiktoken stand-in')\n")
+    _stub(work, "tiktoken",
+          "def get_encoding(name):\n    raise NotImplementedError('tiktoken stand-in')\n")
 
 
 def prepare_mingpt_text(tree, work):
@@ -115,11 +115,14 @@ MNIST_FILES = (("train-images-idx3-ubyte", 1024), ("train-labels-idx1-ubyte", 10
 MNIST_SOURCE = ["/work/shared/data/mnist"]
 
 
-def prepare_mnist(tree, work, parent=True):
-    """``../data/MNIST/raw/`` (``./data/MNIST/raw/`` when not ``parent``): the first 1024
-    training and 512 test images of MNIST, as uncompressed IDX files (torchvision's layout, so
-    its download step finds them)."""
-    raw = os.path.join(os.path.dirname(work) if parent else work, "data", "MNIST", "raw")
+def prepare_mnist(tree, work, up=1):
+    """``../data/MNIST/raw/`` (``up`` levels above the working directory: ``./data`` for 0,
+    ``../../data`` for 2): the first 1024 training and 512 test images of MNIST, as
+    uncompressed IDX files (torchvision's layout, so its download step finds them)."""
+    root = work
+    for _ in range(up):
+        root = os.path.dirname(root)
+    raw = os.path.join(root, "data", "MNIST", "raw")
     os.makedirs(raw, exist_ok=True)
     for name, n in MNIST_FILES:
         with gzip.open(os.path.join(MNIST_SOURCE[0], name + ".gz")) as f:
@@ -134,6 +137,58 @@ def prepare_mnist(tree, work, parent=True):
     os.makedirs(os.path.join(work, "results"), exist_ok=True)
 
 
+def prepare_tutorial_corpus(tree, work):
+    """``data/train.txt`` for pytorch-tutorial's language model (it reads Penn Treebank's
+    file, not in the repository snapshot): 150 generated lines of words."""
+    words = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+             "fifteen sixteen").split()
+    os.makedirs(os.path.join(work, "data"))
+    with open(os.path.join(work, "data", "train.txt"), "w") as f:
+        f.write(_words(6, words, 150, 12))
+
+
+def prepare_bsds300(tree, work):
+    """``dataset/BSDS300/images/{train,test}/*.png`` (super_resolution downloads BSDS300 unless
+    that folder exists): 8 training and 2 test images of smooth random colour fields, 272 x
+    272 (the program crops 255 x 255), and a stand-in ``six`` module (the program imports
+    ``six.moves.urllib`` for the download it then skips)."""
+    from PIL import Image  # optional heavy dependency: only the image programs need it
+    rng = np.random.default_rng(7)
+    for split, n in (("train", 8), ("test", 2)):
+        folder = os.path.join(work, "dataset", "BSDS300", "images", split)
+        os.makedirs(folder)
+        for i in range(n):
+            coarse = rng.integers(0, 256, (9, 9, 3), dtype=np.uint8)
+            image = Image.fromarray(coarse).resize((272, 272), Image.BICUBIC)
+            image.save(os.path.join(folder, f"{i}.png"))
+    _stub(work, "six", "import sys, types, urllib\n\nmoves = types.ModuleType('six.moves')\n"
+          "moves.urllib = urllib\nsys.modules['six.moves'] = moves\n")
+
+
+def _stub(work, name, source):
+    """A stand-in module ``name`` in ``WORK/stubs`` (put it on the path: ``path=
+    ("{work}/stubs",)``) for an import the run does not use."""
+    stubs = os.path.join(work, "stubs")
+    os.makedirs(stubs, exist_ok=True)
+    with open(os.path.join(stubs, name + ".py"), "w") as f:
+        f.write(source)
+
+
+def prepare_imagefolder(tree, work):
+    """``data/{train,val}/<class>/*.png`` (torchvision's ImageFolder layout): 16 training and
+    8 validation images of random pixels and random sizes in two ImageNet classes."""
+    from PIL import Image  # optional heavy dependency: only the image-folder programs need it
+    rng = np.random.default_rng(5)
+    for split, n in (("train", 8), ("val", 4)):
+        for label in ("n01440764", "n01443537"):
+            folder = os.path.join(work, "data", split, label)
+            os.makedirs(folder)
+            for i in range(n):
+                h, w = rng.integers(40, 96, 2)
+                pixels = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+                Image.fromarray(pixels).save(os.path.join(folder, f"{i}.png"))
+
+
 NANOGPT_TRAIN = ["train.py", "config/train_shakespeare_char.py", "--dataset=tiny_char",
                  "--device=cpu", "--compile=False", "--n_layer=2", "--n_head=2", "--n_embd=64",
                  "--block_size=64", "--batch_size=8", "--max_iters=20", "--eval_interval=10",
@@ -142,6 +197,9 @@ NANOGPT_SAMPLE = ["sample.py", "--init_from=resume", "--out_dir={work}/out", "--
                   "--compile=False", "--num_samples=2", "--max_new_tokens=60", "--start=the",
                   "--dtype=float32"]
 MNIST_ARGS = ["--epochs", "1", "--batch-size", "64", "--log-interval", "4"]
+TUTORIAL = "tutorials"
+IMAGENET_ARGS = ["imagenet/main.py", "data", "-b", "8", "--workers", "0", "-p", "1", "--seed",
+                 "0", "--lr", "0.001"]
 
 PROGRAMS = [
     Program("nanogpt", "nanoGPT", "karpathy/nanoGPT", [NANOGPT_TRAIN, NANOGPT_SAMPLE],
@@ -173,7 +231,7 @@ PROGRAMS = [
     Program("mnist_forward_forward", "examples", "pytorch/examples",
             [["mnist_forward_forward/main.py", "--epochs", "5", "--train_size", "512",
               "--test_size", "256", "--no_accel", "--log-interval", "1"]],
-            prepare=functools.partial(prepare_mnist, parent=False)),
+            prepare=functools.partial(prepare_mnist, up=0)),
     Program("dcgan", "examples", "pytorch/examples",
             [["dcgan/main.py", "--dataset", "fake", "--batchSize", "100", "--niter", "1",
               "--ngf", "8", "--ndf", "8", "--nz", "16", "--workers", "0", "--manualSeed", "1",
@@ -192,6 +250,23 @@ PROGRAMS = [
             [["time_sequence_prediction/generate_sine_wave.py"],
              ["time_sequence_prediction/train.py", "--steps", "1"]],
             env={"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}),
+    Program("imagenet", "examples", "pytorch/examples",
+            [[*IMAGENET_ARGS, "-a", "resnet18", "--epochs", "1"],
+             [*IMAGENET_ARGS, "-a", "resnet18", "--resume", "checkpoint.pth.tar", "--evaluate"]],
+            prepare=prepare_imagefolder),
+    Program("imagenet-efficientnet_b0", "examples", "pytorch/examples",
+            [[*IMAGENET_ARGS, "-a", "efficientnet_b0", "--epochs", "1"]],
+            prepare=prepare_imagefolder),
+    Program("super_resolution", "examples", "pytorch/examples",
+            [["super_resolution/main.py", "--upscale_factor", "3", "--batchSize", "4",
+              "--testBatchSize", "2", "--nEpochs", "2", "--threads", "0", "--lr", "0.001"]],
+            prepare=prepare_bsds300, path=("{work}/stubs",)),
+    Program("tutorial-language_model", "pytorch-tutorial", "yunjey/pytorch-tutorial",
+            [[f"{TUTORIAL}/02-intermediate/language_model/main.py"]],
+            prepare=prepare_tutorial_corpus, texts=("sample.txt",), checkpoints=("model.ckpt",)),
+    Program("tutorial-birnn", "pytorch-tutorial", "yunjey/pytorch-tutorial",
+            [[f"{TUTORIAL}/02-intermediate/bidirectional_recurrent_neural_network/main.py"]],
+            prepare=functools.partial(prepare_mnist, up=2), checkpoints=("model.ckpt",)),
 ]
 
 
@@ -252,6 +327,34 @@ def _compare_image(a_path, b_path):
     return int(np.abs(a - b).max()) if a.shape == b.shape else None
 
 
+def _tensors(obj, prefix=""):
+    """{path: tensor} of the tensors in a nest of dicts, lists and tuples."""
+    if isinstance(obj, dict):
+        items = obj.items()
+    elif isinstance(obj, (list, tuple)):
+        items = enumerate(obj)
+    else:
+        return {prefix: obj} if hasattr(obj, "numpy") else {}
+    return {k: v for key, value in items for k, v in _tensors(value, f"{prefix}/{key}").items()}
+
+
+def _compare_checkpoint(a_path, b_path):
+    """The largest relative difference (a tensor's max abs difference over its max abs value)
+    between the tensors of two ``torch.save`` files, read by real PyTorch; None when their
+    keys or shapes differ."""
+    import torch  # optional heavy dependency: only programs that save checkpoints need it
+    a, b = (_tensors(torch.load(p, map_location="cpu", weights_only=True))
+            for p in (a_path, b_path))
+    if a.keys() != b.keys() or any(a[k].shape != b[k].shape for k in a):
+        return None
+    worst = 0.0
+    for k in a:
+        x, y = a[k].double(), b[k].double()
+        diff = float((x - y).abs().max()) if x.numel() else 0.0
+        worst = max(worst, diff / max(float(y.abs().max()), 1e-12) if diff else 0.0)
+    return worst
+
+
 def _last(lines, stderr):
     """The line to show for a run: its last line with a loss or an accuracy, else its last
     line, else its last error line."""
@@ -295,6 +398,11 @@ def run_program(program, root, workdir, timeout):
             same = f.read() == g.read()
         ok &= same
         details.append(f"{name} {'identical' if same else 'differs'}")
+    for name in program.checkpoints:
+        drel = _compare_checkpoint(os.path.join(j_work, name), os.path.join(t_work, name))
+        ok &= drel is not None and drel <= program.rtol
+        details.append(f"{name} " + ("tensors differ in keys or shapes" if drel is None else
+                                     f"max rel diff {drel:.3g}"))
     for name in program.images:
         pixels = _compare_image(os.path.join(j_work, name), os.path.join(t_work, name))
         ok &= pixels is not None and pixels <= 1
@@ -322,7 +430,7 @@ def print_table(rows, markdown):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("root", help="directory holding the fetched trees (nanoGPT, minGPT, "
-                        "examples)")
+                        "examples, pytorch-tutorial)")
     parser.add_argument("--only", nargs="*", help="program names to run (default: all)")
     parser.add_argument("--workdir", default=None,
                         help="where runs write (default: ROOT/jtorch-runs)")

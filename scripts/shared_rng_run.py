@@ -7,14 +7,16 @@ the same batches, shuffles and dropout masks.
 
 jtorch's random streams differ from PyTorch's (JAX keys, not Philox/MT19937), so a seeded
 program would otherwise begin from different weights in the two. This wrapper replaces the
-random entry points that programs and ``nn`` modules reach (``Tensor.uniform_``/``normal_``,
+random entry points that programs and ``nn`` modules reach
+(``Tensor.uniform_``/``normal_``/``bernoulli_``, ``nn.init.trunc_normal_``,
 ``torch.rand``/``randn``/``randint``/``randperm``/``multinomial``, ``nn.Dropout*``, the
-``RandomSampler`` of shuffling DataLoaders, torchvision's ``FakeData``) by NumPy-backed
-versions, reseeded (with Python's ``random``) by ``torch.manual_seed``, then runs the script
-unchanged (``runpy.run_path`` as ``__main__``).
+``RandomSampler`` of shuffling DataLoaders, torchvision's ``FakeData`` and random transforms)
+by NumPy-backed versions, reseeded (with Python's ``random``) by ``torch.manual_seed``, then
+runs the script unchanged (``runpy.run_path`` as ``__main__``).
 It is a comparison harness, not part of jtorch: ``torch`` is whichever framework runs it.
 """
 
+import math
 import os
 import random
 import runpy
@@ -69,6 +71,42 @@ def uniform_(self, a=0.0, b=1.0, *, generator=None):
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _fill(self, _rng().normal(mean, std, tuple(self.shape)))
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    prob = p.detach().double().cpu().numpy() if isinstance(p, torch.Tensor) else p
+    return _fill(self, _rng().random(tuple(self.shape)) < prob)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """PyTorch 2.13's algorithm (rejection sampling: ``normal_`` draws, or ``uniform_`` ones for
+    a window holding less than 30% of the mass), so that jtorch's ``nn.init.trunc_normal_``, a
+    JAX kernel of its own, draws what PyTorch's draws from the shared generator."""
+    def cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    with torch.no_grad():
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            low, high = (tensor.new_tensor(v).item() for v in (a, b))
+            result = tensor.normal_(mean, std)
+            while True:
+                reject = (result < low) | (result > high)
+                if not reject.any():
+                    return tensor.copy_(result)
+                result = torch.where(reject, torch.empty_like(result).normal_(mean, std), result)
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+
+        def log_pdf(x):
+            return x.sub(mean).div(std).pow(2).mul(-0.5).sub(log_peak)
+
+        result = tensor.uniform_(a, b).clone()
+        pending = torch.empty_like(tensor).uniform_().log().gt(log_pdf(result))
+        while pending.any():
+            candidates = torch.empty_like(tensor).uniform_(a, b)
+            result = torch.where(pending, candidates, result)
+            accept = torch.empty_like(tensor).uniform_().log().gt(log_pdf(candidates))
+            pending = torch.where(pending, accept, pending)
+        return tensor.copy_(result)
 
 
 def _floating(dtype):
@@ -176,6 +214,9 @@ def install():
     torch.manual_seed = manual_seed
     torch.Tensor.uniform_ = uniform_
     torch.Tensor.normal_ = normal_
+    torch.Tensor.bernoulli_ = bernoulli_  # torchvision's stochastic_depth draws with it
+    if torch.__name__ == "jtorch":  # PyTorch's own draws through normal_/uniform_
+        torch.nn.init.trunc_normal_ = trunc_normal_
     for f in (rand, randn, rand_like, randn_like, randint, randperm, multinomial):
         setattr(torch, f.__name__, f)
     torch.nn.Dropout.forward = dropout_forward
@@ -190,6 +231,19 @@ def install():
         return
     _TORCHVISION.append(torchvision)
     torchvision.datasets.FakeData.__getitem__ = fake_data_getitem
+    if torch.__name__ == "jtorch":
+        _host_transform_draws(torchvision)
+
+
+def _host_transform_draws(torchvision):
+    """jtorch.vision's random transforms draw on the host through ``transforms._random``, not
+    through ``torch.rand``/``randint``/``randperm``/``Tensor.uniform_`` as torchvision's do: take
+    those draws from the shared generator too, each as the replaced torch entry point gives it
+    to torchvision (``torch.empty(1).uniform_(a, b).item()`` is rounded to float32)."""
+    draws = sys.modules[torchvision.transforms.__name__ + "._random"]
+    draws.uniform = lambda low=0.0, high=1.0: float(np.float32(_rng().uniform(low, high, (1,))[0]))
+    draws.randint = lambda low, high: int(_rng().integers(int(low), int(high), (1,))[0])
+    draws.randperm = lambda n: _rng().permutation(int(n)).tolist()
 
 
 def _torchvision_schemas():
