@@ -1,9 +1,16 @@
-"""Test setup: 4 host devices for device tests, seeds, real PyTorch for parity."""
+"""Test setup: 4 host devices for device tests, sleeping OpenMP threads, seeds, real PyTorch
+for parity."""
 
 import os
 
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+# PyTorch's OpenMP threads (libgomp) spin-wait after each parallel region by default; with two
+# xdist workers on two cores the spinning thread takes the core the other worker needs (about a
+# quarter of the suite's CPU time on nn files). PASSIVE makes idle threads sleep: same thread
+# count, same work split, same results. Set before torch loads; workers and test subprocesses
+# inherit it.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402

@@ -11,6 +11,7 @@ import torch
 from helpers import parity, raises_like
 
 import jtorch
+from jtorch._ops._registry import OPS
 
 NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
          "float64", "complex64", "complex128"]
@@ -193,6 +194,21 @@ def test_default_dtype_change_recompiles_promotion():
     assert (x * 1.5).dtype is jtorch.float64
     jtorch.set_default_dtype(jtorch.float32)
     assert (x * 1.5).dtype is jtorch.float32
+
+
+def test_default_dtype_change_keeps_each_defaults_kernels():
+    """A default-dtype change sets the compiled kernels aside: switching back finds the same
+    kernels (nothing freed or compiled again), and each default still promotes its own way."""
+    mul = OPS["mul"]
+    x = jtorch.ones(2, dtype=jtorch.int32)
+    x * 1.5
+    float32_kernels = dict(mul.kernel_cache)
+    for dflt in ("float64", "float32", "float64", "float32"):
+        torch.set_default_dtype(getattr(torch, dflt))
+        jtorch.set_default_dtype(getattr(jtorch, dflt))
+        got, want = x * 1.5, torch.ones(2, dtype=torch.int32) * 1.5
+        assert str(got.dtype) == str(want.dtype) and got.tolist() == want.tolist()
+    assert all(mul.kernel_cache[k] is v for k, v in float32_kernels.items())
 
 
 # ------------------------------------------------------------------------------ finfo / iinfo

@@ -110,9 +110,10 @@ def set_default_dtype(d):
                         "default type")
     if d.category != FLOAT:
         raise TypeError("only floating-point types are supported as the default type")
-    if d is not _default_float[0]:
+    old = _default_float[0]
+    if d is not old:
         for fn in _ON_CHANGE:
-            fn()
+            fn(old, d)
     _default_float[0] = d
     _default_complex[0] = complex128 if d is float64 else complex64
 
@@ -121,8 +122,8 @@ _ON_CHANGE = []
 
 
 def on_default_dtype_change(fn):
-    """Register ``fn()`` to run when the default dtype changes (the kernel layer drops its
-    compiled kernels, which baked the old default in)."""
+    """Register ``fn(old, new)`` to run when the default dtype changes from ``old`` to ``new``
+    (the kernel layer sets aside its compiled kernels, which baked the old default in)."""
     _ON_CHANGE.append(fn)
 
 

@@ -64,7 +64,7 @@ class OpDef:
 
     __slots__ = ("name", "fn", "params", "tensors", "tensor_pos", "promote", "is_view", "saves",
                  "grad_name", "returns", "differentiable", "nondiff", "stride_rule", "check",
-                 "kernel_cache", "__weakref__")
+                 "kernel_cache", "kernel_caches_set_aside", "__weakref__")
 
     def __init__(self, name, fn, *, tensors=("input",), promote=None, is_view=False,
                  saves=True, grad_name=None, returns=None, differentiable=True, nondiff=(),
@@ -85,7 +85,8 @@ class OpDef:
         self.nondiff = frozenset(nondiff)
         self.stride_rule = stride_rule
         self.check = check
-        self.kernel_cache = {}   # key -> Kernel
+        self.kernel_cache = {}   # key -> Kernel, under the current default dtype
+        self.kernel_caches_set_aside = {}   # other default dtype -> its kernel_cache
         _ALL_OPS.add(self)
 
     def __repr__(self):
@@ -348,13 +349,17 @@ def _inexact(o):
     return jnp.issubdtype(o.dtype, jnp.inexact)
 
 
-def _drop_compiled_kernels():
+def _switch_kernel_caches(old, new):
     """Kernels promote Python numbers to the default dtype while being traced, and jax.jit's
-    cache does not know the default dtype: changing it drops every compiled kernel (a rare
-    event; they compile again on next use). Recorded nodes keep their own kernels."""
+    cache does not know the default dtype: each op keeps one kernel cache per default dtype,
+    and changing the default sets the current one aside and takes up the new default's (empty
+    the first time). Dropping them instead would free every compiled kernel (about a
+    millisecond each) and compile them again when the default comes back."""
     for opdef in list(_ALL_OPS):
-        opdef.kernel_cache.clear()
+        aside = opdef.kernel_caches_set_aside
+        aside[old] = opdef.kernel_cache
+        opdef.kernel_cache = aside.pop(new, {})
 
 
 _ALL_OPS = weakref.WeakSet()
-dtypes.on_default_dtype_change(_drop_compiled_kernels)
+dtypes.on_default_dtype_change(_switch_kernel_caches)
