@@ -170,7 +170,7 @@ def program(key):
     """The FusedBackward of a structure, counting this sighting; None while it has been seen
     fewer than FUSE_AT times (or its program could not be built)."""
     seen = _SEEN.get(key, 0) + 1
-    if seen < FUSE_AT or FUSE_AT <= 0 or key in _REFUSED:
+    if seen < FUSE_AT or key in _REFUSED:
         if len(_SEEN) >= _MAX_STRUCTURES:
             _SEEN.clear()
         _SEEN[key] = seen

@@ -313,8 +313,8 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
     retained = {edge_of(t): t for t in list(_RETAINED) if t._node is not None} or None
     results = [None] * len(inputs) if capture else None
     in_anomaly_mode, check_nan = ANOMALY.enabled, ANOMALY.enabled and ANOMALY.check_nan
-    fused = (not create_graph and retained is None and not in_anomaly_mode
-             and STATE.trace is None
+    fused = (fused_backward.FUSE_AT > 0 and not create_graph and retained is None
+             and not in_anomaly_mode and STATE.trace is None
              and _run_fused(order, buffers, retain_graph, run, targets, results, inputs))
     node = None
     try:
@@ -380,7 +380,7 @@ def _run_fused(order, buffers, retain_graph, run, targets, results, inputs):
     if key is None:
         return False
     prog = fused_backward.program(key)
-    if prog is None:
+    if prog is None or (prog.started and not prog.ready):   # (not yet, or still compiling)
         return False
     seeds = [[_arr(g) for g in buf if g is not None] for buf in buffers.values()]
     if any(isinstance(g, jax.core.Tracer) for s in seeds for g in s):

@@ -64,10 +64,13 @@ def _view_layout(src, r, kernel, idx):
     return tuple(st), off
 
 
-@functools.lru_cache(maxsize=4096)
 def concrete_shape(shape):
-    """Whether every size of the tuple ``shape`` is a number (not a symbolic dimension of
-    jax.export)."""
+    """Whether every size is a number (not a symbolic dimension of jax.export)."""
+    return _concrete_tuple(tuple(shape))
+
+
+@functools.lru_cache(maxsize=4096)
+def _concrete_tuple(shape):
     return all(isinstance(d, (int, np.integer)) for d in shape)
 
 
