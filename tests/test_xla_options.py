@@ -15,33 +15,57 @@ def fresh(monkeypatch):
     return monkeypatch
 
 
-def test_cpu_gets_the_option_and_it_compiles(fresh):
+def test_cpu_gets_the_options_and_they_compile(fresh):
     fresh.delenv("XLA_FLAGS", raising=False)
-    opts = xla_options.compiler_options()
+    program = xla_options.compiler_options()
+    kernel = xla_options.compiler_options(kernel=True)
     if jax.default_backend() != "cpu":
-        assert opts is None
+        assert program is None and kernel is None
         return
-    assert opts == xla_options.CPU_OPTIONS
-    f = jax.jit(lambda x: x * 2, compiler_options=opts)
-    np.testing.assert_array_equal(f(np.arange(3.0)), np.arange(3.0) * 2)
+    assert program == xla_options.CPU_OPTIONS
+    assert kernel == {**xla_options.CPU_OPTIONS, **xla_options.KERNEL_CPU_OPTIONS}
+    for opts in (program, kernel):
+        f = jax.jit(lambda x: x * 2, compiler_options=opts)
+        np.testing.assert_array_equal(f(np.arange(3.0)), np.arange(3.0) * 2)
 
 
 def test_users_xla_flags_win(fresh):
+    # an option the user's XLA_FLAGS name is left out; the others stay
     fresh.setenv("XLA_FLAGS", "--xla_cpu_experimental_ynn_fusion_type=")
     assert xla_options.compiler_options() is None
+    if jax.default_backend() == "cpu":
+        assert xla_options.compiler_options(kernel=True) == xla_options.KERNEL_CPU_OPTIONS
 
 
-def test_rejected_option_falls_back_once(fresh):
-    # a jaxlib that does not know the option: one failed probe, then no options, remembered
+def test_rejected_option_is_left_out_once(fresh):
+    # a jaxlib that does not know one option: the probe of all of them fails, each is then
+    # probed alone, and only the rejected one is left out, remembered
     fresh.delenv("XLA_FLAGS", raising=False)
-    fresh.setattr(xla_options, "CPU_OPTIONS", {"xla_no_such_option_in_any_jaxlib": "1"})
+    fresh.setattr(xla_options, "KERNEL_CPU_OPTIONS", {"xla_no_such_option_in_any_jaxlib": "1"})
     calls = []
     real_jit = jax.jit
     fresh.setattr(jax, "jit", lambda *a, **k: calls.append(1) or real_jit(*a, **k))
-    assert xla_options.compiler_options() is None
-    assert xla_options.compiler_options() is None
-    assert len(calls) == (1 if jax.default_backend() == "cpu" else 0)
+    for _ in range(2):
+        assert xla_options.compiler_options(kernel=True) == (
+            xla_options.CPU_OPTIONS if jax.default_backend() == "cpu" else None)
+    assert len(calls) == (3 if jax.default_backend() == "cpu" else 0)
 
+
+def test_kernel_options_keep_the_bits():
+    # op kernels compile with the older elemental emitters: the same bits as the default
+    # emitters on transcendental, reduction and normalisation ops
+    if jax.default_backend() != "cpu":
+        return
+    x = np.random.default_rng(0).normal(size=(64, 300)).astype(np.float32)
+
+    def ops(a):
+        return (jnp.tanh(a), jnp.exp(a), jax.nn.gelu(a, approximate=False),
+                jax.nn.softmax(a, axis=-1), a.sum(0), jnp.log1p(jnp.abs(a)))
+
+    plain = jax.jit(ops)(x)
+    kernel = jax.jit(ops, compiler_options=xla_options.compiler_options(kernel=True))(x)
+    for p, k in zip(plain, kernel):
+        np.testing.assert_array_equal(np.asarray(k), np.asarray(p))
 
 
 def test_jit_inside_an_outer_jit():

@@ -310,7 +310,7 @@ class Kernel:
             self.grad_name = opdef.grad_name(*args, **kwargs)
         # keep_unused: a tensor whose values the body ignores (fill_, *_like, uniform_) still
         # decides the device the kernel runs on; pruned, its output lands on device 0
-        self.forward = xla_options.jit(body, keep_unused=True)
+        self.forward = xla_options.jit(body, kernel=True, keep_unused=True)
         self.vjp_cache = {}      # differentiated slots -> jitted vjp
         self.backward_ops = {}   # (differentiated slots, missing cotangents) -> (OpDef, used)
         self.listed = None       # the slots next_functions lists (graph layer, made on use)
@@ -319,7 +319,7 @@ class Kernel:
         """``(vals, cotangents) -> gradients`` of the slots in ``diff``; jitted, cached."""
         f = self.vjp_cache.get(diff)
         if f is None:
-            f = self.vjp_cache[diff] = xla_options.jit(self.make_vjp(diff))
+            f = self.vjp_cache[diff] = xla_options.jit(self.make_vjp(diff), kernel=True)
         return f
 
     def make_vjp(self, diff):

@@ -1,15 +1,23 @@
 """XLA compiler options for the programs jtorch compiles (op kernels, jtorch.compile steps).
 
-On CPU, XLA hands convolutions to YNNPACK by default, which is slower than XLA's own
-convolutions on the training steps measured (issue 11): jtorch keeps YNNPACK for dots and
-reductions only. The option is passed per compilation (``jax.jit(...,
-compiler_options=...)``), never through XLA_FLAGS, so the user's own JAX code is unchanged.
-It is left out when:
+Two options, both XLA:CPU's (issue 11):
 
-- the default backend is not the CPU (the option is XLA:CPU's);
+- every program: XLA hands convolutions to YNNPACK by default, which is slower than XLA's own
+  convolutions on the training steps measured; jtorch keeps YNNPACK for dots and reductions only;
+- op kernels only (one op each, compiled once per shape and dtype in eager mode): XLA's older
+  elemental emitters instead of its fusion emitters. The test suite's kernels compile in about
+  60% of the time with them (per kernel 0.5-0.9x, but 2x for a lone tanh or exp), and the
+  kernels measured run as fast or faster (softmax's up to 1.2x slower), with the same bits
+  (docs/benchmarks.md, "Op kernels' compiler options"). Whole programs (jtorch.compile steps,
+  the fused backward) keep the fusion emitters: the compiled MLP step ran 13% slower without.
+
+Options are passed per compilation (``jax.jit(..., compiler_options=...)``), never through
+XLA_FLAGS, so the user's own JAX code is unchanged. An option is left out when:
+
+- the default backend is not the CPU;
 - the user's XLA_FLAGS already mention it (their choice wins);
-- this jaxlib rejects it: one tiny program is compiled with it on first use, and a failure
-  means no options from then on.
+- this jaxlib rejects it: tiny programs are compiled with the options on first use, and an
+  option that fails is left out from then on.
 
 JAX accepts compiler options only on a top-level jit: a kernel called while an outer jit is
 tracing (jtorch.compile, the user's jax.jit), tensor arguments or not, runs a plain jit of
@@ -26,24 +34,27 @@ import numpy as np
 
 from .state import STATE
 
-_YNN_OPTION = "xla_cpu_experimental_ynn_fusion_type"
-CPU_OPTIONS = {_YNN_OPTION: "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"}
+CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type":
+               "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"}
+KERNEL_CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 
-_decided = None   # the options jit calls get, once decided
+_decided = None   # {"program": options, "kernel": options}, once decided
 
 
-def compiler_options():
-    """The ``compiler_options`` for ``jax.jit`` in jtorch: a dict, or None for none. Decided
-    once (on first use, so importing jtorch starts no backend)."""
+def compiler_options(kernel=False):
+    """The ``compiler_options`` for ``jax.jit`` in jtorch, for an op kernel (``kernel=True``)
+    or a whole program: a dict, or None for none. Decided once (on first use, so importing
+    jtorch starts no backend)."""
     global _decided
     if _decided is None:
         _decided = _decide()
-    return _decided or None
+    return _decided["kernel" if kernel else "program"] or None
 
 
-def jit(fun, **kwargs):
-    """``jax.jit(fun, **kwargs)`` with jtorch's compiler options where they apply."""
-    opts = compiler_options()
+def jit(fun, kernel=False, **kwargs):
+    """``jax.jit(fun, **kwargs)`` with jtorch's compiler options where they apply (an op
+    kernel's with ``kernel=True``)."""
+    opts = compiler_options(kernel)
     if opts is None:
         return jax.jit(fun, **kwargs)
     return _OptionsJit(fun, kwargs, opts)
@@ -78,12 +89,24 @@ class _OptionsJit:
 
 
 def _decide():
-    if _YNN_OPTION in os.environ.get("XLA_FLAGS", ""):
-        return {}
-    if jax.default_backend() != "cpu":
-        return {}
+    program, kernel = {}, {}
+    if jax.default_backend() == "cpu":
+        flags = os.environ.get("XLA_FLAGS", "")
+        wanted = {k: v for k, v in {**CPU_OPTIONS, **KERNEL_CPU_OPTIONS}.items()
+                  if k not in flags}
+        accepted = wanted if _compiles(wanted) else \
+            {k: v for k, v in wanted.items() if _compiles({k: v})}
+        program = {k: v for k, v in accepted.items() if k in CPU_OPTIONS}
+        kernel = accepted
+    return {"program": program, "kernel": kernel}
+
+
+def _compiles(options):
+    """Whether this jaxlib compiles a tiny program with ``options``."""
+    if not options:
+        return True
     try:
-        jax.jit(jnp.negative, compiler_options=CPU_OPTIONS).lower(np.float32(0)).compile()
-    except Exception:  # noqa: BLE001 - any rejection (unknown option or value) means: none
-        return {}
-    return dict(CPU_OPTIONS)
+        jax.jit(jnp.negative, compiler_options=options).lower(np.float32(0)).compile()
+    except Exception:  # noqa: BLE001 - any rejection (unknown option or value) means: no
+        return False
+    return True
