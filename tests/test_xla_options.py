@@ -77,3 +77,22 @@ def test_jit_inside_an_outer_jit():
     out = jax.jit(lambda x: f(x) + g())(a)
     np.testing.assert_allclose(out, np.sin(a) + np.arange(3.0), rtol=1e-6)
     np.testing.assert_allclose(f(a), np.sin(a), rtol=1e-6)              # top level again
+
+
+def test_inside_a_transform_the_options_jit_is_not_tried():
+    # under jit, vjp or vmap the plain nested jit runs at once (the options jit would trace
+    # the function and then be refused); at top level the options jit runs
+    if xla_options.compiler_options() is None:
+        return
+    f = xla_options.jit(jnp.sin)
+    calls = []
+    real_top = f.top
+    f.top = lambda *a: calls.append(1) or real_top(*a)
+    a = np.array([0.5, 1.0, 2.0], np.float32)
+    np.testing.assert_allclose(jax.jit(lambda x: f(x))(a), np.sin(a), rtol=1e-6)
+    out, back = jax.vjp(lambda x: f(x), a)
+    np.testing.assert_allclose(back(np.ones(3, np.float32))[0], np.cos(a), rtol=1e-6)
+    np.testing.assert_allclose(jax.vmap(lambda x: f(x))(a), np.sin(a), rtol=1e-6)
+    assert calls == []
+    np.testing.assert_allclose(f(a), np.sin(a), rtol=1e-6)
+    assert calls == [1]
