@@ -4,7 +4,7 @@ Two options, both XLA:CPU's (issue 11):
 
 - every program: XLA hands convolutions to YNNPACK by default, which is slower than XLA's own
   convolutions on the training steps measured; jtorch keeps YNNPACK for dots and reductions only;
-- op kernels only (one op each, compiled once per shape and dtype in eager mode): XLA's older
+- op kernels and eager collectives only (one op each, compiled per shape and dtype): XLA's older
   elemental emitters instead of its fusion emitters. The test suite's kernels compile in about
   60% of the time with them (per kernel 0.5-0.9x, but 2x for a lone tanh or exp), and the
   kernels measured run as fast or faster (softmax's up to 1.2x slower), with the same bits

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import PartitionSpec
 
-from .._core import dtypes as _dtypes
+from .._core import dtypes as _dtypes, xla_options
 from .._core.errors import TraceError
 from . import _spmd
 from ._errors import backend_failure, is_backend_failure
@@ -112,8 +112,8 @@ def _unchecked(body):
 
 def _compile(mesh, body, checked):
     fn = _checked(body) if checked else _unchecked(body)
-    return jax.jit(jax.shard_map(fn, mesh=mesh, in_specs=_REPLICATED, out_specs=_REPLICATED,
-                                 check_vma=False))
+    return xla_options.jit(jax.shard_map(fn, mesh=mesh, in_specs=_REPLICATED,
+                                         out_specs=_REPLICATED, check_vma=False), kernel=True)
 
 
 def _local(out):
