@@ -61,7 +61,7 @@ class FusedBackward:
     seeded node, in the structure's order; saved values one ``node.vals`` per node in
     ``runs``."""
 
-    __slots__ = ("runs", "sinks", "fn", "ready", "started")
+    __slots__ = ("runs", "sinks", "fn", "ready", "started", "traces")
 
     def __init__(self, nodes, seeds, captures):
         n = len(nodes)
@@ -80,6 +80,7 @@ class FusedBackward:
         runs, sinks = self.runs, self.sinks
 
         def backward(seed_values, vals):
+            self.traces += 1   # runs while jax.jit traces: once per shape variant it compiles
             bufs = [None] * n
             for (i, mask), vs in zip(seeds, seed_values):
                 it = iter(vs)
@@ -99,6 +100,7 @@ class FusedBackward:
                         for c in captures]
             return [bufs[i][0] for i in sinks], captured
 
+        self.traces = 0
         self.fn = xla_options.jit(backward)
         self.ready = False     # compiled: jax.jit's cache holds the program
         self.started = False   # its compile has been started
@@ -192,7 +194,7 @@ def wait():
 def settle(key, prog):
     """After a run: a structure whose program has compiled too many shape variants runs node
     by node from now on."""
-    if prog.fn._cache_size() > MAX_SHAPE_VARIANTS:
+    if prog.traces > MAX_SHAPE_VARIANTS:
         refuse(key)
 
 
