@@ -42,7 +42,8 @@ BACKGROUND = True   # compile programs on a helper thread (False: at the sightin
 
 _SEEN: dict[tuple, int] = {}
 _PROGRAMS: dict[tuple, FusedBackward] = {}
-_REFUSED: set = set()   # structures whose program failed to build: node by node from then on
+_REFUSED: set = set()   # structures run node by node from now on (program failed, or too
+#                         many shape variants)
 _COMPILING: list[threading.Thread] = []
 _SKIP = "skip"   # a node the walk does not run (backward(inputs=...), autograd.grad)
 
@@ -199,6 +200,7 @@ def settle(key, prog):
 
 
 def refuse(key):
-    """A structure whose fused program failed: it runs node by node from now on."""
+    """A structure whose fused program failed or compiled too many shape variants: it runs
+    node by node from now on."""
     _PROGRAMS.pop(key, None)
     _REFUSED.add(key)
