@@ -2,6 +2,8 @@
 for parity."""
 
 import os
+import shutil
+import tempfile
 
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -11,6 +13,15 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 # count, same work split, same results. Set before torch loads; workers and test subprocesses
 # inherit it.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# One XLA compilation cache for the whole run: both xdist workers and every test subprocess
+# (examples, launchers, process groups) compile many of the same kernels; the second compile of
+# a kernel becomes a file read. Made here, in the controller, before xdist starts its workers,
+# so they inherit it; removed at the end by the process that made it. A user's own
+# JAX_COMPILATION_CACHE_DIR is kept (and not removed).
+if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = tempfile.mkdtemp(prefix="jtorch-tests-xla-cache-")
+    os.environ["JTORCH_TESTS_OWN_XLA_CACHE"] = os.environ["JAX_COMPILATION_CACHE_DIR"]
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
@@ -61,3 +72,11 @@ def pytest_sessionfinish(session, exitstatus):
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
         with open(f"{path}.{worker}", "w") as f:
             f.write("\n".join(sorted(PARITY_OPS)))
+
+
+def pytest_unconfigure(config):
+    """The process that made the run's XLA compilation cache (the controller; the single
+    process without xdist) removes it."""
+    own = os.environ.get("JTORCH_TESTS_OWN_XLA_CACHE")
+    if own and not hasattr(config, "workerinput"):
+        shutil.rmtree(own, ignore_errors=True)
