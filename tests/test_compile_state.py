@@ -1,11 +1,13 @@
 """jtorch.compile's state: explicit ``state=``, what the search reports when it cannot find
-state, compile's per-thread context (a trace in one thread does not disturb another), and the
-state a first call creates (``.grad``, optimizer state) where its guessed plan does not hold."""
+state, compile's per-thread context (a trace in one thread does not disturb another), the
+state a first call creates (``.grad``, optimizer state) where its guessed plan does not hold,
+and programs that do not depend on which objects hold the state (JAX's persistent cache)."""
 
 from __future__ import annotations
 
 import threading
 
+import jax.monitoring
 import numpy as np
 import pytest
 import torch as pytorch
@@ -217,3 +219,25 @@ def test_first_calls_an_unused_parameter_and_no_update_create_what_pytorch_does(
                 np.testing.assert_allclose(np.asarray(jstate[i][k]), np.asarray(tstate[i][k]),
                                            rtol=1e-5, atol=1e-6, err_msg=f"{i} {k}")
     assert torch.compiler.counters()["fallbacks"] == 0
+
+
+def test_a_step_traced_again_loads_from_the_persistent_cache():
+    """The same step on a new model and optimizer (as in a new process) lowers to the same
+    program, so it loads from JAX's persistent compilation cache instead of compiling
+    (tests/conftest.py gives the run a cache directory with no minimum compile time)."""
+    hits = []
+
+    def listener(event, **_):
+        if event == "/jax/compilation_cache/cache_hits":
+            hits.append(event)
+
+    data = _batches(3)
+    jax.monitoring.register_event_listener(listener)
+    try:
+        first = _train(torch.compile(_model_and_step(0)[2]), data)
+        before = len(hits)
+        second = _train(torch.compile(_model_and_step(0)[2]), data)
+    finally:
+        jax.monitoring.unregister_event_listener(listener)
+    assert len(hits) > before, "the second trace of the same step compiled again"
+    assert second == first
