@@ -188,13 +188,14 @@ def test_rank_outside_the_world():
     assert not jdist.is_initialized()
 
 
-def test_init_after_the_backend_started_says_what_to_do():
-    jtorch.ones(1)  # JAX's backend runs in this process
+def test_init_while_a_tensor_exists_says_what_to_do():
+    t = jtorch.ones(1)  # JAX's backend runs in this process, and holds t
     (port,) = free_ports(1)
-    with pytest.raises(RuntimeError, match="must run before this process makes its first"):
+    with pytest.raises(RuntimeError, match="must run before this process makes tensors"):
         jdist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0,
                                  world_size=2)
     assert not jdist.is_initialized()
+    assert t.tolist() == [1.0]  # still there
 
 
 

@@ -86,7 +86,9 @@ def _port_pair():
 def test_script_runs_under_pytorchs_torchrun(tmp_path):
     """``python -m torch.distributed.run`` (real PyTorch's launcher) starts a script that
     imports jtorch as torch: init_process_group("gloo") from torchrun's environment and an
-    all_reduce (values worked out by hand: arange(3) * 1 + arange(3) * 2)."""
+    all_reduce (values worked out by hand: arange(3) * 1 + arange(3) * 2). The accelerator
+    queries before it (no accelerator here: False, 0, as PyTorch's CPU build answers) start
+    JAX's backend, which init_process_group restarts for the multi-process runtime."""
     port = _port_pair()
     proc = subprocess.Popen(
         [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
@@ -107,7 +109,7 @@ def test_script_runs_under_pytorchs_torchrun(tmp_path):
     for r in (0, 1):
         got = json.loads((tmp_path / f"torchrun{r}.json").read_text())
         assert got == {"rank": r, "world_size": 2, "all_reduce": [0.0, 3.0, 6.0],
-                       "agent_store": "True"}
+                       "accelerator": [False, 0], "agent_store": "True"}
 
 
 def test_spawn_with_env_rendezvous(tmp_path):

@@ -193,6 +193,13 @@ def _to_jax(dev: device):
     return devs[i]
 
 
+def forget_jax_devices():
+    """Drops the jax.Devices cached above, after JAX's backends were restarted (a query of the
+    accelerator, then jtorch.distributed.init_process_group)."""
+    _to_jax.cache_clear()
+    _local_index.cache_clear()
+
+
 _KIND = {"cpu": "cpu", "gpu": "cuda", "tpu": "tpu"}
 
 

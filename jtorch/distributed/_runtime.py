@@ -23,7 +23,9 @@ from jax._src import (
     distributed as _jax_distributed,  # the coordinator's key-value client
     xla_bridge as _xla_bridge,  # whether JAX's backend has started
 )
+from jax.extend.backend import clear_backends
 
+from .._core.device import forget_jax_devices
 from ._errors import DistNetworkError, DistStoreError
 
 __all__ = ["RUNTIME", "register_devices", "start"]
@@ -100,12 +102,24 @@ def backend_started() -> bool:
 
 
 BACKEND_STARTED = (
-    "jtorch.distributed.init_process_group must run before this process makes its first "
-    "tensor (or runs any JAX computation): with {world_size} processes it starts JAX's "
-    "multi-process runtime (jax.distributed.initialize), which JAX allows only before its "
-    "backend starts, and something in this process (creating a tensor or a module, "
-    "jtorch.manual_seed is fine) already started it. Call init_process_group first, at the "
-    "top of the script or of the function each worker runs, then build the model and data.")
+    "jtorch.distributed.init_process_group must run before this process makes tensors (or "
+    "keeps any JAX array): with {world_size} processes it starts JAX's multi-process runtime "
+    "(jax.distributed.initialize), which JAX allows only before its backend starts, and this "
+    "process holds arrays on the running backend (a tensor or a module made before; "
+    "jtorch.manual_seed and accelerator queries are fine). Call init_process_group first, at "
+    "the top of the script or of the function each worker runs, then build the model and "
+    "data.")
+
+
+def _restart_backend_for_runtime(world_size):
+    """JAX's backend started before the multi-process runtime. If nothing lives on it (it was
+    started by a query: ``torch.accelerator.is_available()``, ``torch.cuda.device_count()``,
+    as pytorch/examples' FSDP2 example does before init_process_group), it is shut down so
+    the runtime can start, as PyTorch allows; a tensor made already is a clear error."""
+    if jax.live_arrays():
+        raise RuntimeError(BACKEND_STARTED.format(world_size=world_size))
+    clear_backends()
+    forget_jax_devices()
 
 
 def start(rank: int, world_size: int, coordinator: str, timeout_s: float) -> None:
@@ -124,7 +138,7 @@ def start(rank: int, world_size: int, coordinator: str, timeout_s: float) -> Non
                 f"rank {rank} of {world_size} in the same process")
     else:
         if backend_started():
-            raise RuntimeError(BACKEND_STARTED.format(world_size=world_size))
+            _restart_backend_for_runtime(world_size)
         if jax.config.jax_cpu_collectives_implementation is None:
             jax.config.update("jax_cpu_collectives_implementation", "gloo")
         heartbeat = int(os.environ.get("JTORCH_DIST_HEARTBEAT_TIMEOUT", "100"))

@@ -9,9 +9,10 @@ device per rank.
 
 Differences from PyTorch:
 
-- With more than one process, ``init_process_group`` must run before the process makes its
-  first tensor (JAX can start its multi-process runtime only before its backend starts); doing
-  it later raises a ``RuntimeError`` that says so.
+- With more than one process, ``init_process_group`` must run while the process holds no
+  tensor (JAX can start its multi-process runtime only before its backend starts; a backend
+  that holds nothing, started by an accelerator query, is restarted); otherwise it raises a
+  ``RuntimeError`` that says so.
 - After ``destroy_process_group`` JAX's runtime keeps running (JAX cannot restart it in the same
   process); a later ``init_process_group`` with the same rank and world size reuses it.
 - ``backend`` chooses the device the collectives run on: ``gloo`` the CPU, ``nccl`` the GPU

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..._ops.creation import place
+from ..._ops.creation import place, tensor, zeros_like
+from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...nn.modules.module import Module
 from ..c10d import get_rank, is_initialized
@@ -136,11 +137,39 @@ def _names(model):
     return {id(p): plain_name(n) for n, p in model.named_parameters()}
 
 
+def _init_optim_state(optim) -> None:
+    """Creates an optimizer's lazily made state (``exp_avg``, ``step``...) as PyTorch does: one
+    ``step()`` with zero gradients and every group's ``lr`` at 0, then ``zero_grad()``. Does
+    nothing when the optimizer has state already or any parameter has a gradient (a stateless
+    optimizer such as plain SGD keeps no state). Private in PyTorch too; pytorch/examples'
+    FSDP2 checkpointer calls it before loading a full optimizer state dict into its shards."""
+    if optim.state:
+        return
+    params = [p for group in optim.param_groups for p in group["params"]]
+    if any(p.grad is not None for p in params):
+        return
+    for p in params:
+        if p.requires_grad:
+            p.grad = zeros_like(p)
+    lrs = []
+    for group in optim.param_groups:
+        if "lr" in group:
+            lrs.append(group["lr"])
+            group["lr"] = tensor(0.0) if isinstance(group["lr"], Tensor) else 0.0
+    optim.step(closure=None)
+    for group in optim.param_groups:
+        if "lr" in group:
+            group["lr"] = lrs.pop(0)
+    optim.zero_grad(set_to_none=True)
+
+
 def get_optimizer_state_dict(model, optimizers, *, submodules=None, options=None) -> dict:
     """``optimizers``' state by parameter names; with ``full_state_dict`` the state tensors
-    of DTensor parameters are gathered."""
+    of DTensor parameters are gathered. An optimizer that has not stepped yet gets its state
+    first (:func:`_init_optim_state`), as in PyTorch."""
     options = options or StateDictOptions()
     opt = optimizers[0] if isinstance(optimizers, (list, tuple)) else optimizers
+    _init_optim_state(opt)
     names = _names(model)
     sd = opt.state_dict()
     params = [p for g in opt.param_groups for p in g["params"]]
@@ -168,8 +197,10 @@ def get_optimizer_state_dict(model, optimizers, *, submodules=None, options=None
 
 def set_optimizer_state_dict(model, optimizers, optim_state_dict, *, options=None) -> None:
     """Loads an optimizer state dict from :func:`get_optimizer_state_dict` (full ones are
-    split into each rank's chunks)."""
+    split into each rank's chunks), into state made first as PyTorch does
+    (:func:`_init_optim_state`)."""
     opt = optimizers[0] if isinstance(optimizers, (list, tuple)) else optimizers
+    _init_optim_state(opt)
     names = _names(model)
     params = [p for g in opt.param_groups for p in g["params"]]
     index = {names[id(p)]: i for i, p in enumerate(params)}
