@@ -180,6 +180,20 @@ def test_bad_init_process_group_raises_torchs_error(case, monkeypatch):
     assert not jdist.is_initialized() and not tdist.is_initialized()
 
 
+@pytest.mark.parametrize("device_id", ["cpu", "cpu:0"])
+def test_cpu_device_id_raises_torchs_error(device_id):
+    """A process group binds to an accelerator only: ``device_id`` on the CPU is refused, as
+    pytorch/examples' FSDP2 example finds when it passes ``device("cpu")`` without GPUs."""
+    errors = []
+    for T, D in ((torch, tdist), (jtorch, jdist)):
+        (port,) = free_ports(1)
+        errors.append(_error(lambda T=T, D=D, port=port: D.init_process_group(
+            "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1,
+            device_id=T.device(device_id))))
+        assert not D.is_initialized()
+    assert errors[1] == errors[0]
+
+
 def test_rank_outside_the_world():
     (port,) = free_ports(1)
     with pytest.raises(RuntimeError, match=r"rank < size\. 3 vs 2"):  # gloo's enforce text

@@ -145,6 +145,9 @@ def _bind_device(device_id):
                              f"version that supports your accelerator.")
         if device_id.index is None:
             raise ValueError("Please use a device_id with index.")
+    if device_id is not None and device_id.type == "cpu":  # a group binds an accelerator only
+        raise ValueError("init_process_group device_id parameter must be an accelerator with an "
+                         "index")
     return device_id
 
 
