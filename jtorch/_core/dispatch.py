@@ -16,6 +16,7 @@ import threading
 from .autocast import ACTIVE as _AUTOCAST, autocast_key
 from .graph import Node, register_dispatch
 from .kernel import PROMOTED, UNPROMOTED, template
+from .program_budget import BUDGET
 from .state import STATE
 from .strides import attach_view
 from .tensor_base import TensorBase
@@ -99,6 +100,8 @@ def dispatch(opdef, args, kwargs):
     if trace is not None:   # jtorch.compile is tracing: the inputs must be lifted state
         for t in tens:
             trace.touched(t)
+    elif BUDGET.over:   # too many compiled programs mapped (program_budget)
+        BUDGET.release()
     out = kernel.forward(*vals)
     if STATE.grad_enabled and opdef.differentiable:
         nd = kernel.nondiff

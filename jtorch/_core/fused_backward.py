@@ -192,6 +192,14 @@ def wait():
         _COMPILING.pop().join()
 
 
+def forget_programs():
+    """Drop every structure's program (after waiting for those being compiled), before JAX's
+    caches are cleared (program_budget): a structure seen again builds a new one, its shape
+    variants counted from zero."""
+    wait()
+    _PROGRAMS.clear()
+
+
 def settle(key, prog):
     """After a run: a structure whose program has compiled too many shape variants runs node
     by node from now on."""
