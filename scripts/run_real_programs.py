@@ -246,6 +246,10 @@ PROGRAMS = [
     Program("regression", "examples", "pytorch/examples", [["regression/main.py"]],
             note="expected: x^4 features at lr 0.1 amplify 1-ulp differences of mm (K=4) until "
                  "the loss < 1e-3 stop fires at another step"),
+    Program("reinforce", "examples", "pytorch/examples",
+            [["reinforcement_learning/reinforce.py", "--log-interval", "1"]],
+            note="needs gymnasium (pip install gymnasium); expected: episodes 1-64 agree to "
+                 "every digit, then a float32 difference flips one sampled action"),
     Program("time_sequence_prediction", "examples", "pytorch/examples",
             [["time_sequence_prediction/generate_sine_wave.py"],
              ["time_sequence_prediction/train.py", "--steps", "1"]],

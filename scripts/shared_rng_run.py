@@ -217,6 +217,9 @@ def install():
     torch.Tensor.bernoulli_ = bernoulli_  # torchvision's stochastic_depth draws with it
     if torch.__name__ == "jtorch":  # PyTorch's own draws through normal_/uniform_
         torch.nn.init.trunc_normal_ = trunc_normal_
+        # jtorch's distributions call ops through their own namespace (PyTorch's Categorical
+        # samples with torch.multinomial, which the loop below replaces)
+        torch.distributions._lib.multinomial = multinomial
     for f in (rand, randn, rand_like, randn_like, randint, randperm, multinomial):
         setattr(torch, f.__name__, f)
     torch.nn.Dropout.forward = dropout_forward
