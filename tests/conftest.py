@@ -80,3 +80,18 @@ def pytest_unconfigure(config):
     own = os.environ.get("JTORCH_TESTS_OWN_XLA_CACHE")
     if own and not hasattr(config, "workerinput"):
         shutil.rmtree(own, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Test files run largest first (a file's source size stands for its run time: the long
+    parity files are the large ones), each file's tests in their own order. With ``--dist
+    loadfile`` the two workers then finish close together, instead of one running a long file
+    alone at the end: about 8 s of the run, simulated from per-file times."""
+    size = {}
+
+    def larger_first(item):
+        if item.path not in size:
+            size[item.path] = item.path.stat().st_size
+        return -size[item.path]
+
+    items.sort(key=larger_first)   # stable: a file's tests keep their order
