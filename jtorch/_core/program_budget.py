@@ -12,10 +12,9 @@ So every ``CHECK_EVERY`` compilations (JAX's monitoring event, any program of th
 process's map count is read (``/proc/self/maps``; where there is none, nothing is done); above
 ``SHARE`` of the limit, the next op dispatched outside a jtorch.compile trace clears JAX's
 caches (``jax.clear_caches``; the fused backward's programs are dropped first, after their
-background compilations finish). What
-is used again compiles again: a jtorch.compile step traces its Python function once more, as
-after a recompile. A loop with fixed shapes stops compiling after its first steps and never
-gets here.
+background compilations finish). What is used again compiles again: a jtorch.compile step
+traces its Python function once more, as after a recompile. A loop with fixed shapes stops
+compiling after its first steps and never gets here.
 """
 
 from __future__ import annotations

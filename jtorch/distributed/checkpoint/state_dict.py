@@ -163,16 +163,22 @@ def _init_optim_state(optim) -> None:
     optim.zero_grad(set_to_none=True)
 
 
+def _stepped_optimizer(model, optimizers):
+    """``(optimizer, {id(param): plain name}, its parameters in state-dict order)``, the
+    optimizer's lazy state made first (:func:`_init_optim_state`), as PyTorch's get and set
+    do."""
+    opt = optimizers[0] if isinstance(optimizers, (list, tuple)) else optimizers
+    _init_optim_state(opt)
+    return opt, _names(model), [p for g in opt.param_groups for p in g["params"]]
+
+
 def get_optimizer_state_dict(model, optimizers, *, submodules=None, options=None) -> dict:
     """``optimizers``' state by parameter names; with ``full_state_dict`` the state tensors
     of DTensor parameters are gathered. An optimizer that has not stepped yet gets its state
     first (:func:`_init_optim_state`), as in PyTorch."""
     options = options or StateDictOptions()
-    opt = optimizers[0] if isinstance(optimizers, (list, tuple)) else optimizers
-    _init_optim_state(opt)
-    names = _names(model)
+    opt, names, params = _stepped_optimizer(model, optimizers)
     sd = opt.state_dict()
-    params = [p for g in opt.param_groups for p in g["params"]]
     state = {}
     for i, per in sd["state"].items():
         p = params[i]
@@ -199,10 +205,7 @@ def set_optimizer_state_dict(model, optimizers, optim_state_dict, *, options=Non
     """Loads an optimizer state dict from :func:`get_optimizer_state_dict` (full ones are
     split into each rank's chunks), into state made first as PyTorch does
     (:func:`_init_optim_state`)."""
-    opt = optimizers[0] if isinstance(optimizers, (list, tuple)) else optimizers
-    _init_optim_state(opt)
-    names = _names(model)
-    params = [p for g in opt.param_groups for p in g["params"]]
+    opt, names, params = _stepped_optimizer(model, optimizers)
     index = {names[id(p)]: i for i, p in enumerate(params)}
     state = {}
     for name, per in optim_state_dict["state"].items():
