@@ -622,6 +622,10 @@ from ._ops.shape_slice import (
     unbind as unbind,
     vsplit as vsplit,
 )
+from ._ops.sparse import (
+    sparse_coo_tensor as sparse_coo_tensor,
+    spmm as spmm,
+)
 from ._ops.special_math import (
     digamma as digamma,
     i0 as i0,

@@ -21,7 +21,7 @@ from ._core.hooks import (
     register_tensor_hook,
     retain_grad,
 )
-from ._core.layout import strided
+from ._core.layout import sparse_coo, strided
 from ._core.strides import is_contiguous, strides
 from ._core.tensor_base import Size, TensorBase, register_tensor_class, to_numpy, wrap_dim
 from ._core.views import deepcopy_tensor, detached_alias
@@ -30,6 +30,7 @@ from ._ops.creation import empty, place, tensor
 from ._ops.indexing import getitem
 from ._ops.indexing_put import setitem
 from ._ops.shape import hermitian_H, matrix_H, matrix_T, numpy_T
+from ._ops.sparse import sparse_detach, sparse_to
 from ._tensor_ops import TensorOps
 from ._tensor_str import tensor_repr
 
@@ -67,6 +68,8 @@ class Tensor(TensorBase, TensorOps):
     # ---------------------------------------------------------------- storage and views
     @property
     def data(self):
+        if self._sparse is not None:
+            return sparse_detach(self)
         return detached_alias(self)
 
     @data.setter
@@ -92,11 +95,11 @@ class Tensor(TensorBase, TensorOps):
 
     @property
     def layout(self):
-        return strided
+        return strided if self._sparse is None else sparse_coo
 
     @property
     def is_sparse(self):
-        return False
+        return self._sparse is not None
 
     @property
     def is_quantized(self):
@@ -168,6 +171,8 @@ class Tensor(TensorBase, TensorOps):
         autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
+        if self._sparse is not None:
+            return sparse_detach(self)
         return detached_alias(self, share_version=True)
 
     def detach_(self):
@@ -265,6 +270,8 @@ class Tensor(TensorBase, TensorOps):
 
     # ---------------------------------------------------------------- devices and dtypes
     def to(self, *args, **kwargs):
+        if self._sparse is not None:
+            return sparse_to(self, *args, **kwargs)
         return convert.to(self, *args, **kwargs)
 
     def cpu(self, memory_format=None):

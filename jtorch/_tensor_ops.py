@@ -28,6 +28,7 @@ from ._ops import (
     shape_copy as _shape_copy,
     shape_expand as _shape_expand,
     shape_slice as _shape_slice,
+    sparse as _sparse,
     special_math as _special_math,
     statistics as _statistics,
 )
@@ -41,6 +42,9 @@ class TensorOps:
 
     __invert__ = _bitwise.__invert__
     __pos__ = _pointwise.positive
+    _indices = _sparse.raw_indices
+    _nnz = _sparse.nnz
+    _values = _sparse.raw_values
     abs = _pointwise.abs
     absolute = _pointwise.abs
     acos = _pointwise_math.acos
@@ -99,6 +103,7 @@ class TensorOps:
     clamp_min = _compare.clamp_min
     clip = _compare.clamp
     clone = _shape_copy.clone
+    coalesce = _sparse.coalesce
     conj = _pointwise.conj
     conj_physical = _pointwise.conj_physical
     contiguous = _shape.contiguous
@@ -113,6 +118,7 @@ class TensorOps:
     cumprod = _cumulative.cumprod
     cumsum = _cumulative.cumsum
     deg2rad = _pointwise_math.deg2rad
+    dense_dim = _sparse.dense_dim
     det = _linalg_decomp.det
     diag = _shape_copy.diag
     diag_embed = _shape_copy.diag_embed
@@ -169,8 +175,10 @@ class TensorOps:
     index_put_ = _indexing_put.index_put_
     index_reduce = _scatter.index_reduce
     index_select = _scatter.index_select
+    indices = _sparse.indices
     inner = _linalg.inner
     inverse = _linalg_decomp.inv
+    is_coalesced = _sparse.is_coalesced
     isclose = _compare.isclose
     isfinite = _compare.isfinite
     isinf = _compare.isinf
@@ -284,6 +292,7 @@ class TensorOps:
     slogdet = _linalg_decomp.slogdet
     softmax = _reduction.softmax
     sort = _selection.sort
+    sparse_dim = _sparse.sparse_dim
     split = _shape_slice.split
     split_with_sizes = _shape_slice.split_with_sizes
     sqrt = _pointwise_math.sqrt
@@ -303,6 +312,9 @@ class TensorOps:
     tanh = _pointwise_math.tanh
     tensor_split = _shape_slice.tensor_split
     tile = _shape_copy.tile
+    to_dense = _sparse.to_dense
+    to_sparse = _sparse.to_sparse
+    to_sparse_coo = _sparse.to_sparse
     topk = _selection.topk
     trace = _shape_copy.trace
     transpose = _shape.transpose
@@ -318,6 +330,7 @@ class TensorOps:
     unique = _selection.unique
     unique_consecutive = _selection.unique_consecutive
     unsqueeze = _shape.unsqueeze
+    values = _sparse.values
     var = _reduction.var
     vdot = _linalg.vdot
     view = _shape.view

@@ -206,13 +206,14 @@ def tensor_body(arr, indent):
     return _body(a, cuts, indent, _Formatter(a, kind == dtypes.FLOAT), None)
 
 
-def _add_suffixes(text, suffixes, indent):
+def _add_suffixes(text, suffixes, indent, force_newline=False):
     parts = [text]
     last_line_len = len(text) - text.rfind("\n") + 1
     for s in suffixes:
-        if last_line_len + len(s) + 2 > PRINT_OPTS.linewidth:
+        if force_newline or last_line_len + len(s) + 2 > PRINT_OPTS.linewidth:
             parts.append(",\n" + " " * indent + s)
             last_line_len = indent + len(s)
+            force_newline = False
         else:
             parts.append(", " + s)
             last_line_len += len(s) + 2
@@ -231,6 +232,38 @@ def _shows_device(dev):
     return dev.type != "cpu" or bool(dev.index)
 
 
+def _grad_suffix(t, suffixes):
+    if t._node is not None:
+        suffixes.append(f"grad_fn=<{t._node.name()}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+
+
+def _sparse_repr(t, prefix, suffixes, show_dtype):
+    """PyTorch's text of a sparse COO tensor: its indices and values, then size, nnz, dtype
+    and layout on a line of their own."""
+    indent = len(prefix)
+    idx, vals = t._sparse[:2]
+    parts = []
+    for name, part in (("indices", idx), ("values", vals)):
+        head = f"{name}=tensor("
+        arr = part.detach()._value
+        if isinstance(arr, jax.core.Tracer):
+            body = f"..., size={tuple(arr.shape)}"
+        elif arr.size == 0:
+            body = f"[], size={tuple(arr.shape)}"
+        else:
+            body = tensor_body(arr, indent + len(head))
+        parts.append(head + body + ")")
+    suffixes += [f"size={tuple(t.shape)}", f"nnz={vals.shape[0]}"]
+    if show_dtype:
+        suffixes.append(f"dtype={t.dtype}")
+    suffixes.append("layout=torch.sparse_coo")
+    _grad_suffix(t, suffixes)
+    return _add_suffixes(prefix + (",\n" + " " * indent).join(parts), suffixes, indent,
+                         force_newline=True)
+
+
 def tensor_repr(t, tensor_contents=None, plain=False):
     """``repr(t)``: PyTorch's text for tensor ``t`` (``plain``: t's class is jtorch.Tensor)."""
     cls = type(t)
@@ -243,6 +276,8 @@ def tensor_repr(t, tensor_contents=None, plain=False):
     dt = t.dtype
     default = dtypes.get_default_dtype()
     has_default = dt in (default, dtypes.default_complex(), dtypes.int64, dtypes.bool_)
+    if t._sparse is not None:
+        return _sparse_repr(t, prefix, suffixes, not has_default)
     arr = t._value
     if isinstance(arr, jax.core.Tracer):
         # under jax.jit a tensor holds no numbers: print like PyTorch's meta/fake tensors
@@ -264,10 +299,7 @@ def tensor_repr(t, tensor_contents=None, plain=False):
         text = tensor_body(arr, indent) if tensor_contents is None else tensor_contents
     if tensor_contents is not None:
         text = tensor_contents
-    if t._node is not None:
-        suffixes.append(f"grad_fn=<{t._node.name()}>")
-    elif t._requires_grad:
-        suffixes.append("requires_grad=True")
+    _grad_suffix(t, suffixes)
     out = _add_suffixes(prefix + text, suffixes, indent)
     if not plain and _is_parameter(cls):
         out = f"Parameter({out})"

@@ -106,6 +106,9 @@ class _Pickler(pickle._Pickler):
         return None
 
     def _storage(self, t):
+        if t._sparse is not None:
+            raise NotImplementedError("jtorch does not implement saving sparse tensors yet; "
+                                      "save .to_dense() or the indices and values")
         root = t if t._base is None else t._base
         ref = self.storages.get(id(root))
         if ref is None:

@@ -30,6 +30,7 @@ FILES = {
     "torch.linalg": ("jtorch/linalg.py", "jtorch"),
     "torch.special": ("jtorch/special.py", "jtorch"),
     "torch.fft": ("jtorch/fft.py", "jtorch"),
+    "torch.sparse": ("jtorch/sparse.py", "jtorch"),
     "torch.nn.functional": ("jtorch/nn/functional.py", "jtorch.nn"),
     "Tensor": ("jtorch/_tensor_ops.py", "jtorch"),
 }

@@ -41,6 +41,7 @@ SHARED_RNG = os.path.join(HERE, "shared_rng_run.py")
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 # timings the programs print: not compared
 TIMING = re.compile(r",?\s*(time:?|iter_dt|ms/batch|mfu)\s*[-+\d.]+\s*(ms|s|%)?;?"
+                    r"|\(\d+\.\d+s\)"  # gcn's and gat's epoch times
                     r"|\b(Time|Data)\s+[\d.]+\s+\(\s*[\d.]+\)")  # imagenet's meters
 
 
@@ -165,6 +166,36 @@ def prepare_bsds300(tree, work):
           "moves.urllib = urllib\nsys.modules['six.moves'] = moves\n")
 
 
+CORA_CLASSES = ("Case_Based", "Genetic_Algorithms", "Neural_Networks",
+                "Probabilistic_Methods", "Reinforcement_Learning", "Rule_Learning", "Theory")
+
+
+def prepare_cora(tree, work, nodes=2708, edges=5429):
+    """``cora/cora.content`` and ``cora/cora.cites`` in Cora's format (a paper id, 1433 binary
+    word features and a class name per line; cited-citing id pairs), generated: ``nodes``
+    papers (Cora's counts; the programs split off 1000-1600 test and validation nodes),
+    about 18 words each, ``edges`` citations (repeats and self-citations possible, as
+    in Cora). gcn downloads ``cora.tgz`` with ``requests`` even when the files exist: a
+    stand-in ``requests`` serves the same files packed (gat skips its download)."""
+    import tarfile  # (only this program's preparation packs an archive)
+    rng = np.random.default_rng(11)
+    ids = rng.choice(np.arange(1000, 1000000), nodes, replace=False)
+    folder = os.path.join(work, "cora")
+    os.makedirs(folder)
+    with open(os.path.join(folder, "cora.content"), "w") as f:
+        for pid in ids:
+            words = (rng.random(1433) < 18 / 1433).astype(int)
+            f.write(f"{pid}\t" + "\t".join(map(str, words)) + f"\t{rng.choice(CORA_CLASSES)}\n")
+    with open(os.path.join(folder, "cora.cites"), "w") as f:
+        for a, b in rng.choice(ids, (edges, 2)):
+            f.write(f"{a}\t{b}\n")
+    with tarfile.open(os.path.join(work, "cora.tgz"), "w:gz") as tgz:
+        tgz.add(folder, arcname="cora")
+    _stub(work, "requests", "import contextlib\n\n\n@contextlib.contextmanager\n"
+          "def get(url, stream=False):\n    class Response:\n"
+          "        raw = open('cora.tgz', 'rb')\n    yield Response\n    Response.raw.close()\n")
+
+
 def _stub(work, name, source):
     """A stand-in module ``name`` in ``WORK/stubs`` (put it on the path: ``path=
     ("{work}/stubs",)``) for an import the run does not use."""
@@ -265,6 +296,12 @@ PROGRAMS = [
             [["super_resolution/main.py", "--upscale_factor", "3", "--batchSize", "4",
               "--testBatchSize", "2", "--nEpochs", "2", "--threads", "0", "--lr", "0.001"]],
             prepare=prepare_bsds300, path=("{work}/stubs",)),
+    Program("gcn", "examples", "pytorch/examples",
+            [["gcn/main.py", "--epochs", "20", "--val-every", "5", "--no-accel"]],
+            prepare=prepare_cora, path=("{work}/stubs",)),
+    Program("gat", "examples", "pytorch/examples",
+            [["gat/main.py", "--epochs", "10", "--val-every", "5", "--no-accel"]],
+            prepare=prepare_cora, path=("{work}/stubs",)),
     Program("tutorial-language_model", "pytorch-tutorial", "yunjey/pytorch-tutorial",
             [[f"{TUTORIAL}/02-intermediate/language_model/main.py"]],
             prepare=prepare_tutorial_corpus, texts=("sample.txt",), checkpoints=("model.ckpt",)),

@@ -9,10 +9,10 @@ jtorch's random streams differ from PyTorch's (JAX keys, not Philox/MT19937), so
 program would otherwise begin from different weights in the two. This wrapper replaces the
 random entry points that programs and ``nn`` modules reach
 (``Tensor.uniform_``/``normal_``/``bernoulli_``, ``nn.init.trunc_normal_``,
-``torch.rand``/``randn``/``randint``/``randperm``/``multinomial``, ``nn.Dropout*``, the
-``RandomSampler`` of shuffling DataLoaders, torchvision's ``FakeData`` and random transforms)
-by NumPy-backed versions, reseeded (with Python's ``random``) by ``torch.manual_seed``, then
-runs the script unchanged (``runpy.run_path`` as ``__main__``).
+``torch.rand``/``randn``/``randint``/``randperm``/``multinomial``, ``nn.Dropout*``,
+``F.dropout``, the ``RandomSampler`` of shuffling DataLoaders, torchvision's ``FakeData``
+and random transforms) by NumPy-backed versions, reseeded (with Python's ``random``) by
+``torch.manual_seed``, then runs the script unchanged (``runpy.run_path`` as ``__main__``).
 It is a comparison harness, not part of jtorch: ``torch`` is whichever framework runs it.
 """
 
@@ -159,6 +159,15 @@ def dropout_forward(self, input):
     return input * _as(keep, input.dtype, input.device) / (1 - self.p)
 
 
+def functional_dropout(input, p=0.5, training=True, inplace=False):
+    """``F.dropout`` from the shared draws (gat calls it directly)."""
+    if not training or p == 0:
+        return input
+    keep = _rng().random(tuple(input.shape)) >= p
+    out = input * _as(keep, input.dtype, input.device) / (1 - p)
+    return input.copy_(out) if inplace else out
+
+
 _BATCHED_NDIM = {"Dropout1d": 3, "Dropout2d": 4, "Dropout3d": 5}
 
 
@@ -223,6 +232,7 @@ def install():
     for f in (rand, randn, rand_like, randn_like, randint, randperm, multinomial):
         setattr(torch, f.__name__, f)
     torch.nn.Dropout.forward = dropout_forward
+    torch.nn.functional.dropout = functional_dropout
     for name in _BATCHED_NDIM:
         getattr(torch.nn, name).forward = feature_dropout_forward
     torch.utils.data.RandomSampler.__iter__ = random_sampler_iter

@@ -35,7 +35,7 @@ LAYERS = [
     ("autograd API", ["jtorch.autograd"]),
     ("Tensor methods and the public namespaces",
      ["jtorch._tensor_ops", "jtorch._tensor_str", "jtorch._tensor", "jtorch.linalg",
-      "jtorch.special", "jtorch.fft", "jtorch.random"]),
+      "jtorch.special", "jtorch.fft", "jtorch.random", "jtorch.sparse"]),
     ("nn, optim, utils, amp, serialization, vision, func",
      ["jtorch.nn", "jtorch.optim", "jtorch.utils", "jtorch.amp", "jtorch.serialization",
       "jtorch._weights_only", "jtorch.vision", "jtorch.func", "jtorch.distributions",
@@ -137,7 +137,8 @@ def test_few_function_local_imports():
         f"once at import instead:\n{listing}")
 
 
-PUBLIC_MODULES = ["jtorch", "jtorch.linalg", "jtorch.special", "jtorch.fft", "jtorch.nn",
+PUBLIC_MODULES = ["jtorch", "jtorch.linalg", "jtorch.special", "jtorch.fft", "jtorch.sparse",
+                  "jtorch.nn",
                   "jtorch.nn.functional", "jtorch.nn.init", "jtorch.optim",
                   "jtorch.optim.lr_scheduler", "jtorch.autograd", "jtorch.autograd.graph",
                   "jtorch.utils.data", "jtorch.utils.checkpoint", "jtorch.amp", "jtorch.func",

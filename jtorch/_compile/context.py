@@ -44,6 +44,10 @@ class TraceContext(TraceHooks):
     def touched(self, t):
         if t is None or t._in_trace:
             return
+        if t._sparse is not None:   # an op's sparse operand: its parts are what it reads
+            for part in t._sparse[:2] + (t._sparse.source,):
+                self.touched(part)
+            return
         while t._base is not None:
             t = t._base
         if not t._in_trace and id(t) not in self.lifted and \

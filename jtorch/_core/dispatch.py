@@ -19,7 +19,7 @@ from .kernel import PROMOTED, UNPROMOTED, template
 from .program_budget import BUDGET
 from .state import STATE
 from .strides import attach_view
-from .tensor_base import TensorBase
+from .tensor_base import SparseStorage, TensorBase
 
 # The one optional observer of op calls: None (the hot path pays one check), or a callable
 # ``observer(opdef, args, kwargs, run)`` that returns the op's result by calling
@@ -28,6 +28,17 @@ from .tensor_base import TensorBase
 # exercised which ops: scripts/gen_ops_md.py). Every thread's ops are observed; ops that run
 # inside an observed op on its thread (a device copy of an operand) are not observed apart.
 OBSERVER = None
+
+
+# The sparse COO layout's handler, ``handler(opdef, args, kwargs)``: runs an op one of whose
+# tensors is sparse (its _array a SparseStorage, which a kernel refuses with a TypeError), or
+# raises PyTorch's NotImplementedError. Registered once by jtorch/_ops/sparse.py.
+_SPARSE_HANDLER = None
+
+
+def register_sparse_handler(handler):
+    global _SPARSE_HANDLER
+    _SPARSE_HANDLER = handler
 
 
 class _Observing(threading.local):
@@ -102,7 +113,12 @@ def dispatch(opdef, args, kwargs):
             trace.touched(t)
     elif BUDGET.over:   # too many compiled programs mapped (program_budget)
         BUDGET.release()
-    out = kernel.forward(*vals)
+    try:
+        out = kernel.forward(*vals)
+    except TypeError:   # (free when nothing is raised) a sparse operand: not a JAX type
+        if any(type(v) is SparseStorage for v in vals):
+            return _SPARSE_HANDLER(opdef, args, kwargs)
+        raise
     if STATE.grad_enabled and opdef.differentiable:
         nd = kernel.nondiff
         diff = tuple([i for i, t in enumerate(tens)

@@ -43,6 +43,26 @@ class Size(tuple):
         return Size(tuple(other) + tuple(self))
 
 
+class SparseStorage:
+    """The ``_array`` of a sparse COO tensor: its shape and dtype, and no values. The tensor's
+    indices and values are ordinary tensors in its ``_sparse`` field (jtorch/_ops/sparse.py).
+    Passed to a kernel it is not a JAX type, so dispatch hands the op to the sparse layout's
+    handler; read as NumPy it raises PyTorch's TypeError."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() "
+                        "first.")
+
+
 class TensorBase:
     """The fields of a tensor. Instances are always of the public ``jtorch.Tensor`` class (or a
     subclass such as ``nn.Parameter``)."""
@@ -71,7 +91,9 @@ class TensorBase:
     _detached = False      # views made by detach()/.data: writes do not record autograd
     _overlap = False       # expanded views: in-place writes are an error
     _is_param = False
-    _in_trace = False      # made while jtorch.compile traced a function
+    _in_trace = False
+    _sparse = None         # a sparse COO tensor's (indices, values, coalesced); _array is then
+    #                        a SparseStorage      # made while jtorch.compile traced a function
 
     __array_priority__ = 1000
 
@@ -189,6 +211,10 @@ class TensorBase:
         if flag and self.dtype.category < dtypes.FLOAT:
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients")
+        if self._sparse is not None:
+            raise NotImplementedError("jtorch does not implement sparse tensors that require "
+                                      "grad as leaves yet (their gradient is sparse); make "
+                                      "their values require grad, or use a dense tensor")
         self._requires_grad = flag
 
     @property

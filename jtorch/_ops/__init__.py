@@ -40,6 +40,7 @@ from . import (  # noqa: F401
     shape_copy,
     shape_expand,
     shape_slice,
+    sparse,
     special_math,
     statistics,
     typeinfo,

@@ -1,6 +1,6 @@
 """Embedding and EmbeddingBag.
 
-``sparse=True`` is accepted but the gradient is dense (jtorch has no sparse tensors); the
+``sparse=True`` is accepted but the gradient is dense (jtorch has no sparse gradients); the
 numbers are the same as PyTorch's sparse gradient densified.
 """
 
