@@ -201,3 +201,9 @@ def test_not_implemented_is_named(fn, tmp_path, monkeypatch):
 
 def test_no_grad_input_stays_without_grad():
     parity(lambda T, w: T.mm(_coo(T), w), NoGrad(W), jit=False)
+
+
+def test_torch_sparse_names_jtorch_lacks_are_named():
+    assert jtorch.sparse.mm is not None
+    with pytest.raises(NotImplementedError, match="torch.sparse.sum"):
+        jtorch.sparse.sum  # noqa: B018 - the attribute access is what raises
