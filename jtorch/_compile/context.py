@@ -45,7 +45,7 @@ class TraceContext(TraceHooks):
         if t is None or t._in_trace:
             return
         if t._sparse is not None:   # an op's sparse operand: its parts are what it reads
-            for part in t._sparse[:2] + (t._sparse.source,):
+            for part in t._sparse.tensors():
                 self.touched(part)
             return
         while t._base is not None:

@@ -140,9 +140,8 @@ class State:
 
     def _tensor(self, t):
         if t._sparse is not None:   # a sparse COO tensor: its state is its parts' arrays
-            for part in t._sparse[:2] + (t._sparse.source,):
-                if part is not None:
-                    self._tensor(part)
+            for part in t._sparse.tensors():
+                self._tensor(part)
             return
         while t._base is not None:
             t = t._base

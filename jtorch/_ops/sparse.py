@@ -50,6 +50,10 @@ class Coo(NamedTuple):
     # entry, not only the stored ones), so jtorch computes those with it
     source: TensorBase | None = None
 
+    def tensors(self):
+        """The tensors the sparse tensor reads (what jtorch.compile lifts as its state)."""
+        return (self.indices, self.values) + (() if self.source is None else (self.source,))
+
 
 def make(indices, values, size, coalesced, source=None):
     """The sparse COO tensor of ``indices`` and ``values`` with shape ``size``."""
@@ -217,12 +221,13 @@ def sparse_detach(self):
 def sparse_to(self, *args, **kwargs):
     """``Tensor.to`` of a sparse tensor: its values (and indices) moved or cast."""
     dtype, device, copy = _parse(args, kwargs)
-    idx, vals, done, _ = self._sparse
+    idx, vals, done, src = self._sparse
     new_vals = vals.to(device=device, dtype=dtype, copy=copy)
     new_idx = idx if device is None else idx.to(device)
     if new_vals is vals and new_idx is idx:
         return self
-    return make(new_idx, new_vals, self.shape, done)
+    return make(new_idx, new_vals, self.shape, done,
+                None if src is None else src.to(device=device, dtype=dtype))
 
 
 # ------------------------------------------------------------------ products
@@ -254,6 +259,8 @@ def _mm(a, b, masked=False):
     """``a @ b`` with one operand sparse: each stored entry scales a row (column) of the dense
     operand into a row (column) of the result. ``masked``: a sparse operand's gradient covers
     its stored entries only (torch.sparse.mm), else PyTorch's dense one (see Coo.source)."""
+    if a._sparse is None and b._sparse is None:
+        return a.mm(b)
     _check_mm(a, b)
     if a._sparse is not None and b._sparse is not None:
         raise NotImplementedError("jtorch does not implement the product of two sparse tensors "
@@ -274,15 +281,7 @@ def _mm(a, b, masked=False):
 @export()
 def spmm(input, mat2):
     """``torch.spmm``: ``input @ mat2`` with a sparse ``input`` (or a dense one)."""
-    if input._sparse is None and mat2._sparse is None:
-        return input.mm(mat2)
     return _mm(input, mat2)
-
-
-def _spmm_masked(input, mat2):
-    if input._sparse is None and mat2._sparse is None:
-        return input.mm(mat2)
-    return _mm(input, mat2, masked=True)
 
 
 @export("mm", namespace="sparse")
@@ -290,7 +289,7 @@ def sparse_mm(sparse, dense, reduce=None):
     """``torch.sparse.mm``: the product of a sparse matrix with a dense (or sparse) one."""
     if reduce is not None:
         raise NotImplementedError("jtorch does not implement torch.sparse.mm(reduce=...) yet")
-    return _spmm_masked(sparse, dense)
+    return _mm(sparse, dense, masked=True)
 
 
 # ------------------------------------------------------------------ the layout's ops
