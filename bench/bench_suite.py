@@ -43,7 +43,6 @@ import jtorch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-import flax_transformer  # noqa: E402
 import handjax  # noqa: E402
 
 torch.set_num_threads(os.cpu_count() or 1)
@@ -177,6 +176,8 @@ def make_runners(name, spec, include):
                               lambda: _jax_memory(step, box["s"], jnp.asarray(xn),
                                                   jnp.asarray(yn))))
     if "flax nnx.jit" in include and kind == "transformer":
+        import flax_transformer  # (flax is needed for --flax only)
+
         runners.append(Runner("flax nnx.jit", flax_transformer.make(batch, width or 128),
                               jnp.asarray(xn), jnp.asarray(yn), lambda o: float(o)))
     return runners
