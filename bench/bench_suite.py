@@ -3,7 +3,8 @@
     python bench/bench_suite.py                  # all workloads, writes docs/benchmarks.md
     python bench/bench_suite.py --quick          # fewer repeats
     python bench/bench_suite.py --only mlp64     # one workload
-    python bench/bench_suite.py --device gpu --amp   # on a GPU, also bf16 autocast
+    python bench/bench_suite.py --device gpu         # on a GPU (jtorch "cuda", JAX's GPU)
+    python bench/bench_suite.py --device gpu --amp   # also every row under bf16 autocast
 
 Workloads (the same model, optimizer and batch in every implementation):
   mlp64 / mlp512  784-256-128-10 MLP, Dropout(0.2), Adam(1e-3), batch 64 / 512
@@ -17,6 +18,12 @@ eager, torch.compile, and hand-written JAX + optax with the whole step under one
 under nnx.jit (bench/flax_transformer.py), the reference for that floor. They are
 interleaved: each repeat runs a block of steps of every implementation in turn; reported are
 medians (min-max) of per-step times.
+With ``--amp`` each implementation also runs under bf16 autocast (``torch.autocast`` around the
+forward and the loss, PyTorch's and jtorch's own policy; hand-written JAX casts the inputs of
+its matmuls and convolutions to bfloat16 and their results back, as that policy does), in rows
+marked "bf16". With ``--device gpu`` the models and data live on the first GPU (jtorch's and
+PyTorch's "cuda", JAX's default device); PyTorch rows fail, reported in the table, where the
+installed PyTorch has no CUDA.
 First-call time is the wall time of the first step (tracing and compiling included).
 Peak memory is XLA's own accounting of the compiled step (arguments + temporaries) for the
 JAX-based rows; eager rows have no such number on the CPU.
@@ -57,21 +64,20 @@ WORKLOADS = {
 
 
 # ------------------------------------------------------------------ the same model, T = lib
-def build(T, kind, width=None):
+def build(T, kind, width=None, device="cpu", amp=False):
     """``width``: the MLP's first hidden width W (784-W-W/2-10; default 256) or the
-    transformer's d_model d (ff 4d, 4 heads; default 128)."""
+    transformer's d_model d (ff 4d, 4 heads; default 128); ``device``: where the model lives
+    ("cpu" or "cuda"); ``amp``: forward and loss under bf16 autocast."""
     nn = T.nn
     if kind == "mlp":
         w = width or 256
         model = nn.Sequential(nn.Flatten(), nn.Linear(784, w), nn.ReLU(), nn.Dropout(0.2),
                               nn.Linear(w, w // 2), nn.ReLU(), nn.Dropout(0.2),
                               nn.Linear(w // 2, 10))
-        opt = T.optim.Adam(model.parameters(), lr=1e-3)
     elif kind == "cnn":
         model = nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.MaxPool2d(2),
                               nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
                               nn.Linear(1600, 128), nn.ReLU(), nn.Linear(128, 10))
-        opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     else:
         d = width or 128
 
@@ -90,18 +96,28 @@ def build(T, kind, width=None):
                 return self.head(self.enc(h, mask=self.mask, is_causal=True))
 
         model = LM()
-        opt = T.optim.AdamW(model.parameters(), lr=1e-3)
+    model.to(device)
+    opt = _optimizer(T, kind, model.parameters())
     loss_fn = nn.CrossEntropyLoss()
 
     def step(x, y):
         opt.zero_grad()
-        out = model(x)
-        loss = loss_fn(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+        with T.autocast(device_type=device, dtype=T.bfloat16, enabled=amp):
+            out = model(x)
+            loss = loss_fn(out.reshape(-1, out.shape[-1]), y.reshape(-1))
         loss.backward()
         opt.step()
         return loss
 
     return model, step
+
+
+def _optimizer(T, kind, params):
+    if kind == "mlp":
+        return T.optim.Adam(params, lr=1e-3)
+    if kind == "cnn":
+        return T.optim.SGD(params, lr=0.01, momentum=0.9)
+    return T.optim.AdamW(params, lr=1e-3)
 
 
 def data(kind, batch, seed=0):
@@ -123,6 +139,14 @@ class Runner:
         self.name, self.step, self.x, self.y, self.sync = name, step, x, y, sync
         self.memory = memory
         self.times, self.first_s = [], None
+        self.error = None
+
+    @classmethod
+    def failed(cls, name, exc):
+        """A runner that could not be built (reported in the table as failed)."""
+        r = cls(name, None, None, None, None)
+        r.error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:80]}"
+        return r
 
     def first(self):
         t = time.perf_counter()
@@ -140,42 +164,47 @@ class Runner:
         self.times.append((time.perf_counter() - t) / n)
 
 
-def make_runners(name, spec, include):
-    """Runners for ``include``'s implementations of ``spec`` (kind, batch, optional width)."""
+def make_runners(name, spec, include, device="cpu", amp=False):
+    """Runners for ``include``'s implementations of ``spec`` (kind, batch, optional width) on
+    ``device`` ("cpu" or "gpu"); with ``amp`` under bf16 autocast, their names marked "bf16"."""
     kind, batch, width = spec["kind"], spec["batch"], spec.get("width")
     xn, yn = data(kind, batch)
+    lib_device = "cuda" if device == "gpu" else "cpu"
+    mark = " bf16" if amp else ""
     runners = []
-    if "jtorch eager" in include or "jtorch compiled" in include:
-        for label, compiled in (("jtorch eager", False), ("jtorch compiled", True)):
-            if label not in include:
-                continue
-            jtorch.manual_seed(0)
-            model, step = build(jtorch, kind, width)
-            f = jtorch.compile(step) if compiled else step
-            xj, yj = jtorch.tensor(xn), jtorch.tensor(yn)
-            mem = (lambda f=f, xj=xj, yj=yj: _jtorch_memory(f, xj, yj)) if compiled else None
-            runners.append(Runner(label, f, xj, yj, lambda o: o.item(), mem))
+    for label, compiled in (("jtorch eager", False), ("jtorch compiled", True)):
+        if label not in include:
+            continue
+        jtorch.manual_seed(0)
+        model, step = build(jtorch, kind, width, lib_device, amp)
+        f = jtorch.compile(step) if compiled else step
+        xj, yj = jtorch.tensor(xn, device=lib_device), jtorch.tensor(yn, device=lib_device)
+        mem = (lambda f=f, xj=xj, yj=yj: _jtorch_memory(f, xj, yj)) if compiled else None
+        runners.append(Runner(label + mark, f, xj, yj, lambda o: o.item(), mem))
     for label, compiled in (("PyTorch eager", False), ("torch.compile", True)):
         if label not in include:
             continue
         torch.manual_seed(0)
-        model, step = build(torch, kind, width)
+        try:
+            model, step = build(torch, kind, width, lib_device, amp)
+            xt, yt = torch.tensor(xn, device=lib_device), torch.tensor(yn, device=lib_device)
+        except (RuntimeError, AssertionError) as e:   # a PyTorch built without CUDA
+            runners.append(Runner.failed(label + mark, e))
+            continue
         f = torch.compile(step) if compiled else step
-        runners.append(Runner(label, f, torch.tensor(xn), torch.tensor(yn),
-                              lambda o: o.item()))
+        runners.append(Runner(label + mark, f, xt, yt, lambda o: o.item()))
     if "hand-written JAX" in include:
-        step, state = handjax.make(kind, batch, width)
+        step, state = handjax.make(kind, batch, width, amp=amp)
         box = {"s": state}
 
         def run(x, y, box=box, step=step):
             box["s"], loss = step(box["s"], x, y)
             return loss
 
-        runners.append(Runner("hand-written JAX", run, jnp.asarray(xn), jnp.asarray(yn),
-                              lambda o: float(o),
-                              lambda: _jax_memory(step, box["s"], jnp.asarray(xn),
-                                                  jnp.asarray(yn))))
-    if "flax nnx.jit" in include and kind == "transformer":
+        xh, yh = jnp.asarray(xn), jnp.asarray(yn)   # (JAX's default device: the GPU if any)
+        runners.append(Runner("hand-written JAX" + mark, run, xh, yh, lambda o: float(o),
+                              lambda: _jax_memory(step, box["s"], xh, yh)))
+    if "flax nnx.jit" in include and kind == "transformer" and not amp:
         import flax_transformer  # (flax is needed for --flax only)
 
         runners.append(Runner("flax nnx.jit", flax_transformer.make(batch, width or 128),
@@ -205,7 +234,14 @@ def main():
     ap.add_argument("--skip", default="", help="comma-separated implementations to skip")
     ap.add_argument("--flax", action="store_true",
                     help="also the transformer in flax nnx.jit (bench/flax_transformer.py)")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "gpu"],
+                    help="where models and data live (gpu: jtorch/PyTorch 'cuda', JAX's GPU)")
+    ap.add_argument("--amp", action="store_true",
+                    help="also every implementation under bf16 autocast (rows marked bf16)")
     a = ap.parse_args()
+    if a.device == "gpu" and jax.default_backend() != "gpu":
+        raise SystemExit(f"--device gpu: JAX's default backend is {jax.default_backend()!r}; "
+                         "install jax[cuda12] (or the jaxlib for this GPU)")
     impls = ["jtorch eager", "jtorch compiled", "PyTorch eager", "torch.compile",
              "hand-written JAX"] + (["flax nnx.jit"] if a.flax else [])
     include = [i for i in impls if i not in a.skip.split(",")]
@@ -214,8 +250,13 @@ def main():
     for name, spec in WORKLOADS.items():
         if a.only and name != a.only:
             continue
-        runners = make_runners(name, spec, include)
+        runners = make_runners(name, spec, include, a.device)
+        if a.amp:
+            runners += make_runners(name, spec, include, a.device, amp=True)
         for r in runners:
+            if r.error:   # (could not be built)
+                print(f"{name} / {r.name}: {r.error}", flush=True)
+                continue
             try:
                 r.first()
             except Exception as e:  # torch.compile may be unavailable: report, don't stop
@@ -240,13 +281,15 @@ def main():
     text = render(results, a)
     print(text)
     if not a.no_write and not a.only:
-        write(text)
+        write(text, "suite" if a.device == "cpu" else f"suite-{_device().replace(' ', '-')}")
 
 
 def render(results, a):
-    lines = ["## Training-step suite (bench/bench_suite.py)", "",
-             f"Command: `python bench/bench_suite.py{' --quick' if a.quick else ''}"
-             f"{' --flax' if a.flax else ''}`; {machine_line()}.", "",
+    options = "".join(f" {o}" for o, on in (("--quick", a.quick), ("--flax", a.flax),
+                                            (f"--device {a.device}", a.device != "cpu"),
+                                            ("--amp", a.amp)) if on)
+    lines = [f"## Training-step suite (bench/bench_suite.py) on {_device()}", "",
+             f"Command: `python bench/bench_suite.py{options}`; {machine_line()}.", "",
              "Steps per second (median of interleaved blocks, min-max in brackets), ratios "
              "against hand-written JAX and PyTorch eager, the wall time of the first and second "
              "calls (tracing and compiling included: jtorch.compile compiles a training step "
@@ -254,8 +297,6 @@ def render(results, a):
              "step where XLA reports it.", ""]
     for name, runners in results.items():
         by = {r.name: r for r in runners}
-        jx = by.get("hand-written JAX")
-        pt = by.get("PyTorch eager")
         lines += [f"### {name}", "",
                   "| implementation | steps/s | ms/step [min-max] | vs JAX | vs PyTorch eager | "
                   "1st call (s) | 2nd call (s) | peak memory (MiB) |",
@@ -264,6 +305,8 @@ def render(results, a):
             if r.error:
                 lines.append(f"| {r.name} | failed: {r.error} | | | | | | |")
                 continue
+            mark = " bf16" if r.name.endswith(" bf16") else ""   # (same-precision references)
+            jx, pt = by.get("hand-written JAX" + mark), by.get("PyTorch eager" + mark)
             med = statistics.median(r.times)
             def vs(o, med=med):
                 if o is None or o.error:
@@ -296,10 +339,10 @@ def _device():
     return d.device_kind if d.platform != "cpu" else "CPU"
 
 
-def write(text):
+def write(text, section="suite"):
     from _page import write_section
 
-    write_section("suite", text)
+    write_section(section, text)
 
 
 if __name__ == "__main__":

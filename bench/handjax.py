@@ -6,6 +6,11 @@ write for the same model, optimizer and dropout, initialised like PyTorch
 (uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)) and friends). Every array is created float32
 explicitly: jtorch turns on ``jax_enable_x64`` when imported (the benchmarks import it), and a
 ``jnp.ones(d)`` would then be float64 and promote the whole step to float64.
+
+With ``amp=True`` a step follows autocast's bf16 policy by hand: matmuls, convolutions and
+their bias adds take bfloat16 inputs and give bfloat16 results (what follows them runs in
+bfloat16 too), layer norm, softmax and the loss compute in float32; parameters, gradients and
+optimizer state stay float32.
 """
 
 from __future__ import annotations
@@ -43,10 +48,21 @@ def _dropout(key, x, p):
 
 
 def _xent(logits, y):
+    logits = logits.astype(jnp.float32)   # (under amp: the loss in float32)
     return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
 
 
-def _mlp(batch, w=256):
+def _cast(amp, *arrays):
+    """The arrays as a matmul or convolution takes them: bfloat16 under ``amp``."""
+    return tuple(a.astype(jnp.bfloat16) for a in arrays) if amp else arrays
+
+
+def _dense(p, x, amp=False):
+    x, w, b = _cast(amp, x, p["w"], p["b"])
+    return x @ w + b
+
+
+def _mlp(batch, w=256, amp=False):
     """784-w-w/2-10 (the suite's 784-256-128-10 at the default width)."""
     ks = jax.random.split(jax.random.PRNGKey(0), 3)
     params = {"l1": _linear(ks[0], 784, w), "l2": _linear(ks[1], w, w // 2),
@@ -55,9 +71,9 @@ def _mlp(batch, w=256):
     def loss_fn(p, x, y, key):
         k1, k2 = jax.random.split(key)
         h = x.reshape(x.shape[0], -1)
-        h = _dropout(k1, jax.nn.relu(h @ p["l1"]["w"] + p["l1"]["b"]), 0.2)
-        h = _dropout(k2, jax.nn.relu(h @ p["l2"]["w"] + p["l2"]["b"]), 0.2)
-        return _xent(h @ p["l3"]["w"] + p["l3"]["b"], y)
+        h = _dropout(k1, jax.nn.relu(_dense(p["l1"], h, amp)), 0.2)
+        h = _dropout(k2, jax.nn.relu(_dense(p["l2"], h, amp)), 0.2)
+        return _xent(_dense(p["l3"], h, amp), y)
 
     return params, optax.adam(1e-3), loss_fn
 
@@ -66,21 +82,22 @@ def _pool(x):
     return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
 
 
-def _cnn(batch):
+def _cnn(batch, amp=False):
     ks = jax.random.split(jax.random.PRNGKey(0), 4)
     params = {"c1": _conv(ks[0], 1, 32, 3), "c2": _conv(ks[1], 32, 64, 3),
               "l1": _linear(ks[2], 1600, 128), "l2": _linear(ks[3], 128, 10)}
 
     def conv(p, x):
-        y = jax.lax.conv_general_dilated(x, p["w"], (1, 1), "VALID",
+        x, w, b = _cast(amp, x, p["w"], p["b"])
+        y = jax.lax.conv_general_dilated(x, w, (1, 1), "VALID",
                                          dimension_numbers=("NCHW", "OIHW", "NCHW"))
-        return y + p["b"][None, :, None, None]
+        return y + b[None, :, None, None]
 
     def loss_fn(p, x, y, key):
         h = _pool(jax.nn.relu(conv(p["c1"], x)))
         h = _pool(jax.nn.relu(conv(p["c2"], h)))
-        h = jax.nn.relu(h.reshape(h.shape[0], -1) @ p["l1"]["w"] + p["l1"]["b"])
-        return _xent(h @ p["l2"]["w"] + p["l2"]["b"], y)
+        h = jax.nn.relu(_dense(p["l1"], h.reshape(h.shape[0], -1), amp))
+        return _xent(_dense(p["l2"], h, amp), y)
 
     return params, optax.sgd(0.01, momentum=0.9), loss_fn
 
@@ -95,7 +112,7 @@ def _bits_dropout(bits, x, p):
 
 
 def _transformer(batch, d=128, heads=4, ff=None, layers=2, vocab=256, seq=64, p_drop=0.1,
-                 remat=False):
+                 remat=False, amp=False):
     """PyTorch's post-norm TransformerEncoderLayer LM (ReLU, dropout after the attention
     weights, the attention output, inside the feed-forward and after it), written for XLA on
     a CPU: one fused qkv matmul, the causal mask an additive bias built once at trace time
@@ -122,23 +139,26 @@ def _transformer(batch, d=128, heads=4, ff=None, layers=2, vocab=256, seq=64, p_
     sites = [(batch, heads, seq, seq), (batch, seq, d), (batch, seq, ff), (batch, seq, d)]
 
     def norm(p, x):
+        x = x.astype(jnp.float32)   # (under amp: layer norm in float32)
         m = x.mean(-1, keepdims=True)
         c = x - m
         return c * jax.lax.rsqrt((c * c).mean(-1, keepdims=True) + 1e-5) * p["g"] + p["b"]
 
     def attn(p, x, bits):
         b, s, _ = x.shape
-        qkv = (x @ p["qkv"]["w"] + p["qkv"]["b"]).reshape(b, s, 3, heads, dk)
+        qkv = _dense(p["qkv"], x, amp).reshape(b, s, 3, heads, dk)
         q, k, v = qkv[:, :, 0] * (1 / dk ** 0.5), qkv[:, :, 1], qkv[:, :, 2]
-        att = jax.nn.softmax(jnp.einsum("bqhd,bkhd->bhqk", q, k) + bias, axis=-1)
-        o = jnp.einsum("bhqk,bkhd->bqhd", _bits_dropout(bits, att, p_drop), v)
-        return o.reshape(b, s, d) @ p["o"]["w"] + p["o"]["b"]
+        scores = jnp.einsum("bqhd,bkhd->bhqk", q, k).astype(jnp.float32)   # softmax: float32
+        att = jax.nn.softmax(scores + bias, axis=-1)
+        att, v = _cast(amp, _bits_dropout(bits, att, p_drop), v)
+        o = jnp.einsum("bhqk,bkhd->bqhd", att, v)
+        return _dense(p["o"], o.reshape(b, s, d), amp)
 
     def layer(lp, h, bits):
         b0, b1, b2, b3 = bits
         h = norm(lp["n1"], h + _bits_dropout(b1, attn(lp, h, b0), p_drop))
-        f = _bits_dropout(b2, jax.nn.relu(h @ lp["f1"]["w"] + lp["f1"]["b"]), p_drop)
-        return norm(lp["n2"], h + _bits_dropout(b3, f @ lp["f2"]["w"] + lp["f2"]["b"], p_drop))
+        f = _bits_dropout(b2, jax.nn.relu(_dense(lp["f1"], h, amp)), p_drop)
+        return norm(lp["n2"], h + _bits_dropout(b3, _dense(lp["f2"], f, amp), p_drop))
 
     run_layer = jax.checkpoint(layer) if remat else layer
 
@@ -149,14 +169,15 @@ def _transformer(batch, d=128, heads=4, ff=None, layers=2, vocab=256, seq=64, p_
             bits = [None if p_drop == 0 else
                     _bits32(keys[4 * i + j], sites[j]) for j in range(4)]
             h = run_layer(lp, h, bits)
-        return _xent((h @ p["head"]["w"] + p["head"]["b"]).reshape(-1, vocab), y.reshape(-1))
+        return _xent(_dense(p["head"], h, amp).reshape(-1, vocab), y.reshape(-1))
 
     return params, optax.adamw(1e-3, weight_decay=0.01), loss_fn
 
 
 def make(kind, batch, width=None, **options):
     """``width``: the MLP's first hidden width or the transformer's d_model (None: the
-    suite's 256 / 128); ``options``: the model builder's other keywords (``layers``...)."""
+    suite's 256 / 128); ``options``: the model builder's other keywords (``layers``,
+    ``amp``...)."""
     builder = {"mlp": _mlp, "cnn": _cnn, "transformer": _transformer}[kind]
     params, tx, loss_fn = builder(batch, *(() if width is None else (width,)), **options)
     state = (params, tx.init(params), jax.random.PRNGKey(1))
