@@ -456,6 +456,22 @@ def test_kinks(fn, args):
     parity(fn, *args)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float64"])
+def test_lerp_bits_equal_pytorchs(dtype):
+    """lerp forms ``1 - w`` from the weight in the op-math dtype (float32 for half types), as
+    ATen does: with w = 0.999 float32's 1 - w is not float64's rounded, and the values near
+    the other end differ in their last bit unless the weight is cast first."""
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal(4096) * rng.choice([1e-3, 1.0, 1e3], 4096)).astype(np.float32)
+    b = rng.standard_normal(4096).astype(np.float32)
+    for w in (0.999, 0.7, 0.5, 0.4999, 0.3, -0.7, 1.5):
+        t = torch.lerp(torch.tensor(a).to(getattr(torch, dtype)),
+                       torch.tensor(b).to(getattr(torch, dtype)), w)
+        j = jtorch.lerp(jtorch.tensor(a).to(getattr(jtorch, dtype)),
+                        jtorch.tensor(b).to(getattr(jtorch, dtype)), w)
+        np.testing.assert_array_equal(j.double().numpy(), t.double().numpy(), err_msg=str(w))
+
+
 def test_second_derivative_kinks():
     for fn in (lambda T, x: T.clamp(x, -1, 1) ** 3, lambda T, x: T.maximum(x, x * 0 + 1) ** 2,
                lambda T, x: x ** 3, lambda T, x: T.pow(x, x), lambda T, x: T.atan2(x, x + 1)):

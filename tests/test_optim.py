@@ -104,6 +104,9 @@ CASES = [
     ("Rprop", {}),
     ("Rprop", {"lr": 0.02, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.05),
                "maximize": True}),
+    # moments lerped with weights >= 0.5 (1 - beta1, 1 - alpha): ATen's second formula
+    ("Adam", {"lr": 0.01, "betas": (0.3, 0.999)}),
+    ("RMSprop", {"lr": 0.01, "alpha": 0.4, "centered": True}),
 ]
 
 

@@ -80,6 +80,23 @@ def broadcast_check(*xs):
 
 
 # ------------------------------------------------------------------ custom kink derivatives
+_HALF_TYPES = (jnp.float16, jnp.bfloat16)
+
+
+def lerp_values(input, end, weight):
+    """ATen's lerp kernel on arrays: ``input + w (end - input)`` where ``|w| < 0.5``, else
+    ``end - (end - input)(1 - w)`` (more accurate near ``w = 1``), with ``w`` in the op-math
+    dtype (float32 for half types, as the operands; the input's dtype otherwise), as PyTorch
+    converts a Python weight before forming ``1 - w``. Written as one select of the base and
+    one of the coefficient, ``base + (end - input) * (w or w - 1)``: the same bits (negation is
+    exact), and half the elementwise work of computing both formulas (Adam's moments)."""
+    dtype = input.dtype
+    math = jnp.float32 if dtype in _HALF_TYPES else dtype
+    a, b, w = input.astype(math), end.astype(math), jnp.asarray(weight).astype(math)
+    small = jnp.abs(w) < 0.5
+    return (jnp.where(small, a, b) + (b - a) * jnp.where(small, w, w - 1)).astype(dtype)
+
+
 def kink_grad(*jacobians):
     """Decorator: give an elementwise function PyTorch's derivative.
 

@@ -22,6 +22,7 @@ from ._elementwise import (
     is_bool,
     is_integral,
     kink_grad,
+    lerp_values,
     overload_grad_name,
     refuse,
     to_float,
@@ -280,9 +281,7 @@ def lerp(input, end, weight):
     refuse("lerp_kernel_tensor" if jnp.ndim(weight) else "lerp_kernel_scalar", input,
              integral=True)
     broadcast_check(input, end, weight)
-    w = jnp.asarray(weight).astype(input.dtype)
-    diff = end - input
-    return jnp.where(jnp.abs(w) < 0.5, input + w * diff, end - diff * (1 - w))
+    return lerp_values(input, end, weight)
 
 
 @op("addcmul", inplace=True, tensors=("input", "tensor1", "tensor2"), promote="common",

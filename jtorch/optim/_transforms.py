@@ -29,6 +29,7 @@ import optax
 
 from .._core.state import grad_mode
 from .._core.views import assign
+from .._ops._elementwise import lerp_values as lerp  # noqa: F401 - ATen's lerp, for the updates
 from .._tensor import Tensor
 
 
@@ -223,11 +224,6 @@ def scalar_as(value, like):
 
 def as_float64(step):
     return step.astype(jnp.float64)
-
-
-def lerp(a, b, w):
-    """ATen's lerp kernel: a + w (b - a) for |w| < 0.5, else b - (b - a)(1 - w)."""
-    return jnp.where(jnp.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
 
 
 def addcmul(s, t1, t2, v):
