@@ -22,8 +22,16 @@ from ._core.hooks import (
     retain_grad,
 )
 from ._core.layout import sparse_coo, strided
+from ._core.state import STATE
 from ._core.strides import is_contiguous, strides
-from ._core.tensor_base import Size, TensorBase, register_tensor_class, to_numpy, wrap_dim
+from ._core.tensor_base import (
+    MetaStorage,
+    Size,
+    TensorBase,
+    register_tensor_class,
+    to_numpy,
+    wrap_dim,
+)
 from ._core.views import deepcopy_tensor, detached_alias
 from ._ops import convert
 from ._ops.creation import empty, place, tensor
@@ -107,7 +115,7 @@ class Tensor(TensorBase, TensorOps):
 
     @property
     def is_meta(self):
-        return False
+        return type(self._array) is MetaStorage
 
     def is_inference(self):
         return False
@@ -198,13 +206,14 @@ class Tensor(TensorBase, TensorOps):
         return to_numpy(self._value).tolist()
 
     def numpy(self, *, force=False):
-        if self._requires_grad and not force:
+        # PyTorch's order: the device first, then a gradient (only while grad mode is on)
+        if self._device.type != "cpu" and not force:
+            where = "meta" if self.is_meta else f"{self._device.type}:{self._device.index or 0}"
+            raise TypeError(f"can't convert {where} device type tensor to numpy. Use "
+                            "Tensor.cpu() to copy the tensor to host memory first.")
+        if self._requires_grad and STATE.grad_enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
-        if self._device.type != "cpu" and not force:
-            raise TypeError(f"can't convert {self._device.type}:"
-                            f"{self._device.index or 0} device type tensor to numpy. Use "
-                            "Tensor.cpu() to copy the tensor to host memory first.")
         return to_numpy(self._value)
 
     def __array__(self, dtype=None, copy=None):

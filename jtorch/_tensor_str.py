@@ -17,6 +17,7 @@ import jax
 import numpy as np
 
 from ._core import dtypes
+from ._core.tensor_base import MetaStorage
 
 # c10's ScalarType names by dtype name (legacy type strings 'torch.FloatTensor')
 _TYPE = {d.name: d.scalar_name for d in dtypes.ALL}
@@ -279,8 +280,8 @@ def tensor_repr(t, tensor_contents=None, plain=False):
     if t._sparse is not None:
         return _sparse_repr(t, prefix, suffixes, not has_default)
     arr = t._value
-    if isinstance(arr, jax.core.Tracer):
-        # under jax.jit a tensor holds no numbers: print like PyTorch's meta/fake tensors
+    if isinstance(arr, (jax.core.Tracer, MetaStorage)):
+        # a meta tensor, or one under jax.jit, holds no numbers: PyTorch's meta/fake text
         suffixes.append(f"size={tuple(arr.shape)}")
         if dt is not default:
             suffixes.append(f"dtype={dt}")

@@ -201,6 +201,17 @@ def test_device_printing_and_numpy():
         assert y.tolist() == [[1, 2], [3, 4]]
 
 
+def test_numpy_checks_device_then_grad_mode():
+    """PyTorch checks the device first, then a gradient only while grad mode is on: numpy()
+    of a tensor that requires grad works inside no_grad."""
+    for T in (jtorch, torch):
+        x = T.ones(2, requires_grad=True)
+        with T.no_grad():
+            np.testing.assert_array_equal(x.numpy(), [1.0, 1.0])
+    raises_like(lambda: torch.ones(2, requires_grad=True).numpy(),
+                lambda: jtorch.ones(2, requires_grad=True).numpy())
+
+
 def test_cpu_index_zero_like_torch():
     """``device("cpu:0")`` keeps its index; a tensor placed there reports plain ``cpu``."""
     def devices(T):

@@ -195,6 +195,16 @@ def test_device_suffix_for_extra_host_devices():
     assert repr(jtorch.ones(2).to("cpu:2").cpu()) == "tensor([1., 1.])"
 
 
+def test_return_types_repr():
+    """Ops returning several tensors print as PyTorch's structseqs: a field a line."""
+    def texts(T):
+        x = T.tensor([[1.0, 5.0, 2.0], [4.0, 0.0, 3.0]])
+        return [repr(x.max(1)), str(x.sort(0)), repr(T.linalg.slogdet(T.eye(2))),
+                repr(x.max(1).indices)]
+
+    assert texts(jtorch) == texts(torch)
+
+
 def test_type_names():
     for name in NP:
         t, j = pair([1], name)

@@ -179,8 +179,11 @@ def _to_jax(dev: device):
             raise AssertionError("Torch not compiled with CUDA enabled")
         if dev.type == "xpu":
             raise AssertionError("Torch not compiled with XPU enabled")
-        if dev.type in ("meta", "lazy"):
+        if dev.type == "lazy":
             raise NotImplementedError(f"jtorch does not implement the '{dev.type}' device yet")
+        if dev.type == "meta":   # (what reaches here wanted data on it: not implemented)
+            raise NotImplementedError("jtorch does not implement putting data on the 'meta' "
+                                      "device (it holds shapes and dtypes only)")
         if dev.type == "tpu":
             raise RuntimeError("jtorch: no TPU device on this machine")
         raise RuntimeError(f"PyTorch is not linked with support for {dev.type} devices")
@@ -222,7 +225,9 @@ def _local_index(jdev):
 
 def canonical(dev: device) -> device:
     """The device a tensor placed on ``dev`` reports: ``cpu:0`` is ``cpu``, ``cuda`` is
-    ``cuda:<index>``."""
+    ``cuda:<index>``; ``meta`` (no JAX device: shapes only) is itself."""
+    if dev.type == "meta":
+        return dev
     return from_jax(to_jax(dev))
 
 

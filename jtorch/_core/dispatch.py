@@ -19,7 +19,7 @@ from .kernel import PROMOTED, UNPROMOTED, template
 from .program_budget import BUDGET
 from .state import STATE
 from .strides import attach_view
-from .tensor_base import SparseStorage, TensorBase
+from .tensor_base import ShapeOnlyStorage, TensorBase
 
 # The one optional observer of op calls: None (the hot path pays one check), or a callable
 # ``observer(opdef, args, kwargs, run)`` that returns the op's result by calling
@@ -30,15 +30,15 @@ from .tensor_base import SparseStorage, TensorBase
 OBSERVER = None
 
 
-# The sparse COO layout's handler, ``handler(opdef, args, kwargs)``: runs an op one of whose
-# tensors is sparse (its _array a SparseStorage, which a kernel refuses with a TypeError), or
-# raises PyTorch's NotImplementedError. Registered once by jtorch/_ops/sparse.py.
-_SPARSE_HANDLER = None
+# Handlers of the storages without values, ``handler(opdef, args, kwargs)`` by the storage's
+# class: they run an op one of whose tensors is sparse or on the meta device (its _array a
+# ShapeOnlyStorage, which a kernel refuses with a TypeError), or raise PyTorch's error.
+# Registered once each, by jtorch/_ops/sparse.py and jtorch/_ops/meta.py.
+_STORAGE_HANDLERS = {}
 
 
-def register_sparse_handler(handler):
-    global _SPARSE_HANDLER
-    _SPARSE_HANDLER = handler
+def register_storage_handler(storage_class, handler):
+    _STORAGE_HANDLERS[storage_class] = handler
 
 
 class _Observing(threading.local):
@@ -115,9 +115,10 @@ def dispatch(opdef, args, kwargs):
         BUDGET.release()
     try:
         out = kernel.forward(*vals)
-    except TypeError:   # (free when nothing is raised) a sparse operand: not a JAX type
-        if any(type(v) is SparseStorage for v in vals):
-            return _SPARSE_HANDLER(opdef, args, kwargs)
+    except TypeError:   # (free when nothing is raised) a sparse or meta operand
+        for v in vals:
+            if isinstance(v, ShapeOnlyStorage):
+                return _STORAGE_HANDLERS[type(v)](opdef, args, kwargs)
         raise
     if STATE.grad_enabled and opdef.differentiable:
         nd = kernel.nondiff
@@ -154,6 +155,8 @@ def _device_conflict(a, b, t, tens, vals):
             continue
         d = x._device
         if d.type != "cpu" or d.index or x.ndim != 0:
+            if "meta" in (a.type, b.type):   # (PyTorch's meta kernels word it so)
+                raise RuntimeError(f"Tensor on device {b} is not on the expected device {a}!")
             raise RuntimeError("Expected all tensors to be on the same device, but found at "
                                f"least two devices, {common} and {d}!")
         tens[i] = moved = _device_copy(x, common)

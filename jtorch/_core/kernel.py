@@ -104,12 +104,19 @@ class return_types:  # noqa: N801 - PyTorch's module name
     """Namespace of the namedtuples ops return, as ``torch.return_types``."""
 
 
+def _return_repr(self):
+    """PyTorch's text of a structseq: ``torch.return_types.max(`` and a field a line."""
+    fields = ",\n".join(f"{k}={v!r}" for k, v in zip(self._fields, self))
+    return f"torch.return_types.{type(self).__name__}(\n{fields})"
+
+
 def return_type(name, fields):
     cls = getattr(return_types, name, None)
     if cls is None:
         cls = collections.namedtuple(name, fields)
         cls.__module__ = "torch.return_types"
         cls.__qualname__ = name
+        cls.__repr__ = _return_repr
         setattr(return_types, name, cls)
     return cls
 

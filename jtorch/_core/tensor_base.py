@@ -43,11 +43,11 @@ class Size(tuple):
         return Size(tuple(other) + tuple(self))
 
 
-class SparseStorage:
-    """The ``_array`` of a sparse COO tensor: its shape and dtype, and no values. The tensor's
-    indices and values are ordinary tensors in its ``_sparse`` field (jtorch/_ops/sparse.py).
-    Passed to a kernel it is not a JAX type, so dispatch hands the op to the sparse layout's
-    handler; read as NumPy it raises PyTorch's TypeError."""
+class ShapeOnlyStorage:
+    """The ``_array`` of a tensor that has a shape and a dtype but no values: a sparse COO
+    tensor's (its values live elsewhere) or a meta tensor's (it has none). Passed to a kernel
+    it is not a JAX type, so dispatch hands the op to the handler registered for its class
+    (``dispatch.register_storage_handler``); read as NumPy it raises PyTorch's error."""
 
     __slots__ = ("shape", "dtype")
 
@@ -58,9 +58,30 @@ class SparseStorage:
     def ndim(self):
         return len(self.shape)
 
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+
+class SparseStorage(ShapeOnlyStorage):
+    """A sparse COO tensor's storage: its indices and values are ordinary tensors in its
+    ``_sparse`` field (jtorch/_ops/sparse.py)."""
+
+    __slots__ = ()
+
     def __array__(self, *args, **kwargs):
         raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() "
                         "first.")
+
+
+class MetaStorage(ShapeOnlyStorage):
+    """A tensor on the ``meta`` device: a shape and a dtype, never values (jtorch/_ops/meta.py:
+    ops on it compute only their results' shapes and dtypes)."""
+
+    __slots__ = ()
+
+    def __array__(self, *args, **kwargs):
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
 
 
 class TensorBase:

@@ -15,6 +15,7 @@ from . import (  # noqa: F401
     linalg_decomp,
     linalg_einsum,
     linalg_matfn,
+    meta,
     nn_activation,
     nn_attention,
     nn_conv,

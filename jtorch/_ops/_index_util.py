@@ -15,14 +15,16 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.errors import concretization_error
+from .._core.tensor_base import MetaStorage
 
 
 def concrete(x):
-    """NumPy value of a Tensor/array, or None while tracing (value checks are then skipped)."""
+    """NumPy value of a Tensor/array, or None while tracing or on the meta device (value
+    checks are then skipped)."""
     if x is None:
         return None
     v = x._value if hasattr(x, "_value") else x
-    if isinstance(v, jax.core.Tracer):
+    if isinstance(v, (jax.core.Tracer, MetaStorage)):
         return None
     if hasattr(x, "_base") and x._base is not None and not v.is_ready():
         h = _host_view(x, v)

@@ -22,6 +22,7 @@ from .._core.python_node import record_python_node
 from .._core.state import STATE
 from .._core.tensor_base import TensorBase
 from ._registry import op
+from .meta import copy_out, is_meta, meta_tensor
 
 
 def _float_to_int(x, np_dt):
@@ -138,8 +139,12 @@ def to(t, *args, **kwargs):
 
 def to_device(t, device):
     """Copy ``t`` to ``device``; the gradient is copied back to t's device."""
-
-    out = TensorBase._make(jax.device_put(t._value, to_jax(device)), device)
+    if device.type == "meta":   # (only the shape and the dtype go)
+        out = meta_tensor(tuple(t.shape), t.dtype.np)
+    elif is_meta(t):
+        raise copy_out()
+    else:
+        out = TensorBase._make(jax.device_put(t._value, to_jax(device)), device)
     if STATE.grad_enabled and t._requires_grad:
         src = t._device
 

@@ -27,25 +27,33 @@ from .._core import dtypes
 from .._core.device import default_device, device as Device, from_jax, host_cpu, to_jax
 from .._core.dispatch import dispatch
 from .._core.generator import _concrete
-from .._core.tensor_base import TensorBase
+from .._core.tensor_base import MetaStorage, TensorBase
 from .._core.views import assign_out, inplace_call
 from ._registry import export, op
 from ._util import check_broadcast
+from .meta import meta_tensor
 
 _PY_SCALARS = (bool, int, float, complex)
 _BIG = 1 << 16  # above this many elements, fill on the device instead of on the host
 
 
 # ------------------------------------------------------------------------------ placement
-def _dev(device):
+def factory_device(device):
+    """The device a factory given ``device`` (None, a name, an index or a device) makes its
+    tensor on: None is the default device (``with torch.device(...)`` blocks included)."""
     if device is None:
         return default_device()
     return device if isinstance(device, Device) else Device(device)
 
 
 def place(arr, device=None, requires_grad=False):
-    """Wrap a jax/NumPy array as a leaf Tensor on ``device`` (a name, index or device)."""
-    dev = _dev(device)
+    """Wrap a jax/NumPy array (or a factory's MetaStorage) as a leaf Tensor on ``device`` (a
+    name, index or device); on the meta device only its shape and dtype are kept."""
+    dev = factory_device(device)
+    if dev.type == "meta":
+        return meta_tensor(arr.shape if hasattr(arr, "shape") else np.shape(arr),
+                           arr.dtype if hasattr(arr, "dtype") else np.asarray(arr).dtype,
+                           requires_grad)
     if dev.type != "cpu" or dev.index:
         jdev = to_jax(dev)
         arr = (jax.device_put(arr, jdev) if isinstance(arr, jax.core.Tracer)
@@ -349,11 +357,14 @@ def _tuple_size(size, name):
 
 
 def _full_array(shape, value, dt, device):
-    """An array of ``shape`` filled with ``value`` (built on the device when large)."""
+    """An array of ``shape`` filled with ``value`` (built on the device when large; nothing
+    but the shape and dtype on the meta device)."""
+    dev = factory_device(device)
+    if dev.type == "meta":
+        return MetaStorage(shape, dt.np)
     if isinstance(value, jax.core.Tracer):
         return jnp.full(shape, value, dt.np)
     if isinstance(value, jax.Array) or math.prod(shape) > _BIG:
-        dev = _dev(device)
         if dev.type == "cpu" and not dev.index:
             return _concrete(jnp.full, shape, value, dt.np)
         with jax.default_device(to_jax(dev)):

@@ -30,11 +30,11 @@ import numpy as np
 from .._core import dtypes
 from .._core.device import device as Device, to_jax
 from .._core.generator import bits32, next_key, uniform01, uniform_from_bits, uniform_words, wrap
-from .._core.tensor_base import TensorBase
+from .._core.tensor_base import MetaStorage, TensorBase
 from .._core.views import assign_out, check_inplace, inplace_call
 from ._registry import export, op
 from ._util import check_broadcast, check_expand
-from .creation import check_layout, finish, out_dtype, parse_size
+from .creation import check_layout, factory_device, finish, out_dtype, parse_size
 
 _CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
         "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
@@ -300,6 +300,8 @@ def _key_on(generator, dev):
 def _factory(kind, shape, dt, a, b, generator, out, device, requires_grad, layout=None):
     check_layout(layout)
     dev = out.device if out is not None else device
+    if factory_device(dev).type == "meta":   # (a shape and a dtype: nothing drawn)
+        return finish(MetaStorage(shape, dt.np), dev, requires_grad, out, layout)
     key = _key_on(generator, dev)
     if _bucketed(kind, dt.np):
         res = _sample_from_bits(draw_bits(key, shape, dt.np), kind, shape, dt, a, b)
@@ -520,6 +522,8 @@ def poisson(input, generator=None):
 # ------------------------------------------------------------------------------ in-place
 def _fill_(t, kind, a, b, generator):
     check_inplace(t)
+    if type(t._array) is MetaStorage:   # (nothing to fill, nothing drawn)
+        return t
     key = _key_on(generator, t.device)
     if _bucketed(kind, t.dtype.np):
         return inplace_call(t, _FILL_BITS[kind], (draw_bits(key, tuple(t.shape), t.dtype.np),

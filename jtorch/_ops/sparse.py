@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._core import dtypes
-from .._core.dispatch import register_sparse_handler
+from .._core.dispatch import register_storage_handler
 from .._core.layout import sparse_coo
 from .._core.tensor_base import SparseStorage, TensorBase, to_numpy
 from ._registry import export
@@ -395,4 +395,4 @@ def _run(opdef, args, kwargs):
     return fn(*args, **kwargs)
 
 
-register_sparse_handler(_run)
+register_storage_handler(SparseStorage, _run)

@@ -70,7 +70,14 @@ class ConversionsMixin:
 
         def convert(t):
             dt = dtype if t.is_floating_point() or t.is_complex() else None
-            return t.to(device=device, dtype=dt)
+            try:
+                return t.to(device=device, dtype=dt)
+            except NotImplementedError as e:   # (PyTorch's hint for a model on meta)
+                if str(e) != "Cannot copy out of meta tensor; no data!":
+                    raise
+                raise NotImplementedError(
+                    f"{e} Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() "
+                    "when moving module from meta to a different device.") from None
 
         return self._apply(convert)
 

@@ -202,6 +202,13 @@ class StateDictMixin:
                     param.materialize(value.shape)
                     _copy_into(param, value)
                 else:
+                    if param.is_meta and not value.is_meta:
+                        warnings.warn(
+                            f"for {key}: copying from a non-meta parameter in the checkpoint to "
+                            "a meta parameter in the current model, which is a no-op. (Did you "
+                            "mean to pass `assign=True` to assign items in the state dictionary "
+                            "to their corresponding key in the module instead of copying them "
+                            "in place?)", stacklevel=4)
                     _copy_into(param, value)
             except (RuntimeError, TypeError, ValueError) as ex:
                 error_msgs.append(f'While copying the parameter named "{key}", whose dimensions '
