@@ -158,3 +158,18 @@ def test_backward_through_meta_is_not_implemented():
     x = jtorch.randn(3, 4, device="meta", requires_grad=True)
     with pytest.raises(NotImplementedError, match="meta device"):
         (x * 2).sum().backward()
+
+
+def test_fully_shard_of_a_meta_model_says_what_to_do():
+    """Not implemented yet: FSDP2 shards a meta model before to_empty(); jtorch asks for
+    to_empty() and the initialisation first (also valid in PyTorch)."""
+    from jtorch.distributed.fsdp import fully_shard
+
+    with jtorch.device("meta"):
+        m = jtorch.nn.Linear(4, 8)
+    with pytest.raises(NotImplementedError, match="to_empty"):
+        fully_shard(m)
+    m.to_empty(device="cpu")
+    m.reset_parameters()
+    fully_shard(m)
+    assert m(jtorch.randn(8, 4)).shape == (8, 8)

@@ -304,6 +304,10 @@ def shard_module(module, mesh, reshard_after_forward=True, ignored=(), replicate
     installs the hooks (see the module docstring); with ``replicate`` they stay whole and
     their gradients are averaged (FSDP1's NO_SHARD)."""
     owned = _owned_params(module, ignored)
+    if any(p.is_meta for _, _, p in owned):
+        raise not_implemented("fully_shard of parameters on the meta device",
+                              "module.to_empty(device=...) and its initialisation before "
+                              "fully_shard")
     if mesh.is_local:
         jmesh = mesh.jax_mesh
         axis = mesh.axis_names[0]
