@@ -152,12 +152,22 @@ def test_load_state_dict_into_meta_warns_and_assign_makes_real_parameters():
     np.testing.assert_array_equal(results["jtorch"][1], results["torch"][1])
 
 
-def test_backward_through_meta_is_not_implemented():
-    """Documented difference: PyTorch computes meta gradients; jtorch records the graph (same
-    grad_fn names) but its backward raises."""
-    x = jtorch.randn(3, 4, device="meta", requires_grad=True)
-    with pytest.raises(NotImplementedError, match="meta device"):
-        (x * 2).sum().backward()
+def test_backward_gives_meta_gradients():
+    def grads(T):
+        x = T.randn(3, 4, device="meta", requires_grad=True)
+        w = T.randn(5, 4, device="meta", requires_grad=True)
+        (x @ w.t()).relu().sum().backward()
+        (x @ w.t()).sum().backward()            # accumulates into the meta .grad
+        values, _ = x.max(1)                    # an output whose gradient never comes
+        values.sum().backward()
+        (gx,) = T.autograd.grad((x * 2).sum(), x)
+        with T.device("meta"):
+            m = T.nn.Linear(4, 2)
+        m(x).sum().backward()
+        return [x.grad, w.grad, gx, m.weight.grad, m.bias.grad]
+
+    for j, t in zip(grads(jtorch), grads(torch)):
+        _same(j, t)
 
 
 def test_fully_shard_of_a_meta_model_says_what_to_do():

@@ -23,10 +23,18 @@ from .device import device_of
 from .hooks import _RETAINED, _add_hook
 from .kernel import OpDef
 from .state import ANOMALY, STATE, grad_mode
-from .tensor_base import TensorBase
+from .tensor_base import MetaStorage, TensorBase
 
 # eager jnp ops take JAX's slow un-jitted path; gradient sums use one cached jitted add
-add_arrays = jax.jit(jnp.add)
+_jitted_add = jax.jit(jnp.add)
+
+
+def add_arrays(a, b):
+    """The sum of two gradients' arrays (of one shape: a meta tensor's storage is its own
+    sum)."""
+    if type(a) is MetaStorage:
+        return a
+    return _jitted_add(a, b)
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
          "after they have already been freed). Saved intermediate values of the graph are freed "

@@ -14,20 +14,20 @@ as FSDP2 and large-model code do.
   the results' shapes and dtypes (PyTorch's meta kernels are its shape rules; jtorch's are
   its ops themselves). Other operands must be meta too, or 0-d CPU tensors, as in PyTorch.
 - In-place ops on a meta tensor check shapes and change nothing; random fills draw nothing.
+- Autograd records meta graphs with PyTorch's ``grad_fn`` names; ``backward()`` gives each
+  leaf a meta gradient of its shape and dtype.
 - Reading values (``numpy()``, ``item()``, ``tolist()``, ``.to("cpu")``) raises PyTorch's
-  errors. Differences from PyTorch: a result of an op on meta tensors that require grad has a
-  ``grad_fn`` (PyTorch's name), but ``backward()`` through it raises NotImplementedError
-  (PyTorch computes meta gradients), and a view of a meta tensor is a new meta tensor (nothing
-  can be written through it anyway).
+  errors. A view of a meta tensor is a new meta tensor (nothing can be written through it).
 """
 
 from __future__ import annotations
+
+import functools
 
 import jax
 
 from .._core.device import device as Device, host_cpu
 from .._core.dispatch import dispatch, register_storage_handler
-from .._core.errors import not_implemented
 from .._core.python_node import record_python_node
 from .._core.state import STATE, grad_mode
 from .._core.tensor_base import MetaStorage, TensorBase
@@ -89,13 +89,27 @@ def _run(opdef, args, kwargs):
     if found["name"] is not None:   # PyTorch records meta graphs: the same grad_fn name
         floats = [i for i, r in enumerate(wrapped)
                   if isinstance(r, TensorBase) and r.dtype.np.kind in "fc"]
-        record_python_node(wrapped, [leaves[i] for i in tensors], _no_backward,
-                           name=found["name"], attach=floats)
+        inputs = [leaves[i] for i in tensors]
+        record_python_node(wrapped, inputs, functools.partial(_meta_grads, inputs),
+                           ctx=_GRADS_UNREAD, name=found["name"], attach=floats)
     return jax.tree_util.tree_unflatten(found["tree"], wrapped)
 
 
-def _no_backward(*grads):
-    raise not_implemented("backward() through tensors on the meta device")
+def _meta_grads(inputs, *grads):
+    """A meta node's backward: each input's gradient is a meta tensor of its shape and dtype
+    (a gradient has its input's shape, whatever the op)."""
+    return tuple(meta_tensor(t.shape, t.dtype.np) if t._requires_grad else None
+                 for t in inputs)
+
+
+class _GradsUnread:
+    """A meta node's context: its backward reads no output gradient, so missing ones are not
+    made (they would need storage)."""
+
+    materialize_grads = False
+
+
+_GRADS_UNREAD = _GradsUnread()
 
 
 def copy_out():
