@@ -30,6 +30,7 @@ from . import (  # noqa: F401
     nn_pool,
     nn_rnn,
     norms,
+    numeric,
     pointwise,
     pointwise_math,
     random_ops,
@@ -38,6 +39,7 @@ from . import (  # noqa: F401
     scatter,
     selection,
     shape,
+    shape_build,
     shape_copy,
     shape_expand,
     shape_slice,
@@ -45,4 +47,5 @@ from . import (  # noqa: F401
     special_math,
     statistics,
     typeinfo,
+    windows,
 )
