@@ -296,3 +296,54 @@ ERRORS = [
 @pytest.mark.parametrize("fn", [P(f, id=n) for n, f in ERRORS])
 def test_errors(fn):
     raises_like(lambda: fn(torch), lambda: fn(jtorch))
+
+
+# ------------------------------------------------------------------ torch.<name>_ functions
+# each torch.<name>_ of PyTorch runs x.<name>_(): on a non-leaf (gradients flow through the
+# write), returning its input; arguments after the input by name (inputs in (0.1, 0.9))
+_INPLACE_ARGS = {"clamp": lambda T, x: (0.3, 0.6), "clip": lambda T, x: (0.2, 0.7),
+                 "clamp_max": lambda T, x: (0.5,), "clamp_min": lambda T, x: (0.5,),
+                 "ldexp": lambda T, x: (T.tensor([1.0, -2.0, 3.0], dtype=T.float64),),
+                 "xlogy": lambda T, x: (x * 2,),
+                 "addmv": lambda T, x: (T.ones(3, 2, dtype=T.float64),
+                                        T.tensor([0.5, 2.0], dtype=T.float64)),
+                 "index_put": lambda T, x: ((T.tensor([0, 2]),),
+                                            T.tensor([5.0, 6.0], dtype=T.float64))}
+_INPLACE = sorted(n[:-1] for n in dir(torch) if n.endswith("_") and not n.startswith("_")
+                  and hasattr(torch.Tensor, n) and n[:-1] not in ("gcd", "lcm")
+                  and n not in ("as_strided_", "resize_as_", "resize_as_sparse_", "detach_",
+                                "zero_", "fill_", "relu_", "selu_", "celu_", "rrelu_",
+                                "threshold_", "dropout_", "alpha_dropout_",
+                                "feature_alpha_dropout_", "feature_dropout_",
+                                "embedding_renorm_"))
+
+
+def _inplace_fn(T, x, name):
+    y = x * 1   # a non-leaf: the write is recorded
+    first = y if name not in ("acosh", "arccosh") else y + 1
+    extra = _INPLACE_ARGS.get(name, lambda T, x: ())(T, x)
+    out = getattr(T, name + "_")(first, *extra)
+    assert out is first
+    return out
+
+
+@pytest.mark.parametrize("name", _INPLACE)
+def test_torch_inplace_functions(name):
+    # PyTorch has no derivative for the in-place inverse hyperbolic functions
+    grad = name not in ("round", "fix", "trunc", "floor", "ceil", "frac", "acosh", "arccosh",
+                        "asinh", "arcsinh", "atanh", "arctanh")
+    parity(lambda T, x: _inplace_fn(T, x, name), rnd(3, low=0.1, high=0.9, dtype=F64),
+           grad=grad, jit=False)
+
+
+def _int_inplace(T, x, y, name):
+    z = x * 1
+    out = getattr(T, name)(z, y)
+    assert out is z
+    return out
+
+
+@pytest.mark.parametrize("name", ["gcd_", "lcm_"])
+def test_torch_inplace_integer_functions(name):
+    parity(lambda T, x, y: _int_inplace(T, x, y, name), rnd(5, dtype=I64, low=-9, high=9),
+           rnd(5, dtype=I64, low=-9, high=9), grad=False, jit=False)

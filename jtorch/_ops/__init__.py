@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     cumulative,
     fft,
     indexing,
+    inplace_functions,
     legacy_types,
     linalg,
     linalg_decomp,

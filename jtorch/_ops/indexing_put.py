@@ -299,7 +299,7 @@ def index_put(input, indices, values, accumulate=False):
     return _index_put_impl(input, indices, values, accumulate)
 
 
-@export("index_put_", namespace=None, method=True)
+@export("index_put_", method=True)
 def index_put_(input, indices, values, accumulate=False):
     check_inplace(input)
     assign(input, _index_put_impl(input, indices, values, accumulate))
