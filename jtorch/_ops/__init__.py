@@ -29,6 +29,7 @@ from . import (  # noqa: F401
     nn_norm,
     nn_pad,
     nn_pool,
+    nn_pool_fractional,
     nn_rnn,
     norms,
     numeric,
