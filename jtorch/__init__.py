@@ -726,6 +726,10 @@ from ._ops.special_math import (
     mvlgamma as mvlgamma,
     polygamma as polygamma,
 )
+from ._ops.spectral import (
+    istft as istft,
+    stft as stft,
+)
 from ._ops.statistics import (
     median as median,
     mode as mode,

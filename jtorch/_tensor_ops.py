@@ -32,6 +32,7 @@ from ._ops import (
     shape_slice as _shape_slice,
     sparse as _sparse,
     special_math as _special_math,
+    spectral as _spectral,
     statistics as _statistics,
     typeinfo as _typeinfo,
 )
@@ -202,6 +203,7 @@ class TensorOps:
     isneginf = _compare.isneginf
     isposinf = _compare.isposinf
     isreal = _compare.isreal
+    istft = _spectral.istft
     kron = _linalg.kron
     kthvalue = _selection.kthvalue
     lcm = _bitwise.lcm
@@ -321,6 +323,7 @@ class TensorOps:
     square = _pointwise.square
     squeeze = _shape.squeeze
     std = _reduction.std
+    stft = _spectral.stft
     sub = _pointwise.sub
     subtract = _pointwise.sub
     sum = _reduction.sum

@@ -47,6 +47,7 @@ from . import (  # noqa: F401
     shape_slice,
     sparse,
     special_math,
+    spectral,
     statistics,
     typeinfo,
     windows,
