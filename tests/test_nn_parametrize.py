@@ -357,8 +357,12 @@ def test_spectral_norm_hook_errors():
 
 # ------------------------------------------------------------------ skip_init, fusion
 def test_skip_init():
-    m = jtorch.nn.utils.skip_init(jtorch.nn.Linear, 5, out_features=2)
-    assert type(m) is jtorch.nn.Linear and tuple(m.weight.shape) == (2, 5)
+    for T in (torch, jtorch):
+        m = T.nn.utils.skip_init(T.nn.Linear, 5, out_features=2)
+        assert type(m) is T.nn.Linear and tuple(m.weight.shape) == (2, 5)
+        assert m.weight.device.type == "cpu" and m.weight.requires_grad
+    m = jtorch.nn.utils.skip_init(jtorch.nn.Conv2d, 3, 4, 3, dtype=jtorch.float64)
+    assert m.weight.dtype == jtorch.float64 and type(m.weight).__name__ == "Parameter"
     for fn in (lambda T: T.nn.utils.skip_init(T.nn.ReLU),
                lambda T: T.nn.utils.skip_init(int),
                lambda T: T.nn.utils.skip_init(5)):
