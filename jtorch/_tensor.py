@@ -228,8 +228,8 @@ class Tensor(TensorBase, TensorOps):
     def __bool__(self):
         n = self.numel()
         if n != 1:
-            raise RuntimeError(f"Boolean value of Tensor with {'more than one' if n else 'no'} "
-                               "value is ambiguous")
+            raise RuntimeError(f"Boolean value of Tensor with "
+                               f"{'more than one value' if n else 'no values'} is ambiguous")
         return bool(self.item())
 
     def __float__(self):

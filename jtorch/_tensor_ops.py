@@ -18,6 +18,7 @@ from ._ops import (
     linalg_matfn as _linalg_matfn,
     nn_activation as _nn_activation,
     norms as _norms,
+    numeric as _numeric,
     pointwise as _pointwise,
     pointwise_math as _pointwise_math,
     random_ops as _random_ops,
@@ -25,12 +26,15 @@ from ._ops import (
     scatter as _scatter,
     selection as _selection,
     shape as _shape,
+    shape_build as _shape_build,
     shape_copy as _shape_copy,
     shape_expand as _shape_expand,
     shape_slice as _shape_slice,
     sparse as _sparse,
     special_math as _special_math,
+    spectral as _spectral,
     statistics as _statistics,
+    typeinfo as _typeinfo,
 )
 from ._ops._registry import inplace_method, inplace_operator, operator, reflected_operator
 
@@ -109,9 +113,11 @@ class TensorOps:
     contiguous = _shape.contiguous
     copy_ = _creation.copy_
     copysign = _pointwise_math.copysign
+    corrcoef = _numeric.corrcoef
     cos = _pointwise_math.cos
     cosh = _pointwise_math.cosh
     count_nonzero = _reduction.count_nonzero
+    cov = _numeric.cov
     cross = _linalg.cross
     cummax = _cumulative.cummax
     cummin = _cumulative.cummin
@@ -122,8 +128,12 @@ class TensorOps:
     det = _linalg_decomp.det
     diag = _shape_copy.diag
     diag_embed = _shape_copy.diag_embed
+    diagflat = _shape_build.diagflat
     diagonal = _shape_slice.diagonal
+    diagonal_scatter = _shape_slice.diagonal_scatter
+    diff = _numeric.diff
     digamma = _special_math.digamma
+    dist = _numeric.dist
     div = _pointwise.div
     divide = _pointwise.div
     dot = _linalg.dot
@@ -140,6 +150,7 @@ class TensorOps:
     expm1 = _pointwise_math.expm1
     exponential_ = _random_ops.exponential_
     fill_ = _creation.fill_
+    fill_diagonal_ = _shape_slice.fill_diagonal_
     fix = _pointwise_math.trunc
     flatten = _shape.flatten
     flip = _shape_copy._flip_method
@@ -152,7 +163,9 @@ class TensorOps:
     fmin = _compare.fmin
     fmod = _pointwise.fmod
     frac = _pointwise_math.frac
+    frexp = _pointwise_math.frexp
     gather = _scatter.gather
+    gcd = _bitwise.gcd
     ge = _compare.ge
     geometric_ = _random_ops.geometric_
     ger = _linalg.outer
@@ -179,6 +192,10 @@ class TensorOps:
     inner = _linalg.inner
     inverse = _linalg_decomp.inv
     is_coalesced = _sparse.is_coalesced
+    is_conj = _typeinfo.is_conj
+    is_neg = _typeinfo.is_neg
+    is_nonzero = _typeinfo.is_nonzero
+    is_same_size = _typeinfo.is_same_size
     isclose = _compare.isclose
     isfinite = _compare.isfinite
     isinf = _compare.isinf
@@ -186,8 +203,10 @@ class TensorOps:
     isneginf = _compare.isneginf
     isposinf = _compare.isposinf
     isreal = _compare.isreal
+    istft = _spectral.istft
     kron = _linalg.kron
     kthvalue = _selection.kthvalue
+    lcm = _bitwise.lcm
     ldexp = _pointwise_math.ldexp
     le = _compare.le
     lerp = _pointwise.lerp
@@ -270,10 +289,13 @@ class TensorOps:
     reciprocal = _pointwise.reciprocal
     relu = _compare.relu
     remainder = _pointwise.remainder
+    renorm = _numeric.renorm
     repeat = _shape_copy.repeat
     repeat_interleave = _shape_copy.repeat_interleave
     reshape = _shape.reshape
     reshape_as = _shape.reshape_as
+    resolve_conj = _typeinfo.resolve_conj
+    resolve_neg = _typeinfo.resolve_neg
     roll = _shape_copy.roll
     rot90 = _shape_copy.rot90
     round = _pointwise_math.round
@@ -282,6 +304,7 @@ class TensorOps:
     scatter_add = _scatter.scatter_add
     scatter_reduce = _scatter.scatter_reduce
     select = _shape_slice.select
+    select_scatter = _shape_slice.select_scatter
     sgn = _pointwise_math.sgn
     sigmoid = _pointwise_math.sigmoid
     sign = _pointwise_math.sign
@@ -289,6 +312,7 @@ class TensorOps:
     sin = _pointwise_math.sin
     sinc = _pointwise_math.sinc
     sinh = _pointwise_math.sinh
+    slice_scatter = _shape_slice.slice_scatter
     slogdet = _linalg_decomp.slogdet
     softmax = _reduction.softmax
     sort = _selection.sort
@@ -299,9 +323,11 @@ class TensorOps:
     square = _pointwise.square
     squeeze = _shape.squeeze
     std = _reduction.std
+    stft = _spectral.stft
     sub = _pointwise.sub
     subtract = _pointwise.sub
     sum = _reduction.sum
+    sum_to_size = _shape_expand.sum_to_size
     svd = _linalg_decomp.svd
     swapaxes = _shape.transpose
     swapdims = _shape.transpose
@@ -351,15 +377,16 @@ for _method in (
     "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil", "clamp",
     "clamp_max", "clamp_min", "clip", "conj_physical", "copysign", "cos", "cosh", "cumprod",
     "cumsum", "deg2rad", "digamma", "div", "divide", "eq", "erf", "erfc", "erfinv", "exp", "exp2",
-    "expm1", "fix", "float_power", "floor", "floor_divide", "fmod", "frac", "ge", "greater",
-    "greater_equal", "gt", "heaviside", "hypot", "i0", "igamma", "igammac", "index_add",
-    "index_copy", "index_fill", "index_reduce", "ldexp", "le", "lerp", "less", "less_equal",
-    "lgamma", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or",
-    "logical_xor", "logit", "lt", "masked_fill", "masked_scatter", "mul", "multiply", "mvlgamma",
-    "nan_to_num", "ne", "neg", "negative", "nextafter", "not_equal", "pow", "put", "rad2deg",
-    "reciprocal", "relu", "remainder", "round", "rsqrt", "scatter", "scatter_add",
-    "scatter_reduce", "sgn", "sigmoid", "sign", "sin", "sinc", "sinh", "sqrt", "square", "sub",
-    "subtract", "tan", "tanh", "tril", "triu", "true_divide", "trunc", "xlogy",
+    "expm1", "fix", "float_power", "floor", "floor_divide", "fmod", "frac", "gcd", "ge",
+    "greater", "greater_equal", "gt", "heaviside", "hypot", "i0", "igamma", "igammac",
+    "index_add", "index_copy", "index_fill", "index_reduce", "lcm", "ldexp", "le", "lerp", "less",
+    "less_equal", "lgamma", "log", "log10", "log1p", "log2", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "logit", "lt", "masked_fill", "masked_scatter", "mul",
+    "multiply", "mvlgamma", "nan_to_num", "ne", "neg", "negative", "nextafter", "not_equal",
+    "pow", "put", "rad2deg", "reciprocal", "relu", "remainder", "renorm", "round", "rsqrt",
+    "scatter", "scatter_add", "scatter_reduce", "sgn", "sigmoid", "sign", "sin", "sinc", "sinh",
+    "sqrt", "square", "sub", "subtract", "tan", "tanh", "tril", "triu", "true_divide", "trunc",
+    "xlogy",
 ):
     setattr(TensorOps, _method + "_", inplace_method(getattr(TensorOps, _method)))
 

@@ -181,6 +181,12 @@ CASES = [
     ("max_pool3d", lambda T, x: F(T).max_pool3d(x, 2), [r(1, 2, 4, 4, 4)], 1),
     ("adaptive_avg_pool3d", lambda T, x: F(T).adaptive_avg_pool3d(x, 2), [r(1, 2, 4, 4, 4)], 1),
     ("adaptive_max_pool3d", lambda T, x: F(T).adaptive_max_pool3d(x, 2), [r(1, 2, 4, 4, 4)], 1),
+    ("fractional_max_pool2d", lambda T, x, u: F(T).fractional_max_pool2d(
+        x, 2, 3, _random_samples=u), [r(1, 2, 6, 6), NoGrad(r(1, 2, 2, lo=0.0))], 1),
+    ("fractional_max_pool3d", lambda T, x, u: F(T).fractional_max_pool3d(
+        x, 2, 2, _random_samples=u), [r(1, 2, 4, 4, 4), NoGrad(r(1, 2, 3, lo=0.0))], 1),
+    ("stft", lambda T, x, w: T.stft(x, 8, window=w, return_complex=True).abs(),
+     [r(2, 20), r(8)], 1),
     ("max_unpool2d", lambda T, x: _pool_unpool(T, x, 2), [r(1, 2, 4, 4)], 1),
     ("max_unpool3d", lambda T, x: _pool_unpool(T, x, 3), [r(1, 1, 4, 4, 4)], 1),
     ("grid_sampler_2d", lambda T, x, g: F(T).grid_sample(x, g, align_corners=False),

@@ -223,3 +223,91 @@ def test_errors(i):
     x = rand(3, 4, seed=12)
     raises_like(lambda: ERRORS[i](torch, torch.tensor(x)),
                 lambda: ERRORS[i](jtorch, jtorch.tensor(x)))
+
+
+# ------------------------------------------------------------------ stft / istft
+def _hann(n, dt=F32):
+    return np.hanning(n + 2)[1:-1].astype(dt)
+
+
+def test_stft():
+    def fn(T, x, w, w10, x1):
+        return [T.stft(x, 16, window=w, return_complex=True),
+                x.stft(16, hop_length=3, window=w, return_complex=True, normalized=True),
+                T.stft(x, 16, window=w10, win_length=10, return_complex=True, center=False),
+                T.stft(x, 16, window=w10, win_length=10, return_complex=True, center=False,
+                       align_to_window=True),
+                T.stft(x, 16, window=w, return_complex=True, onesided=False,
+                       pad_mode="constant"),
+                T.stft(x, 16, window=w, return_complex=True, pad_mode="replicate"),
+                T.stft(x1, 8, window=w[:8], return_complex=True, pad_mode="circular"),
+                T.stft(T.complex(x, x * 0.5), 16, window=w, return_complex=True)]
+
+    parity(fn, rand(2, 40, seed=20), _hann(16), _hann(10), rand(30, seed=21),
+           atol=2e-4, rtol=2e-4)
+
+
+def test_stft_float64_and_real_output():
+    with pytest.warns(UserWarning, match="return_complex=False is deprecated"):
+        parity(lambda T, x, w: [T.stft(x, 12, 5, window=w, return_complex=True),
+                                T.stft(x, 12, 5, window=w.float(), return_complex=False)],
+               rand(33, dtype=F64, seed=22), _hann(12, F64), atol=1e-9, rtol=1e-9)
+
+
+def test_istft():
+    def fn(T, x, w):
+        spec = T.stft(x, 16, window=w, return_complex=True)
+        full = T.stft(x, 16, window=w, return_complex=True, onesided=False, normalized=True)
+        return [T.istft(spec, 16, window=w), T.istft(spec, 16, window=w, length=45),
+                spec.istft(16, window=w, length=30),
+                T.istft(full, 16, window=w, return_complex=True, normalized=True),
+                T.istft(full, 16, window=w, normalized=True),
+                T.istft(spec[0], 16, hop_length=2, win_length=12, window=w[:12])]
+
+    parity(fn, rand(2, 40, seed=23), _hann(16), atol=2e-4, rtol=2e-4)
+
+
+def test_stft_istft_round_trip_and_warnings():
+    x = jtorch.tensor(rand(3, 50, seed=24))
+    with pytest.warns(UserWarning, match="A window was not provided"):
+        spec = jtorch.stft(x, 10, return_complex=True)
+    with pytest.warns(UserWarning, match="A window was not provided"):
+        back = jtorch.istft(spec, 10, length=50)
+    assert_close(back, torch.tensor(x.numpy()), atol=1e-5)
+    w = jtorch.hann_window(16)
+    spec = jtorch.stft(x, 16, window=w, return_complex=True)
+    with pytest.warns(UserWarning, match="Result is being padded with zeros"):
+        y = jtorch.istft(spec, 16, window=w, length=80)
+    assert tuple(y.shape) == (3, 80)
+
+
+_X, _W = "T.tensor(np.linspace(-1, 1, 40, dtype=np.float32)).reshape(2, 20)", "T.hann_window(8)"
+STFT_ERRORS = [
+    f"T.stft({_X}, 8, window={_W})",
+    f"T.stft({_X}, 32, window=T.hann_window(32), return_complex=True, center=False)",
+    f"T.stft({_X}, 8, hop_length=0, window={_W}, return_complex=True)",
+    f"T.stft({_X}, 8, win_length=10, window={_W}, return_complex=True)",
+    f"T.stft({_X}, 8, window=T.ones(5), return_complex=True)",
+    f"T.stft({_X}.long(), 8, window={_W}, return_complex=True)",
+    f"T.stft({_X}[None], 8, window={_W}, return_complex=True)",
+    f"T.stft({_X}.cfloat(), 8, window={_W}, return_complex=True, onesided=True)",
+    f"T.stft({_X}, 8, window={_W}, return_complex=True, align_to_window=True)",
+    f"T.stft({_X}[0, :3], 8, window={_W}, return_complex=True)",
+    f"T.istft(T.stft({_X}, 8, window={_W}, return_complex=True).real, 8, window={_W})",
+    f"T.istft(T.stft({_X}, 8, window={_W}, return_complex=True), 8, window={_W}, onesided=False)",
+    f"T.istft(T.stft({_X}, 8, window={_W}, return_complex=True), 8, hop_length=9, window={_W})",
+    f"T.istft(T.stft({_X}, 8, window={_W}, return_complex=True), 8, win_length=9, window={_W})",
+    f"T.istft(T.stft({_X}, 8, window={_W}, return_complex=True), 8, window=T.ones(5))",
+    f"T.istft(T.stft({_X}, 8, window={_W}, return_complex=True), 8, window=T.zeros(8))",
+    f"T.istft(T.stft({_X}, 8, window={_W}, return_complex=True), 8, window={_W}, center=False)",
+    f"T.istft(T.stft({_X}, 8, window={_W}, return_complex=True)[None], 8, window={_W})",
+    f"T.istft(T.stft({_X}, 8, window={_W}, return_complex=True)[..., :0], 8, window={_W})",
+    f"T.istft(T.stft({_X}, 8, window={_W}, return_complex=True), 8, window={_W}, "
+    "return_complex=True)",
+]
+
+
+@pytest.mark.parametrize("expr", STFT_ERRORS)
+def test_stft_errors(expr):
+    raises_like(lambda: eval(expr, {"T": torch, "np": np}),
+                lambda: eval(expr, {"T": jtorch, "np": np}))

@@ -81,8 +81,8 @@ def test_tensor_attribute_not_in_pytorch_is_attribute_error():
 
 
 def test_missing_names_raise_not_implemented_naming_the_api():
-    with pytest.raises(NotImplementedError, match=r"torch\.nn\.utils\.fuse_conv_bn_eval"):
-        jtorch.nn.utils.fuse_conv_bn_eval
+    with pytest.raises(NotImplementedError, match=r"torch\.nn\.utils\.convert_conv2d_weight"):
+        jtorch.nn.utils.convert_conv2d_weight_memory_format
     with pytest.raises(NotImplementedError, match=r"torch\.utils\.data\.IterDataPipe"):
         from jtorch.utils.data import IterDataPipe  # noqa: F401
 

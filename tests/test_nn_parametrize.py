@@ -261,3 +261,178 @@ def test_deepcopy_and_optimizer_identity():
     assert_close(_np(c.weight), _np(m.weight))
     with pytest.raises(RuntimeError, match="Serialization of parametrized modules"):
         m.__getstate__()
+
+
+# ------------------------------------------------------------------ the hook-based API
+@pytest.mark.parametrize("dim", [0, 1, None])
+def test_weight_norm_hook(dim):
+    def make(T):
+        with pytest.warns(FutureWarning, match="torch.nn.utils.weight_norm` is deprecated"):
+            return T.nn.utils.weight_norm(affine(T), dim=dim)
+
+    tm, jm = _compare(make)
+    assert list(dict(jm.named_parameters())) == ["bias", "weight_g", "weight_v"]
+    for T, m in ((torch, tm), (jtorch, jm)):
+        T.nn.utils.remove_weight_norm(m)
+    assert list(dict(jm.named_parameters())) == list(dict(tm.named_parameters()))
+    assert_close(_np(jm.weight), _np(tm.weight), atol=1e-6)
+    assert type(jm.weight).__name__ == "Parameter"
+
+
+def test_weight_norm_hook_errors():
+    def twice(T):
+        with pytest.warns(FutureWarning):
+            T.nn.utils.weight_norm(T.nn.utils.weight_norm(affine(T)))
+
+    raises_like(lambda: twice(torch), lambda: twice(jtorch))
+    raises_like(lambda: torch.nn.utils.remove_weight_norm(torch.nn.Linear(2, 2)),
+                lambda: jtorch.nn.utils.remove_weight_norm(jtorch.nn.Linear(2, 2)))
+
+
+def _spectral_pair(module_fn, **kw):
+    """The module with the hook-based spectral_norm in both libraries, jtorch's power-iteration
+    start (random) set to PyTorch's."""
+    tm = torch.nn.utils.spectral_norm(module_fn(torch), **kw)
+    jm = jtorch.nn.utils.spectral_norm(module_fn(jtorch), **kw)
+    assert list(jm.state_dict()) == list(tm.state_dict())
+    assert jm.state_dict()._metadata == tm.state_dict()._metadata
+    jm.load_state_dict({k: jtorch.tensor(_np(v)) for k, v in tm.state_dict().items()})
+    return tm, jm
+
+
+@pytest.mark.parametrize("shape,kw", [((4, 3), {}), ((2, 3, 2), {"dim": 1}),
+                                      ((4, 3), {"n_power_iterations": 3})])
+def test_spectral_norm_hook(shape, kw):
+    w = RNG.standard_normal(shape).astype(np.float32)
+    tm, jm = _spectral_pair(lambda T: affine(T, w), **kw)
+    x = RNG.standard_normal((2, 3)).astype(np.float32)
+    for train in (True, True, False):   # two training forwards: u and v advance each time
+        tm.train(train)
+        jm.train(train)
+        if len(shape) == 2:
+            ty, jy = tm(torch.tensor(x)), jm(jtorch.tensor(x))
+            assert_close(_np(jy), _np(ty), atol=1e-5)
+            ty.sum().backward()
+            jy.sum().backward()
+            assert_close(_np(jm.weight_orig.grad), _np(tm.weight_orig.grad), atol=1e-5)
+        else:   # a weight the module cannot multiply with: run the hooks as forward does
+            for m in (tm, jm):
+                for hook in m._forward_pre_hooks.values():
+                    hook(m, ())
+        for k, v in tm.state_dict().items():
+            assert_close(_np(jm.state_dict()[k]), _np(v), atol=1e-5, msg=k)
+        assert_close(_np(jm.weight), _np(tm.weight), atol=1e-5)
+    for T, m in ((torch, tm), (jtorch, jm)):
+        T.nn.utils.remove_spectral_norm(m)
+    assert list(jm.state_dict()) == list(tm.state_dict())
+    assert_close(_np(jm.weight), _np(tm.weight), atol=1e-5)
+    # PyTorch 2.13 leaves its loading hook behind, so this fails there; jtorch removes it
+    jm.load_state_dict(jm.state_dict())
+
+
+def test_spectral_norm_hook_transposed_conv_and_old_state_dict():
+    tm, jm = _spectral_pair(lambda T: T.nn.ConvTranspose2d(2, 3, 2))
+    assert tuple(jm.weight_u.shape) == (3,) and tuple(jm.weight_v.shape) == (8,)
+    x = RNG.standard_normal((1, 2, 3, 3)).astype(np.float32)
+    assert_close(_np(jm(jtorch.tensor(x))), _np(tm(torch.tensor(x))), atol=1e-5)
+    # a version-0 state dict (weight, weight_orig, weight_u; no weight_v): v is solved for
+    # (through pinverse(W^T W): a weight with more rows than columns keeps it well posed)
+    tm, jm = _spectral_pair(lambda T: T.nn.Linear(2, 3))
+    tm(torch.ones(1, 2))
+    old = {k: v for k, v in tm.state_dict().items() if k != "weight_v"}
+    old["weight"] = tm.weight.detach()
+    tm2, jm2 = _spectral_pair(lambda T: T.nn.Linear(2, 3))
+    tm2.load_state_dict(old)
+    jm2.load_state_dict({k: jtorch.tensor(_np(v)) for k, v in old.items()})
+    assert_close(_np(jm2.weight_v), _np(tm2.weight_v), atol=1e-4)
+
+
+def test_spectral_norm_hook_errors():
+    for fn in (lambda T: T.nn.utils.spectral_norm(T.nn.Linear(2, 2), n_power_iterations=0),
+               lambda T: T.nn.utils.spectral_norm(T.nn.utils.spectral_norm(T.nn.Linear(2, 2))),
+               lambda T: T.nn.utils.remove_spectral_norm(T.nn.Linear(2, 2)),
+               lambda T: T.nn.utils.spectral_norm(T.nn.Linear(2, 2, bias=False), "bias")):
+        raises_like(lambda f=fn: f(torch), lambda f=fn: f(jtorch))
+
+
+# ------------------------------------------------------------------ skip_init, fusion
+def test_skip_init():
+    for T in (torch, jtorch):
+        m = T.nn.utils.skip_init(T.nn.Linear, 5, out_features=2)
+        assert type(m) is T.nn.Linear and tuple(m.weight.shape) == (2, 5)
+        assert m.weight.device.type == "cpu" and m.weight.requires_grad
+    m = jtorch.nn.utils.skip_init(jtorch.nn.Conv2d, 3, 4, 3, dtype=jtorch.float64)
+    assert m.weight.dtype == jtorch.float64 and type(m.weight).__name__ == "Parameter"
+    for fn in (lambda T: T.nn.utils.skip_init(T.nn.ReLU),
+               lambda T: T.nn.utils.skip_init(int),
+               lambda T: T.nn.utils.skip_init(5)):
+        raises_like(lambda f=fn: f(torch), lambda f=fn: f(jtorch))
+
+
+def _bn(T, cls, n):
+    bn = cls(n).eval()
+    with T.no_grad():
+        for name, values in (("running_mean", [0.1, -0.2, 0.3]), ("running_var", [0.5, 1.5, 2.0]),
+                             ("weight", [1.5, 0.5, -1.0]), ("bias", [0.1, 0.2, 0.3])):
+            getattr(bn, name).copy_(T.tensor(values[:n]))
+    return bn
+
+
+@pytest.mark.parametrize("kind", ["conv", "conv-transpose", "conv-no-bias", "linear",
+                                  "linear-bn1"])
+def test_fuse_bn(kind):
+    conv_w = RNG.standard_normal((3, 2, 2, 2)).astype(np.float32)
+    lin_w = RNG.standard_normal((3, 4)).astype(np.float32)
+    x = {"linear": (2, 4), "linear-bn1": (2, 4)}.get(kind, (1, 2, 4, 4))
+    x = RNG.standard_normal(x).astype(np.float32)
+    outs = []
+    for T in (torch, jtorch):
+        if kind.startswith("conv"):
+            transposed = kind == "conv-transpose"
+            cls = T.nn.ConvTranspose2d if transposed else T.nn.Conv2d
+            mod = cls(2, 3, 2, bias=kind != "conv-no-bias").eval()
+            with T.no_grad():
+                mod.weight.copy_(T.tensor(conv_w.reshape(2, 3, 2, 2) if transposed else conv_w))
+                if mod.bias is not None:
+                    mod.bias.copy_(T.tensor([0.3, -0.1, 0.2]))
+            bn = _bn(T, T.nn.BatchNorm2d, 3)
+            fused = T.nn.utils.fuse_conv_bn_eval(mod, bn, transpose=transposed)
+        else:
+            mod = T.nn.Linear(4, 3).eval()
+            with T.no_grad():
+                mod.weight.copy_(T.tensor(lin_w))
+                mod.bias.copy_(T.tensor([0.3, -0.1, 0.2]))
+            bn = _bn(T, T.nn.BatchNorm1d, 1 if kind == "linear-bn1" else 3)
+            fused = T.nn.utils.fuse_linear_bn_eval(mod, bn)
+        y = fused(T.tensor(x))
+        # bn(layer(x)), which the fused layer computes (a 1-feature bn takes another shape)
+        outs.append((fused, y, bn(mod(T.tensor(x))) if kind != "linear-bn1" else y))
+    (tf, ty, tref), (jf, jy, jref) = outs
+    assert type(jf).__name__ == type(tf).__name__ and jf is not None
+    assert_close(_np(jy), _np(ty), atol=1e-5)
+    assert_close(_np(jy), _np(jref), atol=1e-4)   # the fused layer computes bn(layer(x))
+    for name in ("weight", "bias"):
+        assert_close(_np(getattr(jf, name)), _np(getattr(tf, name)), atol=1e-6, msg=name)
+        assert type(getattr(jf, name)).__name__ == "Parameter"
+
+
+def test_fuse_bn_weights_and_errors():
+    args = [RNG.standard_normal(s).astype(np.float32) for s in ((3, 2, 1), (3,), (3,), (3,))]
+    args[3] = np.abs(args[3]) + 0.5   # the running variance
+    res = [T.nn.utils.fuse_conv_bn_weights(T.tensor(args[0]), None, T.tensor(args[1]),
+                                           T.tensor(args[3]), 1e-5, None, T.tensor(args[2]))
+           for T in (torch, jtorch)]
+    assert_close([_np(r) for r in res[1]], [_np(r) for r in res[0]], atol=1e-6)
+    res = [T.nn.utils.fuse_linear_bn_weights(T.tensor(args[0][:, :, 0]), T.tensor(args[2]),
+                                             T.tensor(args[1]), T.tensor(args[3]), 1e-3,
+                                             T.tensor(args[2]), T.tensor(args[1]))
+           for T in (torch, jtorch)]
+    assert_close([_np(r) for r in res[1]], [_np(r) for r in res[0]], atol=1e-6)
+    for fn in (lambda T: T.nn.utils.fuse_conv_bn_eval(T.nn.Conv2d(1, 2, 1),
+                                                      T.nn.BatchNorm2d(2).eval()),
+               lambda T: T.nn.utils.fuse_linear_bn_eval(T.nn.Linear(2, 3).eval(),
+                                                        T.nn.BatchNorm1d(2).eval()),
+               lambda T: T.nn.utils.fuse_linear_bn_eval(
+                   T.nn.Linear(2, 3).eval(),
+                   T.nn.BatchNorm1d(3, track_running_stats=False).eval())):
+        raises_like(lambda f=fn: f(torch), lambda f=fn: f(jtorch), AssertionError)

@@ -7,7 +7,7 @@ import torch
 
 import jtorch
 from jtorch._ops._registry import OPS
-from tests.helpers import NonContig, parity, raises_like, rand
+from tests.helpers import NoGrad, NonContig, parity, raises_like, rand
 from tests.nn_helpers import module_parity
 
 F64 = np.float64
@@ -271,11 +271,6 @@ def test_max_unpool_modules():
         assert repr(make(jtorch)) == repr(make(torch))
 
 
-def test_not_implemented():
-    with pytest.raises(NotImplementedError, match="FractionalMaxPool2d"):
-        jtorch.nn.FractionalMaxPool2d(2, output_size=3)
-
-
 def test_max_pool_nan_windows():
     # PyTorch keeps the LAST NaN of a window (index and gradient)
     x = np.array([[[1.0, np.nan, 3.0, 4.0], [5.0, 6.0, np.nan, np.nan]]], np.float32)
@@ -360,3 +355,88 @@ def test_general_max_pool_nans():
     parity(lambda T, x: F(T).max_pool2d(x, 2, 1, return_indices=True), _nan_tiles(2))
     parity(lambda T, x: F(T).max_pool2d(x, 3, 2, 1), _nan_tiles(2))
     parity(lambda T, x: F(T).max_pool1d(x, 2, 1, 0, 2), _nan_tiles(1))
+
+
+# ---------------------------------------------------------------------------- fractional
+def _samples(n, batch=2, channels=3, dt=np.float32, seed=5):
+    return np.random.default_rng(seed).random((batch, channels, n)).astype(dt)
+
+
+@pytest.mark.parametrize("n,batched,dt,kw", [
+    (2, True, np.float32, {"kernel_size": 2, "output_size": 3}),
+    (2, False, F64, {"kernel_size": (3, 2), "output_size": (4, 5), "return_indices": True}),
+    (2, True, F64, {"kernel_size": 2, "output_ratio": (0.5, 0.7), "return_indices": True}),
+    (2, True, np.float32, {"kernel_size": 3, "output_size": 1}),
+    (3, True, F64, {"kernel_size": 2, "output_size": 3, "return_indices": True}),
+    (3, False, np.float32, {"kernel_size": (2, 3, 1), "output_size": (4, 2, 3)}),
+    (3, True, np.float32, {"kernel_size": 2, "output_ratio": 0.5}),
+])
+def test_fractional_max_pool(n, batched, dt, kw):
+    """With the same random samples, PyTorch's windows, values, indices and gradients."""
+    parity(lambda T, x, s: getattr(F(T), f"fractional_max_pool{n}d")(x, _random_samples=s,
+                                                                      **kw),
+           _x(n, batched, dt), NoGrad(_samples(n, 2 if batched else 1, dt=dt)))
+
+
+def test_fractional_max_pool_forms():
+    x, s = _x(2, True, F64), NoGrad(_samples(2, dt=F64))
+    parity(lambda T, x, s: F(T).fractional_max_pool2d_with_indices(x, 2, 3, _random_samples=s),
+           x, s)
+    parity(lambda T, x, s: F(T).fractional_max_pool3d_with_indices(x, 2, (2, 2, 1),
+                                                                    _random_samples=s),
+           _x(3, True, F64), NoGrad(_samples(3, dt=F64)))
+    # more samples than the batch: the first ones are used; NaNs win their windows
+    xn = rand(2, 3, 6, 6, dtype=F64)
+    xn[0, 0, 2, 3] = xn[1, 2, 0, 0] = np.nan
+    parity(lambda T, x, s: F(T).fractional_max_pool2d(x, 2, 3, return_indices=True,
+                                                       _random_samples=s),
+           xn, NoGrad(_samples(2, batch=4, dt=F64)))
+    module_parity(lambda T: T.nn.FractionalMaxPool2d(
+        (2, 3), output_size=(3, 2), return_indices=True,
+        _random_samples=T.tensor(_samples(2))), _x(2, True))
+    module_parity(lambda T: T.nn.FractionalMaxPool3d(
+        2, output_ratio=(0.5, 0.6, 0.7), _random_samples=T.tensor(_samples(3))), _x(3, True))
+
+
+def test_fractional_max_pool_draws_samples():
+    jtorch.manual_seed(0)
+    m = jtorch.nn.FractionalMaxPool2d(3, output_ratio=0.5)
+    x = jtorch.randn(2, 3, 8, 8)
+    a, b = m(x), m(x)
+    assert tuple(a.shape) == (2, 3, 4, 4) and repr(m) == "FractionalMaxPool2d()"
+    assert not np.array_equal(a.numpy(), b.numpy())   # new windows on every call
+    v, i = jtorch.nn.functional.fractional_max_pool3d(jtorch.randn(3, 5, 5, 5), 2, 2,
+                                                      return_indices=True)
+    assert tuple(v.shape) == tuple(i.shape) == (3, 2, 2, 2) and i.dtype == jtorch.int64
+
+
+FRACTIONAL_ERRORS = [
+    lambda T: F(T).fractional_max_pool2d(T.ones(1, 1, 4, 4), 2),
+    lambda T: F(T).fractional_max_pool2d(T.ones(1, 1, 4, 4), 2, output_ratio=0.5),
+    lambda T: F(T).fractional_max_pool2d(T.ones(1, 1, 4, 4), 2, output_ratio=(0.5, 0.5, 0.5)),
+    lambda T: F(T).fractional_max_pool2d(T.ones(4, 4), 2, 2, _random_samples=T.rand(1, 1, 2)),
+    lambda T: F(T).fractional_max_pool2d(T.ones(1, 1, 7, 7), 2, 7, _random_samples=T.rand(1, 1, 2)),
+    lambda T: F(T).fractional_max_pool2d(T.ones(1, 1, 7, 8), (2, 4), (3, 6),
+                                         _random_samples=T.rand(1, 1, 2)),
+    lambda T: F(T).fractional_max_pool2d(T.ones(2, 2, 4, 4), 2, 2, _random_samples=T.rand(1, 2, 2)),
+    lambda T: F(T).fractional_max_pool2d(T.ones(1, 2, 4, 4), 2, 2, _random_samples=T.rand(1, 3, 2)),
+    lambda T: F(T).fractional_max_pool2d(T.ones(1, 2, 4, 4), 2, 2, _random_samples=T.rand(1, 2, 3)),
+    lambda T: F(T).fractional_max_pool2d(T.ones(1, 1, 4, 4), 2, 2,
+                                         _random_samples=T.rand(1, 1, 2, dtype=T.float64)),
+    lambda T: F(T).fractional_max_pool2d(T.ones(1, 1, 4, 4), (2,), 2,
+                                         _random_samples=T.rand(1, 1, 2)),
+    lambda T: F(T).fractional_max_pool2d(T.ones(1, 1, 0, 4), 2, 2, _random_samples=T.rand(1, 1, 2)),
+    lambda T: F(T).fractional_max_pool3d(T.ones(5, 5), 2, 2, _random_samples=T.rand(1, 1, 3)),
+    lambda T: F(T).fractional_max_pool3d(T.ones(1, 1, 7, 7, 7), 2, 6,
+                                         _random_samples=T.rand(1, 1, 3)),
+    lambda T: F(T).fractional_max_pool3d(T.ones(1, 1, 5, 5, 5), 2, 2,
+                                         _random_samples=T.rand(1, 1, 2)),
+    lambda T: T.nn.FractionalMaxPool2d(2),
+    lambda T: T.nn.FractionalMaxPool2d(2, output_size=3, output_ratio=0.5),
+    lambda T: T.nn.FractionalMaxPool3d(2, output_ratio=1.5),
+]
+
+
+@pytest.mark.parametrize("fn", FRACTIONAL_ERRORS)
+def test_fractional_max_pool_errors(fn):
+    raises_like(lambda: fn(torch), lambda: fn(jtorch))

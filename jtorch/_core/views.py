@@ -108,6 +108,15 @@ def check_inplace(t):
                            "operation.")
 
 
+def check_inplace_through_view(t):
+    """check_inplace for an op that PyTorch runs as a write into a view of ``t`` (``t[0] = v``,
+    ``fill_diagonal_``): on a leaf that requires grad its error names the view."""
+    if STATE.grad_enabled and t._base is None and t._node is None and t._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    check_inplace(t)
+
+
 def _cast_for(t, res):
     rd, td = res.dtype, t.dtype
     if rd is not td:

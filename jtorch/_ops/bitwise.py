@@ -1,4 +1,5 @@
-"""Logical ops (any dtype in, bool out) and bitwise ops and shifts (integers and bools)."""
+"""Logical ops (any dtype in, bool out), bitwise ops and shifts (integers and bools), and the
+integer functions gcd and lcm."""
 
 from __future__ import annotations
 
@@ -111,3 +112,23 @@ def bitwise_left_shift(input, other):
 def bitwise_right_shift(input, other):
     broadcast_check(input, other)
     return _rshift(input, other)
+
+
+# ------------------------------------------------------------------ gcd / lcm
+def _integer_fn(name, fn, doc):
+    def body(input, other):
+        broadcast_check(input, other)
+        refuse(f"{name}_cpu", input, bool_=True, floating=True)
+        return fn(input, other)
+
+    body.__doc__ = doc
+    return op(name, inplace=True, **_BITWISE)(body)
+
+
+def _lcm(a, b):
+    g = jnp.gcd(a, b)
+    return jnp.abs(jnp.where(g == 0, 0, a // jnp.where(g == 0, 1, g) * b))
+
+
+gcd = _integer_fn("gcd", jnp.gcd, "The greatest common divisor (non-negative; gcd(0, 0) = 0).")
+lcm = _integer_fn("lcm", _lcm, "The least common multiple (non-negative; 0 if either is 0).")

@@ -1,5 +1,5 @@
 """Comparisons and selection: eq/ne/lt/le/gt/ge, isclose/allclose/equal, maximum/minimum,
-fmax/fmin, clamp, relu, where, isnan/isinf/isfinite..., nan_to_num.
+fmax/fmin, clamp, relu, where, isnan/isinf/isfinite..., nan_to_num, isin.
 
 The derivatives at ties and bounds are PyTorch's (``kink_grad``): maximum/minimum split ties
 0.5/0.5 and pass the gradient to both inputs at a NaN; fmax/fmin give ties to the first input;
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .._core import dtypes
+from .._core.tensor_base import TensorBase
 from ._elementwise import (
     broadcast_check,
     default_float,
@@ -316,3 +318,26 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return jnp.where(out == -jnp.inf, jnp.asarray(lo, input.dtype), out)
 
 
+
+
+# ------------------------------------------------------------------ isin
+def _check_isin(elements, test_elements, **kwargs):
+    """PyTorch refuses bool and complex operands (checked before they are promoted)."""
+    for x in (elements, test_elements):
+        if isinstance(x, TensorBase) and x.dtype.category in (dtypes.BOOL, dtypes.COMPLEX):
+            raise RuntimeError("Unsupported input type encountered for isin(): "
+                               f"{x.dtype.scalar_name}")
+
+
+@op("isin", method=False, tensors=("elements", "test_elements"), promote="common",
+    differentiable=False, check=_check_isin)
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element of ``elements`` is in ``test_elements`` (NaN is in nothing);
+    ``invert`` negates. ``assume_unique`` is accepted: the answer does not depend on it."""
+    test = jnp.sort(test_elements.reshape(-1))   # then one binary search per element
+    if test.size == 0:
+        found = jnp.zeros(jnp.shape(elements), jnp.bool_)
+    else:
+        at = jnp.minimum(jnp.searchsorted(test, elements), test.size - 1)
+        found = test[at] == elements
+    return ~found if invert else found

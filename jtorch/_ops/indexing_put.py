@@ -16,9 +16,8 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.kernel import OpDef
-from .._core.state import STATE
 from .._core.tensor_base import TensorBase
-from .._core.views import assign, check_inplace
+from .._core.views import assign, check_inplace, check_inplace_through_view
 from ._index_util import check_scalar, scatter_set
 from ._registry import export
 from ._util import type_name
@@ -257,10 +256,7 @@ def setitem(t, index, value):
         assign(t, _dispatch(_FILL if cast else _COPY, (t, value)))
         return
     if not p.adv and not t._overlap:
-        if STATE.grad_enabled and t._base is None and t._node is None and t._requires_grad:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
-                               "an in-place operation.")
-        check_inplace(t)
+        check_inplace_through_view(t)
         assign(t, _dispatch(_SET_BASIC, (t, value, p.struct, p.starts)))
         return
     y = t if p.basic is None else _view(t, p)
@@ -303,7 +299,7 @@ def index_put(input, indices, values, accumulate=False):
     return _index_put_impl(input, indices, values, accumulate)
 
 
-@export("index_put_", namespace=None, method=True)
+@export("index_put_", method=True)
 def index_put_(input, indices, values, accumulate=False):
     check_inplace(input)
     assign(input, _index_put_impl(input, indices, values, accumulate))

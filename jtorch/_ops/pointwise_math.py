@@ -1,5 +1,6 @@
 """Pointwise math: exponentials, logarithms, trigonometry, error functions, rounding, and the
-binary functions atan2, hypot, logaddexp, xlogy, copysign, nextafter, heaviside, ldexp.
+binary functions atan2, hypot, logaddexp, xlogy, copysign, nextafter, heaviside, ldexp, and
+frexp.
 
 Unary functions of floats give the default float dtype for integer and bool inputs
 (``promote="float"``), as PyTorch does; ``torch.special`` aliases are exported here too.
@@ -367,3 +368,52 @@ def ldexp(input, other):
     """input * 2 ** other."""
     broadcast_check(input, other)
     return input * jnp.exp2(other)
+
+
+def _frexp_bits(x):
+    """C's frexp on float32/float64, subnormals included (XLA's CPU flushes subnormal
+    arithmetic to zero, so their exponent is read from the bits)."""
+    m, e = jnp.frexp(x)
+    info = jnp.finfo(x.dtype)
+    nbits = info.bits
+    uint = jnp.uint32 if nbits == 32 else jnp.uint64
+    frac_bits = info.nmant
+    raw = jax.lax.bitcast_convert_type(x, uint)
+    frac = raw & uint((1 << frac_bits) - 1)
+    sub = ((raw >> frac_bits) & uint((1 << info.nexp) - 1) == 0) & (frac != 0)
+    length = nbits - jax.lax.clz(frac).astype(jnp.int32)   # the significant bits of frac
+    # x = frac * 2**(minexp - frac_bits) = (frac / 2**length) * 2**(length + minexp - frac_bits)
+    norm = (frac << (frac_bits + 1 - length).astype(uint)).astype(x.dtype)
+    m_sub = jnp.copysign(norm / x.dtype.type(2.0 ** (frac_bits + 1)), x)
+    e_sub = length + info.minexp - frac_bits
+    return jnp.where(sub, m_sub, m), jnp.where(sub, e_sub, e).astype(jnp.int32)
+
+
+@jax.custom_jvp
+def _mantissa(x, e):
+    return _frexp_parts(x)[0]
+
+
+@_mantissa.defjvp
+def _mantissa_jvp(primals, tangents):
+    x, e = primals
+    half = e // 2   # 2**-e in two factors: each stays a normal number
+    scale = jnp.exp2(-half.astype(x.dtype)) * jnp.exp2((half - e).astype(x.dtype))
+    return _mantissa(x, e), tangents[0] * scale
+
+
+def _frexp_parts(x):
+    if x.dtype in (jnp.float16, jnp.bfloat16):   # exact in float32, and no subnormals there
+        m, e = _frexp_bits(x.astype(jnp.float32))
+        return m.astype(x.dtype), e
+    return _frexp_bits(x)
+
+
+@op("frexp", returns=("mantissa", "exponent"))
+def frexp(input):
+    """``input = mantissa * 2 ** exponent`` with ``0.5 <= |mantissa| < 1`` (int32 exponents;
+    0, inf and NaN have exponent 0)."""
+    if not jnp.issubdtype(input.dtype, jnp.floating):
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    e = jax.lax.stop_gradient(_frexp_parts(input)[1])
+    return _mantissa(input, e), e

@@ -1,6 +1,7 @@
 """Expanding views (expand, expand_as, broadcast_to, broadcast_tensors, broadcast_shapes)
-and atleast_1d/2d/3d. An expanded view repeats elements (stride 0), so in-place writes through
-it raise PyTorch's "more than one element ... refers to a single memory location" error."""
+and atleast_1d/2d/3d; Tensor.sum_to_size, the sum that undoes an expand. An expanded view
+repeats elements (stride 0), so in-place writes through it raise PyTorch's "more than one
+element ... refers to a single memory location" error."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from .._core.strides import contiguous_strides
 from .._core.tensor_base import Size
 from ._registry import export, op
 from ._util import check_broadcast
+from .reduction import sum as _sum
 from .shape import _view, size_arg, unsqueeze, varargs
 
 
@@ -164,3 +166,22 @@ def atleast_2d(*tensors):
 @export("atleast_3d")
 def atleast_3d(*tensors):
     return _atleast(tensors, _at3)
+
+
+# ------------------------------------------------------------------------------ sum_to_size
+@export("sum_to_size", namespace=None, method=True, opdef_of=_sum)
+def sum_to_size(input, *size):
+    """The sum of ``input`` down to ``size``, a shape it can be expanded from (PyTorch's
+    ``sum_to``: leading dims are summed away, dims of size 1 in ``size`` summed with keepdim);
+    ``input`` itself when it already has that shape."""
+    size = size_arg(size)
+    shape = tuple(input.shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s != 1 and s != n for s, n in zip(size, shape[lead:])):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    if size == shape:
+        return input
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
+                                      if s == 1 and shape[lead + i] != 1)
+    r = _sum(input, dims, True) if dims else input
+    return _view(r, size) if lead else r

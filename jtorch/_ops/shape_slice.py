@@ -1,6 +1,9 @@
 """Slicing views: narrow, select, diagonal, the split family (split, chunk, unbind,
 tensor_split, h/v/dsplit) and Tensor.unfold. Each output shares storage with the input; a
-multi-output op's output i is a view step (kernel, i) whose stride rule gets ``idx=i``."""
+multi-output op's output i is a view step (kernel, i) whose stride rule gets ``idx=i``.
+
+Their out-of-place writes: select_scatter, slice_scatter, diagonal_scatter (a copy of the input
+with ``src`` written where the view would read), and Tensor.fill_diagonal_."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from jax.export import is_symbolic_dim
 from .._core.dtypes import int64
 from .._core.state import grad_mode
 from .._core.tensor_base import to_numpy
+from .._core.views import check_inplace_through_view, inplace_call
 from ._registry import export, op
 from ._util import wrap_dim
 from .indexing import getitem
@@ -140,6 +144,75 @@ def _diagonal_rule(shape, st, off, out_shape, idx, offset=0, dim1=0, dim2=1):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     d1, d2, _ = _diag_geometry(input.shape, offset, dim1, dim2)
     return jnp.diagonal(input, offset, d1, d2)
+
+
+# ------------------------------------------------------------------------------ *_scatter
+def _scatter_through(input, src, view):
+    """A copy of ``input`` with ``src`` written at the elements ``view(input)`` reads (found by
+    running the view over the elements' flat positions)."""
+    pos = view(jnp.arange(input.size).reshape(input.shape))
+    if tuple(src.shape) != tuple(pos.shape):
+        raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(pos.shape)}")
+    flat = input.reshape(-1).at[pos.reshape(-1)].set(src.astype(input.dtype).reshape(-1))
+    return flat.reshape(input.shape)
+
+
+_SCATTER = {"tensors": ("input", "src"), "out": False, "saves": False}
+
+
+@op("select_scatter", **_SCATTER)
+def select_scatter(input, src, dim, index):
+    """A copy of ``input`` with ``src`` embedded at ``index`` of ``dim``."""
+    d, i = _check_select(input.shape, dim, index)
+    return _scatter_through(input, src, lambda x: lax.index_in_dim(x, i, d, keepdims=False))
+
+
+@op("slice_scatter", **_SCATTER)
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """A copy of ``input`` with ``src`` embedded at ``[start:end:step]`` of ``dim``."""
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    d = wrap_dim(dim, input.ndim)
+    index = (slice(None),) * d + (slice(start, end, step),)
+    return _scatter_through(input, src, lambda x: x[index])
+
+
+@op("diagonal_scatter", **_SCATTER)
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """A copy of ``input`` with ``src`` embedded on the diagonal ``diagonal(offset, dim1,
+    dim2)`` reads."""
+    d1, d2, _ = _diag_geometry(input.shape, offset, dim1, dim2)
+    return _scatter_through(input, src, lambda x: jnp.diagonal(x, offset, d1, d2))
+
+
+def _main_diagonal(shape, wrap):
+    """Flat positions of a tensor's main diagonal (``fill_diagonal_``; ``wrap``: a tall matrix's
+    diagonal restarts below, every ``cols + 1`` elements, as NumPy's fill_diagonal)."""
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    step = sum(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+    size = int(np.prod(shape))
+    end = size if wrap and len(shape) == 2 else min(shape) * step
+    return np.arange(0, min(end, size), step)
+
+
+@op("fill_diagonal", namespace=None, method=False, out=False, saves=False,
+    grad_name="CopySlices")
+def _fill_diagonal(input, fill_value, wrap=False):
+    pos = _main_diagonal(input.shape, wrap)
+    value = jnp.asarray(fill_value).astype(input.dtype)
+    return input.reshape(-1).at[pos].set(value).reshape(input.shape)
+
+
+@export("fill_diagonal_", namespace=None, method=True, opdef_of=_fill_diagonal)
+def fill_diagonal_(input, fill_value, wrap=False):
+    """``fill_value`` on the main diagonal (every dim of equal length beyond 2-D), in place;
+    PyTorch writes it through a view of the diagonal."""
+    check_inplace_through_view(input)
+    return inplace_call(input, _fill_diagonal._opdef, (fill_value, wrap), {})
 
 
 # ------------------------------------------------------------------------------ split family

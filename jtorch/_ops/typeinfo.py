@@ -191,3 +191,62 @@ def typename(obj):
     if module == "jtorch" or module.startswith("jtorch."):
         module = "torch" + module[len("jtorch"):]
     return f"{module}.{qualname}"
+
+
+# ------------------------------------------------------------------ more predicates
+@export(method=True)
+def is_nonzero(input):
+    """Whether a one-element tensor is nonzero (PyTorch's errors for any other size)."""
+    return bool(_tensor_arg("is_nonzero", input))
+
+
+@export(method=True)
+def is_same_size(input, other):
+    if not isinstance(other, TensorBase):
+        raise TypeError("is_same_size(): argument 'other' (position 2) must be Tensor, not "
+                        f"{_argname(other)}")
+    return tuple(_tensor_arg("is_same_size", input).shape) == tuple(other.shape)
+
+
+@export("is_signed")
+def is_signed(input):
+    return _tensor_arg("is_signed", input).dtype.is_signed
+
+
+@export()
+def detach(input):
+    """``input.detach()``: the same values without autograd history."""
+    return _tensor_arg("detach", input).detach()
+
+
+@export()
+def detach_(input):
+    return _tensor_arg("detach_", input).detach_()
+
+
+# jtorch has no lazy conjugation or negation: conj() and neg() compute their values, so no
+# tensor carries PyTorch's conjugate or negative bit
+@export(method=True)
+def is_conj(input):
+    """Always False: jtorch has no lazy conjugation (``conj()`` returns computed values)."""
+    _tensor_arg("is_conj", input)
+    return False
+
+
+@export(method=True)
+def is_neg(input):
+    """Always False: jtorch has no lazy negation (no tensor carries PyTorch's negative bit)."""
+    _tensor_arg("is_neg", input)
+    return False
+
+
+@export(method=True)
+def resolve_conj(input):
+    """``input`` itself: jtorch has no lazy conjugation, so there is nothing to resolve."""
+    return _tensor_arg("resolve_conj", input)
+
+
+@export(method=True)
+def resolve_neg(input):
+    """``input`` itself: jtorch has no lazy negation, so there is nothing to resolve."""
+    return _tensor_arg("resolve_neg", input)

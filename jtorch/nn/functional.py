@@ -155,6 +155,12 @@ from .._ops.nn_pool import (
     max_unpool2d as max_unpool2d,
     max_unpool3d as max_unpool3d,
 )
+from .._ops.nn_pool_fractional import (
+    fractional_max_pool2d as fractional_max_pool2d,
+    fractional_max_pool2d_with_indices as fractional_max_pool2d_with_indices,
+    fractional_max_pool3d as fractional_max_pool3d,
+    fractional_max_pool3d_with_indices as fractional_max_pool3d_with_indices,
+)
 from .._ops.pointwise_math import (
     sigmoid as sigmoid,
     tanh as tanh,
@@ -212,6 +218,10 @@ __all__ = [
     "embedding_bag",
     "feature_alpha_dropout",
     "fold",
+    "fractional_max_pool2d",
+    "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices",
     "gaussian_nll_loss",
     "gelu",
     "glu",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ..._core.errors import missing_class
 from .. import functional as F
 from ._generated import CallsFunctional, functional_module
 from ._ndim import as_tuple, ndim_variants
@@ -117,8 +116,38 @@ AvgPool2d, AvgPool3d = ndim_variants(_AvgPool23, "AvgPool{}d", (F.avg_pool2d, F.
                                      dims=(2, 3))
 
 
-FractionalMaxPool2d = missing_class("torch.nn.FractionalMaxPool2d", bases=(Module,))
-FractionalMaxPool3d = missing_class("torch.nn.FractionalMaxPool3d", bases=(Module,))
+class _FractionalMaxPoolNd(CallsFunctional, Module):
+    """Max pooling over pseudo-random windows (``F.fractional_max_pool{n}d``); the buffer
+    ``_random_samples`` (None by default: drawn anew on every call) fixes the windows."""
+
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+    _spatial_dims = 0     # set per variant by ndim_variants, with the functional
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        n, name = self._spatial_dims, type(self).__name__
+        self.kernel_size = as_tuple(kernel_size, n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = as_tuple(output_size, n) if output_size is not None else None
+        self.output_ratio = as_tuple(output_ratio, n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling "
+                             "ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return self._functional(input, self.kernel_size, self.output_size, self.output_ratio,
+                                self.return_indices, _random_samples=self._random_samples)
+
+
+FractionalMaxPool2d, FractionalMaxPool3d = ndim_variants(
+    _FractionalMaxPoolNd, "FractionalMaxPool{}d",
+    (F.fractional_max_pool2d, F.fractional_max_pool3d), dims=(2, 3))
 
 
 @functional_module(None, "norm_type, kernel_size, stride=None, ceil_mode=False",

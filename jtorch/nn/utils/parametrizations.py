@@ -128,13 +128,18 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
-    if dim is None:
-        transposed = type(module).__name__ in ("ConvTranspose1d", "ConvTranspose2d",
-                                               "ConvTranspose3d")
-        dim = 1 if transposed else 0
     parametrize.register_parametrization(
-        module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
+        module, name, _SpectralNorm(weight, n_power_iterations, output_dim(module, dim), eps))
     return module
+
+
+def output_dim(module, dim):
+    """``spectral_norm``'s default ``dim``: the weight's output dimension, 1 for the
+    transposed convolutions, else 0."""
+    if dim is not None:
+        return dim
+    return 1 if type(module).__name__ in ("ConvTranspose1d", "ConvTranspose2d",
+                                          "ConvTranspose3d") else 0
 
 
 # ------------------------------------------------------------------ orthogonal
