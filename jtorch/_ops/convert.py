@@ -22,7 +22,7 @@ from .._core.python_node import record_python_node
 from .._core.state import STATE
 from .._core.tensor_base import TensorBase
 from ._registry import op
-from .meta import copy_out, is_meta, meta_tensor
+from .meta import copy_out, meta_tensor
 
 
 def _float_to_int(x, np_dt):
@@ -141,7 +141,7 @@ def to_device(t, device):
     """Copy ``t`` to ``device``; the gradient is copied back to t's device."""
     if device.type == "meta":   # (only the shape and the dtype go)
         out = meta_tensor(tuple(t.shape), t.dtype.np)
-    elif is_meta(t):
+    elif t.is_meta:
         raise copy_out()
     else:
         out = TensorBase._make(jax.device_put(t._value, to_jax(device)), device)
