@@ -47,6 +47,8 @@ from ._core.dtypes import (  # noqa: E402 - PyTorch's dtype aliases
     int32 as int,  # noqa: A001
     int64 as long,
 )
+from math import e, inf, nan, pi  # noqa: E402 - PyTorch's constants are Python's floats
+newaxis = None  # as in PyTorch (and NumPy): ``x[:, torch.newaxis]`` adds a dimension
 from ._core.generator import (  # noqa: E402
     Generator,
     default_generator,

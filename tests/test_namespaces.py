@@ -12,6 +12,7 @@ import sys
 import types
 import warnings
 
+import numpy as np
 import pytest
 import torch
 
@@ -113,3 +114,19 @@ def test_device_kind_properties_match_a_cpu_tensor():
         assert getattr(j, name) == getattr(t, name), name
     for name in ("is_pinned", "is_shared", "is_distributed"):
         assert getattr(j, name)() == getattr(t, name)(), name
+
+
+def test_math_constants_are_pytorchs():
+    """``torch.inf``, ``nan``, ``pi``, ``e`` and ``newaxis`` (LLMs-from-scratch masks attention
+    scores with ``masked_fill_(mask, -torch.inf)``)."""
+    for name in ("e", "inf", "nan", "pi", "newaxis"):
+        assert repr(getattr(jtorch, name)) == repr(getattr(torch, name)), name
+        assert type(getattr(jtorch, name)) is type(getattr(torch, name)), name
+    scores = np.arange(6, dtype=np.float32).reshape(2, 3)
+    mask = np.triu(np.ones((2, 3), dtype=bool), 1)
+
+    def masked(T):
+        x = T.tensor(scores).masked_fill_(T.tensor(mask), -T.inf)
+        return (x.softmax(-1)[:, T.newaxis] * T.pi).numpy()
+
+    np.testing.assert_allclose(masked(jtorch), masked(torch), rtol=1e-6)
