@@ -31,6 +31,8 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 
 import numpy as np
@@ -64,6 +66,7 @@ class Program:
     env: dict = dataclasses.field(default_factory=dict)
     path: tuple = ()  # tree-relative directories added to PYTHONPATH
     rtol: float = 1e-3
+    stop: str = ""  # a regex: a step ends at its first stdout line matching it (a long run)
     note: str = ""
 
 
@@ -196,6 +199,73 @@ def prepare_cora(tree, work, nodes=2708, edges=5429):
           "        raw = open('cora.tgz', 'rb')\n    yield Response\n    Response.raw.close()\n")
 
 
+NAME_SYLLABLES = "ka li mo ra ne so ta vi el an ja de ro mi lu be ca ny zo ha".split()
+
+
+def prepare_names(tree, work):
+    """``names.txt`` for makemore: 2000 distinct generated names of one to four syllables,
+    one a line (the repository's 32,000 real names would only make the runs longer)."""
+    rng = np.random.default_rng(8)
+    names = {}
+    while len(names) < 2000:
+        names["".join(rng.choice(NAME_SYLLABLES, rng.integers(1, 5)))] = None
+    with open(os.path.join(work, "names.txt"), "w") as f:
+        f.write("\n".join(names) + "\n")
+
+
+def prepare_shakespeare_text(tree, work):
+    """``input.txt`` for ng-video-lecture (tiny Shakespeare in the repository, 1.1 MB): 2000
+    generated lines of words, about 100 KB."""
+    with open(os.path.join(work, "input.txt"), "w") as f:
+        f.write(_words(9, CHAR_WORDS + ["KING:", "QUEEN:", "O", "thee,", "thou!"], 2000, 8))
+
+
+TIKTOKEN_STANDIN = r'''import re
+
+
+class Encoding:
+    """Word-level ids in order of first appearance (ids never seen decode as <id>)."""
+
+    def __init__(self):
+        self.ids, self.words = {}, []
+
+    def encode(self, text, allowed_special=()):
+        words = re.findall(r"\s*\S+|\s+", text)
+        for word in words:
+            if word not in self.ids:
+                self.ids[word] = len(self.words)
+                self.words.append(word)
+        return [self.ids[w] for w in words]
+
+    def decode(self, ids):
+        return "".join(self.words[i] if i < len(self.words) else f" <{i}>" for i in ids)
+
+
+_ENCODING = Encoding()
+
+
+def get_encoding(name):
+    return _ENCODING
+'''
+
+
+def prepare_verdict(tree, work):
+    """``the-verdict.txt`` for LLMs-from-scratch's ``gpt_train.py`` (it downloads it with
+    ``requests``, unless the file exists; a stand-in ``requests`` and a word-level stand-in
+    ``tiktoken``, one id per word in order of appearance, since GPT-2's BPE files are a
+    download): its first 90% (the training split) 900 long words, three 256-token windows,
+    its last 10% 1000 one-letter words, so one training batch of the hard-coded 124M model
+    per epoch and three validation windows."""
+    rng = np.random.default_rng(10)
+    long_words = ["".join(rng.choice(list("abcdefghij"), 19)) for _ in range(40)]
+    train = "".join(" " + w for w in rng.choice(long_words, 900))
+    val = "".join(" " + w for w in rng.choice(list("klmnopqrstuvwxyz"), 1000))
+    with open(os.path.join(work, "the-verdict.txt"), "w") as f:
+        f.write(train + val)
+    _stub(work, "tiktoken", TIKTOKEN_STANDIN)
+    _stub(work, "requests", "")
+
+
 def _stub(work, name, source):
     """A stand-in module ``name`` in ``WORK/stubs`` (put it on the path: ``path=
     ("{work}/stubs",)``) for an import the run does not use."""
@@ -229,6 +299,8 @@ NANOGPT_SAMPLE = ["sample.py", "--init_from=resume", "--out_dir={work}/out", "--
                   "--dtype=float32"]
 MNIST_ARGS = ["--epochs", "1", "--batch-size", "64", "--log-interval", "4"]
 TUTORIAL = "tutorials"
+MAKEMORE = ["makemore.py", "-i", "names.txt", "-o", "out", "--n-layer", "2", "--n-head", "2",
+            "--n-embd", "32", "--n-embd2", "32"]
 IMAGENET_ARGS = ["imagenet/main.py", "data", "-b", "8", "--workers", "0", "-p", "1", "--seed",
                  "0", "--lr", "0.001"]
 
@@ -245,6 +317,19 @@ PROGRAMS = [
               "--trainer.batch_size=32", "--trainer.num_workers=0", "--trainer.device=cpu",
               "--system.work_dir=out"]],
             path=(".",)),
+    *(Program(f"makemore-{kind}", "makemore", "karpathy/makemore",
+              [[*MAKEMORE, "--type", kind, "-n", workers, "--max-steps", "501"],
+               [*MAKEMORE, "--type", kind, "--sample-only", *top_k]],
+              prepare=prepare_names, checkpoints=("out/model.pt",),
+              note="expected: the attention's key bias has a zero gradient in exact arithmetic "
+                   "(softmax ignores a constant per query); AdamW turns its float32 rounding "
+                   "noise into full steps, so it alone differs (2e-3; other tensors 2e-5)"
+              if kind == "transformer" else "")
+      for kind, workers, top_k in (("transformer", "2", ["--top-k", "5"]), ("bigram", "0", []),
+                                   ("mlp", "0", []), ("rnn", "0", []), ("gru", "0", []),
+                                   ("bow", "0", []))),
+    Program("ng-video-lecture-bigram", "ng-video-lecture", "karpathy/ng-video-lecture",
+            [["bigram.py"]], prepare=prepare_shakespeare_text),
     Program("mnist", "examples", "pytorch/examples",
             [["mnist/main.py", *MNIST_ARGS, "--test-batch-size", "256", "--no-accel"]],
             prepare=prepare_mnist),
@@ -281,6 +366,11 @@ PROGRAMS = [
             [["reinforcement_learning/reinforce.py", "--log-interval", "1"]],
             note="needs gymnasium (pip install gymnasium); expected: episodes 1-64 agree to "
                  "every digit, then a float32 difference flips one sampled action"),
+    Program("actor_critic", "examples", "pytorch/examples",
+            [["reinforcement_learning/actor_critic.py", "--log-interval", "1"]],
+            stop=r"^Episode 71\t",
+            note="needs gymnasium; stops at episode 71: from episode 72 a float32 difference "
+                 "(Adam at lr 3e-2 grows it from 1e-7 to 2e-2) flips one sampled action"),
     Program("time_sequence_prediction", "examples", "pytorch/examples",
             [["time_sequence_prediction/generate_sine_wave.py"],
              ["time_sequence_prediction/train.py", "--steps", "1"]],
@@ -302,6 +392,9 @@ PROGRAMS = [
     Program("gat", "examples", "pytorch/examples",
             [["gat/main.py", "--epochs", "10", "--val-every", "5", "--no-accel"]],
             prepare=prepare_cora, path=("{work}/stubs",)),
+    Program("llms-from-scratch-gpt_train", "LLMs-from-scratch", "rasbt/LLMs-from-scratch",
+            [["ch05/01_main-chapter-code/gpt_train.py"]], prepare=prepare_verdict,
+            path=("{work}/stubs",), checkpoints=("model.pth",)),
     Program("tutorial-language_model", "pytorch-tutorial", "yunjey/pytorch-tutorial",
             [[f"{TUTORIAL}/02-intermediate/language_model/main.py"]],
             prepare=prepare_tutorial_corpus, texts=("sample.txt",), checkpoints=("model.ckpt",)),
@@ -331,16 +424,41 @@ def _run(program, tree, work, framework, timeout):
     for step in program.steps:
         script, *args = [a.format(work=work) for a in step]
         cmd = [*runner, SHARED_RNG, os.path.join(tree, script), *args]
+        status, stdout, stderr = _step(cmd, cwd, env, timeout, program.stop)
+        out.append(stdout.replace(work, "{work}"))
+        err.append(stderr)
+        if status:
+            return status, "".join(out), "".join(err), time.time() - start
+    return 0, "".join(out), "".join(err), time.time() - start
+
+
+def _step(cmd, cwd, env, timeout, stop):
+    """(exit status, stdout, stderr) of one command; with ``stop``, it is ended (status 0) after
+    its first stdout line matching that regex (unbuffered, so the line comes when printed)."""
+    if not stop:
         try:
             done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
                                   timeout=timeout)
         except subprocess.TimeoutExpired:
-            return 124, "".join(out), f"[timed out after {timeout}s]", time.time() - start
-        out.append(done.stdout.replace(work, "{work}"))
-        err.append(done.stderr)
-        if done.returncode:
-            return done.returncode, "".join(out), "".join(err), time.time() - start
-    return 0, "".join(out), "".join(err), time.time() - start
+            return 124, "", f"[timed out after {timeout}s]"
+        return done.returncode, done.stdout, done.stderr
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=dict(env, PYTHONUNBUFFERED="1"), text=True,
+                                stdout=subprocess.PIPE, stderr=err)
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        lines, status = [], None
+        for line in proc.stdout:
+            lines.append(line)
+            if re.search(stop, line):
+                proc.kill()
+                status = 0
+                break
+        timed_out = proc.wait() == -9 and status is None
+        timer.cancel()
+        err.seek(0)
+        return (124 if timed_out else proc.returncode if status is None else 0, "".join(lines),
+                err.read() + (f"[timed out after {timeout}s]" if timed_out else ""))
 
 
 def _result_lines(program, stdout):
