@@ -42,7 +42,9 @@ REPO = os.path.dirname(HERE)
 SHARED_RNG = os.path.join(HERE, "shared_rng_run.py")
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 # timings the programs print: not compared
-TIMING = re.compile(r",?\s*(time:?|iter_dt|ms/batch|mfu)\s*[-+\d.]+\s*(ms|s|%)?;?"
+TIMING = re.compile(r",?\s*(time:?|Time:|time/call:|iter_dt|ms/batch|mfu)\s*[-+\d.]+\s*"
+                    r"(ms|sec|s|%)?;?"
+                    r"|^\d+ tokens/sec$"  # LLMs-from-scratch's generation speed
                     r"|\(\d+\.\d+s\)"  # gcn's and gat's epoch times
                     r"|\b(Time|Data)\s+[\d.]+\s+\(\s*[\d.]+\)")  # imagenet's meters
 
@@ -262,8 +264,14 @@ def prepare_verdict(tree, work):
     val = "".join(" " + w for w in rng.choice(list("klmnopqrstuvwxyz"), 1000))
     with open(os.path.join(work, "the-verdict.txt"), "w") as f:
         f.write(train + val)
-    _stub(work, "tiktoken", TIKTOKEN_STANDIN)
+    prepare_tiktoken(tree, work)
     _stub(work, "requests", "")
+
+
+def prepare_tiktoken(tree, work):
+    """The stand-in ``tiktoken`` alone (LLMs-from-scratch's chapter 4 scripts encode a prompt
+    and decode what a randomly initialised model generates)."""
+    _stub(work, "tiktoken", TIKTOKEN_STANDIN)
 
 
 def _stub(work, name, source):
@@ -301,6 +309,7 @@ MNIST_ARGS = ["--epochs", "1", "--batch-size", "64", "--log-interval", "4"]
 TUTORIAL = "tutorials"
 MAKEMORE = ["makemore.py", "-i", "names.txt", "-o", "out", "--n-layer", "2", "--n-head", "2",
             "--n-embd", "32", "--n-embd2", "32"]
+KV_CACHE_ARGS = ["--emb_dim", "64", "--n_heads", "4", "--n_layers", "2", "--max_new_tokens", "20"]
 IMAGENET_ARGS = ["imagenet/main.py", "data", "-b", "8", "--workers", "0", "-p", "1", "--seed",
                  "0", "--lr", "0.001"]
 
@@ -395,6 +404,14 @@ PROGRAMS = [
     Program("llms-from-scratch-gpt_train", "LLMs-from-scratch", "rasbt/LLMs-from-scratch",
             [["ch05/01_main-chapter-code/gpt_train.py"]], prepare=prepare_verdict,
             path=("{work}/stubs",), checkpoints=("model.pth",)),
+    *(Program(f"llms-from-scratch-{name}", "LLMs-from-scratch", "rasbt/LLMs-from-scratch",
+              [[f"ch04/{script}", *KV_CACHE_ARGS, *args]], prepare=prepare_tiktoken,
+              path=("{work}/stubs",))
+      for name, script, args in (
+          ("kv_gqa", "04_gqa/gpt_with_kv_gqa.py", []),
+          ("kv_mla", "05_mla/gpt_with_kv_mla.py", ["--latent_dim", "16"]),
+          ("kv_swa", "06_swa/gpt_with_kv_swa.py", ["--sliding_window_size", "8"]),
+          ("kv_moe", "07_moe/gpt_with_kv_moe.py", ["--num_experts", "4", "--hidden_dim", "128"]))),
     Program("tutorial-language_model", "pytorch-tutorial", "yunjey/pytorch-tutorial",
             [[f"{TUTORIAL}/02-intermediate/language_model/main.py"]],
             prepare=prepare_tutorial_corpus, texts=("sample.txt",), checkpoints=("model.ckpt",)),
@@ -517,6 +534,7 @@ def _compare_checkpoint(a_path, b_path):
 def _last(lines, stderr):
     """The line to show for a run: its last line with a loss or an accuracy, else its last
     line, else its last error line."""
+    lines = [x for x in lines if x]
     scored = [x for x in lines if re.search(r"[Ll]oss|Accuracy|ppl", x)]
     if scored or lines:
         return (scored or lines)[-1][:70]
