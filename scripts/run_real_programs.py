@@ -268,6 +268,19 @@ def prepare_verdict(tree, work):
     _stub(work, "requests", "")
 
 
+def prepare_gutenberg(tree, work):
+    """``gutenberg/data/book{0,1}.txt`` for LLMs-from-scratch's ``pretraining_simple.py``
+    (Project Gutenberg's books are a download): 600 generated words each; the stand-ins as
+    for ``gpt_train.py`` (its package's ``ch05`` imports ``requests``)."""
+    folder = os.path.join(work, "gutenberg", "data")
+    os.makedirs(folder)
+    for i in range(2):
+        with open(os.path.join(folder, f"book{i}.txt"), "w") as f:
+            f.write(_words(12 + i, CHAR_WORDS, 60, 10))
+    prepare_tiktoken(tree, work)
+    _stub(work, "requests", "")
+
+
 def prepare_tiktoken(tree, work):
     """The stand-in ``tiktoken`` alone (LLMs-from-scratch's chapter 4 scripts encode a prompt
     and decode what a randomly initialised model generates)."""
@@ -404,6 +417,13 @@ PROGRAMS = [
     Program("llms-from-scratch-gpt_train", "LLMs-from-scratch", "rasbt/LLMs-from-scratch",
             [["ch05/01_main-chapter-code/gpt_train.py"]], prepare=prepare_verdict,
             path=("{work}/stubs",), checkpoints=("model.pth",)),
+    Program("llms-from-scratch-pretraining_simple", "LLMs-from-scratch", "rasbt/LLMs-from-scratch",
+            [["ch05/03_bonus_pretraining_on_gutenberg/pretraining_simple.py", "--debug", "True",
+              "--eval_freq", "5", "--print_sample_iter", "10", "--n_epochs", "2",
+              "--batch_size", "4", "--output_dir", "ckpt"]],
+            results=r"^(?!Book processed|Total time elapsed|ETA for)",
+            prepare=prepare_gutenberg, path=("{work}/stubs", "pkg"),
+            checkpoints=("ckpt/model_pg_final.pth",)),
     *(Program(f"llms-from-scratch-{name}", "LLMs-from-scratch", "rasbt/LLMs-from-scratch",
               [[f"ch04/{script}", *KV_CACHE_ARGS, *args]], prepare=prepare_tiktoken,
               path=("{work}/stubs",))
