@@ -45,6 +45,7 @@ NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 TIMING = re.compile(r",?\s*(time:?|Time:|time/call:|iter_dt|ms/batch|mfu)\s*[-+\d.]+\s*"
                     r"(ms|sec|s|%)?;?"
                     r"|^\d+ tokens/sec$"  # LLMs-from-scratch's generation speed
+                    r"|\s*[\d.]+ms\b"  # llama2.c's step time
                     r"|\(\d+\.\d+s\)"  # gcn's and gat's epoch times
                     r"|\b(Time|Data)\s+[\d.]+\s+\(\s*[\d.]+\)")  # imagenet's meters
 
@@ -281,6 +282,22 @@ def prepare_gutenberg(tree, work):
     _stub(work, "requests", "")
 
 
+def prepare_llama2c(tree, work):
+    """llama2.c's pretokenized shards for a custom 64-token vocabulary,
+    ``data/tok64/data0{0,1,2}.bin`` (shard 0 the validation split) in the tree (its
+    ``DATA_CACHE_DIR`` is relative to the working directory, and ``train.py`` reads
+    ``configurator.py`` from there), 5000 random tokens each; stand-ins for the
+    ``requests`` and ``sentencepiece`` its data module imports (used only to download and
+    tokenize TinyStories)."""
+    rng = np.random.default_rng(13)
+    folder = os.path.join(tree, "data", "tok64")
+    os.makedirs(folder, exist_ok=True)
+    for i in range(3):
+        rng.integers(0, 64, 5000).astype(np.uint16).tofile(os.path.join(folder, f"data{i:02d}.bin"))
+    _stub(work, "requests", "")
+    _stub(work, "sentencepiece", "class SentencePieceProcessor:\n    pass\n")
+
+
 def prepare_tiktoken(tree, work):
     """The stand-in ``tiktoken`` alone (LLMs-from-scratch's chapter 4 scripts encode a prompt
     and decode what a randomly initialised model generates)."""
@@ -352,6 +369,15 @@ PROGRAMS = [
                                    ("bow", "0", []))),
     Program("ng-video-lecture-bigram", "ng-video-lecture", "karpathy/ng-video-lecture",
             [["bigram.py"]], prepare=prepare_shakespeare_text),
+    Program("llama2c", "llama2.c", "karpathy/llama2.c",
+            [["train.py", "--device=cpu", "--compile=False", "--dtype=float32", "--batch_size=8",
+              "--max_seq_len=32", "--vocab_source=custom", "--vocab_size=64", "--dim=32",
+              "--n_layers=2", "--n_heads=4", "--n_kv_heads=2", "--multiple_of=8",
+              "--gradient_accumulation_steps=2", "--max_iters=20", "--eval_interval=10",
+              "--eval_iters=2", "--warmup_iters=5", "--always_save_checkpoint=True",
+              "--out_dir={work}/out"]],
+            cwd="tree", prepare=prepare_llama2c, path=("{work}/stubs",),
+            checkpoints=("out/ckpt.pt",)),
     Program("mnist", "examples", "pytorch/examples",
             [["mnist/main.py", *MNIST_ARGS, "--test-batch-size", "256", "--no-accel"]],
             prepare=prepare_mnist),
