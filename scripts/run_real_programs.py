@@ -458,6 +458,22 @@ PROGRAMS = [
           ("kv_mla", "05_mla/gpt_with_kv_mla.py", ["--latent_dim", "16"]),
           ("kv_swa", "06_swa/gpt_with_kv_swa.py", ["--sliding_window_size", "8"]),
           ("kv_moe", "07_moe/gpt_with_kv_moe.py", ["--num_experts", "4", "--hidden_dim", "128"]))),
+    *(Program(f"nlp-tutorial-{name}", "nlp-tutorial", "graykode/nlp-tutorial", [[script]],
+              env={"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"})  # vocabularies from set()
+      for name, script in (
+          ("NNLM", "1-1.NNLM/NNLM.py"), ("TextCNN", "2-1.TextCNN/TextCNN.py"),
+          ("TextRNN", "3-1.TextRNN/TextRNN.py"), ("TextLSTM", "3-2.TextLSTM/TextLSTM.py"),
+          ("Seq2Seq", "4-1.Seq2Seq/Seq2Seq.py"),
+          ("Seq2Seq-Attention", "4-2.Seq2Seq(Attention)/Seq2Seq(Attention).py"),
+          ("Bi-LSTM-Attention", "4-3.Bi-LSTM(Attention)/Bi-LSTM(Attention).py"))),
+    *(Program(f"nlp-tutorial-{name}", "nlp-tutorial", "graykode/nlp-tutorial", [[script]],
+              env={"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"},
+              note="expected: the first step agrees to float32 rounding (gradients to 1e-8 of "
+                   "their largest in Bi-LSTM, 3e-6 in BERT); Adam's steps on near-zero "
+                   "gradients then amplify it")
+      for name, script in (
+          ("Bi-LSTM", "3-3.Bi-LSTM/Bi-LSTM.py"), ("Transformer", "5-1.Transformer/Transformer.py"),
+          ("BERT", "5-2.BERT/BERT.py"))),
     Program("tutorial-language_model", "pytorch-tutorial", "yunjey/pytorch-tutorial",
             [[f"{TUTORIAL}/02-intermediate/language_model/main.py"]],
             prepare=prepare_tutorial_corpus, texts=("sample.txt",), checkpoints=("model.ckpt",)),
