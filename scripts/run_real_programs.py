@@ -31,6 +31,8 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 
 import numpy as np
@@ -40,7 +42,10 @@ REPO = os.path.dirname(HERE)
 SHARED_RNG = os.path.join(HERE, "shared_rng_run.py")
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 # timings the programs print: not compared
-TIMING = re.compile(r",?\s*(time:?|iter_dt|ms/batch|mfu)\s*[-+\d.]+\s*(ms|s|%)?;?"
+TIMING = re.compile(r",?\s*(time:?|Time:|time/call:|iter_dt|ms/batch|mfu)\s*[-+\d.]+\s*"
+                    r"(ms|sec|s|%)?;?"
+                    r"|^\d+ tokens/sec$"  # LLMs-from-scratch's generation speed
+                    r"|\s*[\d.]+ms\b"  # llama2.c's step time
                     r"|\(\d+\.\d+s\)"  # gcn's and gat's epoch times
                     r"|\b(Time|Data)\s+[\d.]+\s+\(\s*[\d.]+\)")  # imagenet's meters
 
@@ -64,6 +69,7 @@ class Program:
     env: dict = dataclasses.field(default_factory=dict)
     path: tuple = ()  # tree-relative directories added to PYTHONPATH
     rtol: float = 1e-3
+    stop: str = ""  # a regex: a step ends at its first stdout line matching it (a long run)
     note: str = ""
 
 
@@ -196,6 +202,108 @@ def prepare_cora(tree, work, nodes=2708, edges=5429):
           "        raw = open('cora.tgz', 'rb')\n    yield Response\n    Response.raw.close()\n")
 
 
+NAME_SYLLABLES = "ka li mo ra ne so ta vi el an ja de ro mi lu be ca ny zo ha".split()
+
+
+def prepare_names(tree, work):
+    """``names.txt`` for makemore: 2000 distinct generated names of one to four syllables,
+    one a line (the repository's 32,000 real names would only make the runs longer)."""
+    rng = np.random.default_rng(8)
+    names = {}
+    while len(names) < 2000:
+        names["".join(rng.choice(NAME_SYLLABLES, rng.integers(1, 5)))] = None
+    with open(os.path.join(work, "names.txt"), "w") as f:
+        f.write("\n".join(names) + "\n")
+
+
+def prepare_shakespeare_text(tree, work):
+    """``input.txt`` for ng-video-lecture (tiny Shakespeare in the repository, 1.1 MB): 2000
+    generated lines of words, about 100 KB."""
+    with open(os.path.join(work, "input.txt"), "w") as f:
+        f.write(_words(9, CHAR_WORDS + ["KING:", "QUEEN:", "O", "thee,", "thou!"], 2000, 8))
+
+
+TIKTOKEN_STANDIN = r'''import re
+
+
+class Encoding:
+    """Word-level ids in order of first appearance (ids never seen decode as <id>)."""
+
+    def __init__(self):
+        self.ids, self.words = {}, []
+
+    def encode(self, text, allowed_special=()):
+        words = re.findall(r"\s*\S+|\s+", text)
+        for word in words:
+            if word not in self.ids:
+                self.ids[word] = len(self.words)
+                self.words.append(word)
+        return [self.ids[w] for w in words]
+
+    def decode(self, ids):
+        return "".join(self.words[i] if i < len(self.words) else f" <{i}>" for i in ids)
+
+
+_ENCODING = Encoding()
+
+
+def get_encoding(name):
+    return _ENCODING
+'''
+
+
+def prepare_verdict(tree, work):
+    """``the-verdict.txt`` for LLMs-from-scratch's ``gpt_train.py`` (it downloads it with
+    ``requests``, unless the file exists; a stand-in ``requests`` and a word-level stand-in
+    ``tiktoken``, one id per word in order of appearance, since GPT-2's BPE files are a
+    download): its first 90% (the training split) 900 long words, three 256-token windows,
+    its last 10% 1000 one-letter words, so one training batch of the hard-coded 124M model
+    per epoch and three validation windows."""
+    rng = np.random.default_rng(10)
+    long_words = ["".join(rng.choice(list("abcdefghij"), 19)) for _ in range(40)]
+    train = "".join(" " + w for w in rng.choice(long_words, 900))
+    val = "".join(" " + w for w in rng.choice(list("klmnopqrstuvwxyz"), 1000))
+    with open(os.path.join(work, "the-verdict.txt"), "w") as f:
+        f.write(train + val)
+    prepare_tiktoken(tree, work)
+    _stub(work, "requests", "")
+
+
+def prepare_gutenberg(tree, work):
+    """``gutenberg/data/book{0,1}.txt`` for LLMs-from-scratch's ``pretraining_simple.py``
+    (Project Gutenberg's books are a download): 600 generated words each; the stand-ins as
+    for ``gpt_train.py`` (its package's ``ch05`` imports ``requests``)."""
+    folder = os.path.join(work, "gutenberg", "data")
+    os.makedirs(folder)
+    for i in range(2):
+        with open(os.path.join(folder, f"book{i}.txt"), "w") as f:
+            f.write(_words(12 + i, CHAR_WORDS, 60, 10))
+    prepare_tiktoken(tree, work)
+    _stub(work, "requests", "")
+
+
+def prepare_llama2c(tree, work):
+    """llama2.c's pretokenized shards for a custom 64-token vocabulary,
+    ``data/tok64/data0{0,1,2}.bin`` (shard 0 the validation split) in the tree (its
+    ``DATA_CACHE_DIR`` is relative to the working directory, and ``train.py`` reads
+    ``configurator.py`` from there), 5000 random tokens each; stand-ins for the
+    ``requests`` and ``sentencepiece`` its data module imports (used only to download and
+    tokenize TinyStories)."""
+    rng = np.random.default_rng(13)
+    folder = os.path.join(tree, "data", "tok64")
+    os.makedirs(folder, exist_ok=True)
+    for i in range(3):
+        rng.integers(0, 64, 5000).astype(np.uint16).tofile(os.path.join(folder, f"data{i:02d}.bin"))
+    _stub(work, "requests", "")
+    _stub(work, "sentencepiece", "class SentencePieceProcessor:\n    pass\n")
+
+
+def prepare_tiktoken(tree, work):
+    """The stand-in ``tiktoken`` alone (LLMs-from-scratch's chapter 4 scripts encode a prompt
+    and decode what a randomly initialised model generates)."""
+    _stub(work, "tiktoken", TIKTOKEN_STANDIN)
+
+
 def _stub(work, name, source):
     """A stand-in module ``name`` in ``WORK/stubs`` (put it on the path: ``path=
     ("{work}/stubs",)``) for an import the run does not use."""
@@ -229,6 +337,9 @@ NANOGPT_SAMPLE = ["sample.py", "--init_from=resume", "--out_dir={work}/out", "--
                   "--dtype=float32"]
 MNIST_ARGS = ["--epochs", "1", "--batch-size", "64", "--log-interval", "4"]
 TUTORIAL = "tutorials"
+MAKEMORE = ["makemore.py", "-i", "names.txt", "-o", "out", "--n-layer", "2", "--n-head", "2",
+            "--n-embd", "32", "--n-embd2", "32"]
+KV_CACHE_ARGS = ["--emb_dim", "64", "--n_heads", "4", "--n_layers", "2", "--max_new_tokens", "20"]
 IMAGENET_ARGS = ["imagenet/main.py", "data", "-b", "8", "--workers", "0", "-p", "1", "--seed",
                  "0", "--lr", "0.001"]
 
@@ -245,6 +356,28 @@ PROGRAMS = [
               "--trainer.batch_size=32", "--trainer.num_workers=0", "--trainer.device=cpu",
               "--system.work_dir=out"]],
             path=(".",)),
+    *(Program(f"makemore-{kind}", "makemore", "karpathy/makemore",
+              [[*MAKEMORE, "--type", kind, "-n", workers, "--max-steps", "501"],
+               [*MAKEMORE, "--type", kind, "--sample-only", *top_k]],
+              prepare=prepare_names, checkpoints=("out/model.pt",),
+              note="expected: the attention's key bias has a zero gradient in exact arithmetic "
+                   "(softmax ignores a constant per query); AdamW turns its float32 rounding "
+                   "noise into full steps, so it alone differs (2e-3; other tensors 2e-5)"
+              if kind == "transformer" else "")
+      for kind, workers, top_k in (("transformer", "2", ["--top-k", "5"]), ("bigram", "0", []),
+                                   ("mlp", "0", []), ("rnn", "0", []), ("gru", "0", []),
+                                   ("bow", "0", []))),
+    Program("ng-video-lecture-bigram", "ng-video-lecture", "karpathy/ng-video-lecture",
+            [["bigram.py"]], prepare=prepare_shakespeare_text),
+    Program("llama2c", "llama2.c", "karpathy/llama2.c",
+            [["train.py", "--device=cpu", "--compile=False", "--dtype=float32", "--batch_size=8",
+              "--max_seq_len=32", "--vocab_source=custom", "--vocab_size=64", "--dim=32",
+              "--n_layers=2", "--n_heads=4", "--n_kv_heads=2", "--multiple_of=8",
+              "--gradient_accumulation_steps=2", "--max_iters=20", "--eval_interval=10",
+              "--eval_iters=2", "--warmup_iters=5", "--always_save_checkpoint=True",
+              "--out_dir={work}/out"]],
+            cwd="tree", prepare=prepare_llama2c, path=("{work}/stubs",),
+            checkpoints=("out/ckpt.pt",)),
     Program("mnist", "examples", "pytorch/examples",
             [["mnist/main.py", *MNIST_ARGS, "--test-batch-size", "256", "--no-accel"]],
             prepare=prepare_mnist),
@@ -281,6 +414,11 @@ PROGRAMS = [
             [["reinforcement_learning/reinforce.py", "--log-interval", "1"]],
             note="needs gymnasium (pip install gymnasium); expected: episodes 1-64 agree to "
                  "every digit, then a float32 difference flips one sampled action"),
+    Program("actor_critic", "examples", "pytorch/examples",
+            [["reinforcement_learning/actor_critic.py", "--log-interval", "1"]],
+            stop=r"^Episode 71\t",
+            note="needs gymnasium; stops at episode 71: from episode 72 a float32 difference "
+                 "(Adam at lr 3e-2 grows it from 1e-7 to 2e-2) flips one sampled action"),
     Program("time_sequence_prediction", "examples", "pytorch/examples",
             [["time_sequence_prediction/generate_sine_wave.py"],
              ["time_sequence_prediction/train.py", "--steps", "1"]],
@@ -302,6 +440,40 @@ PROGRAMS = [
     Program("gat", "examples", "pytorch/examples",
             [["gat/main.py", "--epochs", "10", "--val-every", "5", "--no-accel"]],
             prepare=prepare_cora, path=("{work}/stubs",)),
+    Program("llms-from-scratch-gpt_train", "LLMs-from-scratch", "rasbt/LLMs-from-scratch",
+            [["ch05/01_main-chapter-code/gpt_train.py"]], prepare=prepare_verdict,
+            path=("{work}/stubs",), checkpoints=("model.pth",)),
+    Program("llms-from-scratch-pretraining_simple", "LLMs-from-scratch", "rasbt/LLMs-from-scratch",
+            [["ch05/03_bonus_pretraining_on_gutenberg/pretraining_simple.py", "--debug", "True",
+              "--eval_freq", "5", "--print_sample_iter", "10", "--n_epochs", "2",
+              "--batch_size", "4", "--output_dir", "ckpt"]],
+            results=r"^(?!Book processed|Total time elapsed|ETA for)",
+            prepare=prepare_gutenberg, path=("{work}/stubs", "pkg"),
+            checkpoints=("ckpt/model_pg_final.pth",)),
+    *(Program(f"llms-from-scratch-{name}", "LLMs-from-scratch", "rasbt/LLMs-from-scratch",
+              [[f"ch04/{script}", *KV_CACHE_ARGS, *args]], prepare=prepare_tiktoken,
+              path=("{work}/stubs",))
+      for name, script, args in (
+          ("kv_gqa", "04_gqa/gpt_with_kv_gqa.py", []),
+          ("kv_mla", "05_mla/gpt_with_kv_mla.py", ["--latent_dim", "16"]),
+          ("kv_swa", "06_swa/gpt_with_kv_swa.py", ["--sliding_window_size", "8"]),
+          ("kv_moe", "07_moe/gpt_with_kv_moe.py", ["--num_experts", "4", "--hidden_dim", "128"]))),
+    *(Program(f"nlp-tutorial-{name}", "nlp-tutorial", "graykode/nlp-tutorial", [[script]],
+              env={"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"})  # vocabularies from set()
+      for name, script in (
+          ("NNLM", "1-1.NNLM/NNLM.py"), ("TextCNN", "2-1.TextCNN/TextCNN.py"),
+          ("TextRNN", "3-1.TextRNN/TextRNN.py"), ("TextLSTM", "3-2.TextLSTM/TextLSTM.py"),
+          ("Seq2Seq", "4-1.Seq2Seq/Seq2Seq.py"),
+          ("Seq2Seq-Attention", "4-2.Seq2Seq(Attention)/Seq2Seq(Attention).py"),
+          ("Bi-LSTM-Attention", "4-3.Bi-LSTM(Attention)/Bi-LSTM(Attention).py"))),
+    *(Program(f"nlp-tutorial-{name}", "nlp-tutorial", "graykode/nlp-tutorial", [[script]],
+              env={"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"},
+              note="expected: the first step agrees to float32 rounding (gradients to 1e-8 of "
+                   "their largest in Bi-LSTM, 3e-6 in BERT); Adam's steps on near-zero "
+                   "gradients then amplify it")
+      for name, script in (
+          ("Bi-LSTM", "3-3.Bi-LSTM/Bi-LSTM.py"), ("Transformer", "5-1.Transformer/Transformer.py"),
+          ("BERT", "5-2.BERT/BERT.py"))),
     Program("tutorial-language_model", "pytorch-tutorial", "yunjey/pytorch-tutorial",
             [[f"{TUTORIAL}/02-intermediate/language_model/main.py"]],
             prepare=prepare_tutorial_corpus, texts=("sample.txt",), checkpoints=("model.ckpt",)),
@@ -331,16 +503,41 @@ def _run(program, tree, work, framework, timeout):
     for step in program.steps:
         script, *args = [a.format(work=work) for a in step]
         cmd = [*runner, SHARED_RNG, os.path.join(tree, script), *args]
+        status, stdout, stderr = _step(cmd, cwd, env, timeout, program.stop)
+        out.append(stdout.replace(work, "{work}"))
+        err.append(stderr)
+        if status:
+            return status, "".join(out), "".join(err), time.time() - start
+    return 0, "".join(out), "".join(err), time.time() - start
+
+
+def _step(cmd, cwd, env, timeout, stop):
+    """(exit status, stdout, stderr) of one command; with ``stop``, it is ended (status 0) after
+    its first stdout line matching that regex (unbuffered, so the line comes when printed)."""
+    if not stop:
         try:
             done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
                                   timeout=timeout)
         except subprocess.TimeoutExpired:
-            return 124, "".join(out), f"[timed out after {timeout}s]", time.time() - start
-        out.append(done.stdout.replace(work, "{work}"))
-        err.append(done.stderr)
-        if done.returncode:
-            return done.returncode, "".join(out), "".join(err), time.time() - start
-    return 0, "".join(out), "".join(err), time.time() - start
+            return 124, "", f"[timed out after {timeout}s]"
+        return done.returncode, done.stdout, done.stderr
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=dict(env, PYTHONUNBUFFERED="1"), text=True,
+                                stdout=subprocess.PIPE, stderr=err)
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        lines, status = [], None
+        for line in proc.stdout:
+            lines.append(line)
+            if re.search(stop, line):
+                proc.kill()
+                status = 0
+                break
+        timed_out = proc.wait() == -9 and status is None
+        timer.cancel()
+        err.seek(0)
+        return (124 if timed_out else proc.returncode if status is None else 0, "".join(lines),
+                err.read() + (f"[timed out after {timeout}s]" if timed_out else ""))
 
 
 def _result_lines(program, stdout):
@@ -399,6 +596,7 @@ def _compare_checkpoint(a_path, b_path):
 def _last(lines, stderr):
     """The line to show for a run: its last line with a loss or an accuracy, else its last
     line, else its last error line."""
+    lines = [x for x in lines if x]
     scored = [x for x in lines if re.search(r"[Ll]oss|Accuracy|ppl", x)]
     if scored or lines:
         return (scored or lines)[-1][:70]

@@ -1,6 +1,8 @@
 """Factories against PyTorch: values, dtypes, shapes, requires_grad, devices, errors, out=,
 the in-place fillers, Tensor.new_*, and factories under jax.jit."""
 
+import subprocess
+import sys
 import warnings
 
 import jax
@@ -193,6 +195,28 @@ def test_tensor_of_tensor_warns_and_copies():
     np.testing.assert_array_equal(t.numpy(), [1, 1])
     with pytest.warns(UserWarning, match="To copy construct from a tensor"):
         assert jtorch.ones(2).new_tensor(jtorch.ones(3)).shape == (3,)
+
+
+NDARRAY_LIST = """
+import warnings, numpy as np
+import {module} as torch
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    torch.tensor([np.arange(3), np.arange(3)])
+    torch.LongTensor([np.arange(2)])
+    torch.tensor([[1, 2]])
+print([(str(w.message).split(". ")[0], w.category.__name__, w.lineno) for w in seen])
+"""
+
+
+def test_list_of_ndarrays_warns_once_as_pytorch():
+    """PyTorch warns, once a process, that a list of NumPy arrays is slow to convert (nlp-tutorial's
+    ``torch.LongTensor([np.asarray(...) for ...])``), at the caller's line; fresh interpreters,
+    as the warning is once a process in both."""
+    out = [subprocess.run([sys.executable, "-c", NDARRAY_LIST.format(module=m)], check=True,
+                          capture_output=True, text=True).stdout for m in ("jtorch", "torch")]
+    assert out[0] == out[1]
+    assert "Creating a tensor from a list of numpy.ndarrays is extremely slow" in out[0]
 
 
 def test_as_tensor_asarray_identity():

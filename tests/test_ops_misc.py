@@ -37,6 +37,15 @@ def test_constants():
         assert getattr(jtorch, name) is getattr(torch, name), name   # math's own floats
     assert jtorch.newaxis is None and torch.newaxis is None
     assert jtorch.ones(3)[jtorch.newaxis].shape == (1, 3)
+    # as LLMs-from-scratch masks attention scores: masked_fill_(mask, -torch.inf)
+    scores = np.arange(6, dtype=np.float32).reshape(2, 3)
+    mask = np.triu(np.ones((2, 3), dtype=bool), 1)
+
+    def masked(T):
+        x = T.tensor(scores).masked_fill_(T.tensor(mask), -T.inf)
+        return (x.softmax(-1)[:, T.newaxis] * T.pi).numpy()
+
+    np.testing.assert_allclose(masked(jtorch), masked(torch), rtol=1e-6)
 
 
 # ------------------------------------------------------------------ diff

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 import warnings
 from collections.abc import Sequence
 
@@ -135,9 +136,11 @@ def _scalar_dtype(x):
 
 def _infer(x, found):
     """PyTorch's dtype for nested data (promotion over every element; empty -> default);
-    adds "tensor" to ``found`` when a Tensor or JAX array occurs."""
-    if isinstance(x, np.ndarray) and x.ndim:
-        return dtypes.from_np(x.dtype)
+    adds "tensor" to ``found`` when a Tensor or JAX array occurs, "ndarray" for an array."""
+    if isinstance(x, np.ndarray):
+        found.add("ndarray")
+        if x.ndim:
+            return dtypes.from_np(x.dtype)
     if not _is_seq(x):
         if isinstance(x, (TensorBase, jax.Array)):
             found.add("tensor")
@@ -218,15 +221,33 @@ def _np_array(data):
         raise ValueError("Overflow when unpacking long long") from None
 
 
+_WARNED_NDARRAY_LIST = []  # PyTorch warns once a process (TORCH_WARN_ONCE)
+_PACKAGE = __name__.split(".")[0]
+
+
+def _caller_level():
+    """The ``stacklevel`` of the first frame outside jtorch (where PyTorch's warning points:
+    the line that called ``torch.tensor``, ``torch.FloatTensor``...)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == _PACKAGE:
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _from_data(data, dt):
     """Nested Python/NumPy data (no top-level Tensor/ndarray) -> array of dtype ``dt``."""
     found = set()
     inferred = _infer(data, found)
+    if "ndarray" in found and not _WARNED_NDARRAY_LIST:
+        _WARNED_NDARRAY_LIST.append(True)
+        warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
+                      "consider converting the list to a single numpy.ndarray with numpy.array() "
+                      "before converting to a tensor.", UserWarning, stacklevel=_caller_level())
     dt = dt or inferred
     sizes = _sizes(data)
     if 0 in sizes:
         return np.zeros(sizes, dt.np)
-    if not found:  # no tensors inside: let NumPy build it, checking the shape PyTorch sees
+    if "tensor" not in found:  # let NumPy build it, checking the shape PyTorch sees
         try:
             nat = _np_array(data)
         except ValueError as e:
