@@ -662,6 +662,10 @@ from ._ops.shape_build import (
     triu_indices as triu_indices,
     unravel_index as unravel_index,
 )
+from ._ops.shape_complex import (
+    view_as_complex as view_as_complex,
+    view_as_real as view_as_real,
+)
 from ._ops.shape_copy import (
     cartesian_prod as cartesian_prod,
     cat as cat,

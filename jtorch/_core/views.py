@@ -41,9 +41,53 @@ def _view_chain(input, chain):
 
 
 def _view_write(base, value, chain):
+    if _reinterprets(base, chain):
+        return _view_write_by_parts(base, value, chain)
     idx = _compose(chain, jnp.arange(base.size).reshape(base.shape))
     value = jnp.broadcast_to(jnp.asarray(value, base.dtype), idx.shape)
     return base.ravel().at[idx.ravel()].set(value.ravel()).reshape(base.shape)
+
+
+def _reinterprets(base, chain):
+    """Whether a link of ``chain`` turns complex elements into real ones or back
+    (``view_as_real``, ``view_as_complex``): decided from dtypes alone, at trace time."""
+    x = jax.ShapeDtypeStruct(base.shape, base.dtype)
+    for kernel, idx in chain:
+        y = jax.eval_shape(kernel.body, x)
+        y = y if idx is None else y[idx]
+        if jnp.iscomplexobj(y) != jnp.iscomplexobj(x):
+            return True
+        x = y
+    return False
+
+
+def _view_write_by_parts(base, value, chain):
+    """``_view_write`` for a chain that reinterprets complex elements as real pairs: positions
+    count real parts (a complex element at position ``p`` is the reals ``2p`` and ``2p + 1``),
+    carried through the chain as float64 (a complex position holds its two real positions as
+    its real and imaginary parts, exact below 2**53), and the values are scattered into the
+    base seen as reals."""
+    n = base.size
+    if jnp.iscomplexobj(base):
+        first = jnp.arange(n, dtype=jnp.float64) * 2
+        pos = jax.lax.complex(first, first + 1).reshape(base.shape)
+        flat = jnp.stack([base.real, base.imag], axis=-1).ravel()
+    else:
+        pos = jnp.arange(n, dtype=jnp.float64).reshape(base.shape)
+        flat = base.ravel()
+    pos = _compose(chain, pos)
+    value = jnp.broadcast_to(jnp.asarray(value), pos.shape)
+    if jnp.iscomplexobj(pos):
+        flat = flat.at[pos.real.astype(jnp.int64).ravel()].set(
+            value.real.astype(flat.dtype).ravel())
+        flat = flat.at[pos.imag.astype(jnp.int64).ravel()].set(
+            value.imag.astype(flat.dtype).ravel())
+    else:
+        flat = flat.at[pos.astype(jnp.int64).ravel()].set(value.astype(flat.dtype).ravel())
+    if jnp.iscomplexobj(base):
+        pairs = flat.reshape(base.shape + (2,))
+        return jax.lax.complex(pairs[..., 0], pairs[..., 1])
+    return flat.reshape(base.shape)
 
 
 VIEW_CHAIN = OpDef("as_strided", _view_chain, grad_name="AsStridedBackward0", saves=False)

@@ -42,6 +42,7 @@ from . import (  # noqa: F401
     selection,
     shape,
     shape_build,
+    shape_complex,
     shape_copy,
     shape_expand,
     shape_slice,

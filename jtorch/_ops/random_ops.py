@@ -402,22 +402,24 @@ def _like(input, dtype, device):
             device if device is not None else input.device)
 
 
+def _standard_like(kind, input, generator, dtype, layout, device, requires_grad):
+    """``rand``/``randn`` (``kind`` uniform/normal) shaped like ``input``."""
+    dt, dev = _like(input, dtype, device)
+    return _standard(kind, tuple(input.shape), dt, generator, None, dev, requires_grad, layout)
+
+
 @export()
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
     """``rand`` with ``input``'s shape, dtype and device."""
-    dt, dev = _like(input, dtype, device)
-    return _standard("uniform", tuple(input.shape), dt, generator, None, dev, requires_grad,
-                     layout)
+    return _standard_like("uniform", input, generator, dtype, layout, device, requires_grad)
 
 
 @export()
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
     """``randn`` with ``input``'s shape, dtype and device."""
-    dt, dev = _like(input, dtype, device)
-    return _standard("normal", tuple(input.shape), dt, generator, None, dev, requires_grad,
-                     layout)
+    return _standard_like("normal", input, generator, dtype, layout, device, requires_grad)
 
 
 @export()

@@ -149,6 +149,13 @@ def _prepared_inputs(inputs, fn, create_graph):
     return in_tuple, _preprocess(inputs, create_graph, need_graph=True)
 
 
+def _inputs_and_v(inputs, v, fn, create_graph):
+    """``(is_tuple, inputs, v)``: the prepared inputs and the vector ``v`` checked against
+    them (jvp, vhp, hvp)."""
+    in_tuple, inputs = _prepared_inputs(inputs, fn, create_graph)
+    return in_tuple, inputs, _v_or_none(v, inputs, in_tuple, fn, create_graph, _OF_INPUT)
+
+
 def _func_outputs(func, inputs, strict, fn):
     """``(is_tuple, outputs)`` of ``func(*inputs)``, the outputs checked to require grad."""
     out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", fn)
@@ -191,8 +198,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), J v)``, by the double-backward trick as PyTorch does."""
     with enable_grad():
-        in_tuple, inputs = _prepared_inputs(inputs, "jvp", create_graph)
-        v = _v_or_none(v, inputs, in_tuple, "jvp", create_graph, _OF_INPUT)
+        in_tuple, inputs, v = _inputs_and_v(inputs, v, "jvp", create_graph)
         out_tuple, outputs = _func_outputs(func, inputs, strict, "jvp")
         grad_inputs, dummies = _double_backward_trick(outputs, inputs, outputs)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
@@ -286,9 +292,10 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     return res if in_tuple else res[0][0]
 
 
-def _scalar_func_gradient(func, inputs, strict, name):
-    """``(out_tuple, outputs, gradient)`` of a ``func`` that must return one one-element tensor,
-    its gradient kept differentiable."""
+def _scalar_func_gradient(func, inputs, v, create_graph, strict, name):
+    """vhp's and hvp's start: ``(in_tuple, inputs, v, out_tuple, outputs, gradient)`` for a
+    ``func`` that must return one one-element tensor, its gradient kept differentiable."""
+    in_tuple, inputs, v = _inputs_and_v(inputs, v, name, create_graph)
     out_tuple, outputs = _func_outputs(func, inputs, strict, name)
     if out_tuple or not isinstance(outputs[0], TensorBase):
         raise RuntimeError(f"The function given to {name} should return a single Tensor")
@@ -297,15 +304,14 @@ def _scalar_func_gradient(func, inputs, strict, name):
                            "contain a single element")
     jac = _autograd_grad(outputs, inputs, create_graph=True)
     _check_requires_grad(jac, "jacobian", strict)
-    return out_tuple, outputs, jac
+    return in_tuple, inputs, v, out_tuple, outputs, jac
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), v^T H)`` for a scalar ``func``."""
     with enable_grad():
-        in_tuple, inputs = _prepared_inputs(inputs, "vhp", create_graph)
-        v = _v_or_none(v, inputs, in_tuple, "vhp", create_graph, _OF_INPUT)
-        out_tuple, outputs, jac = _scalar_func_gradient(func, inputs, strict, "vhp")
+        in_tuple, inputs, v, out_tuple, outputs, jac = _scalar_func_gradient(
+            func, inputs, v, create_graph, strict, "vhp")
     return _last_grad_and_outputs(outputs, out_tuple, (jac, inputs, v), inputs, in_tuple,
                                   "double_back", strict, create_graph)
 
@@ -313,9 +319,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """Returns ``(func(inputs), H v)`` for a scalar ``func`` (by the double-backward trick)."""
     with enable_grad():
-        in_tuple, inputs = _prepared_inputs(inputs, "hvp", create_graph)
-        v = _v_or_none(v, inputs, in_tuple, "hvp", create_graph, _OF_INPUT)
-        out_tuple, outputs, jac = _scalar_func_gradient(func, inputs, strict, "hvp")
+        in_tuple, inputs, v, out_tuple, outputs, jac = _scalar_func_gradient(
+            func, inputs, v, create_graph, strict, "hvp")
         double_back, grad_jac = _double_backward_trick(jac, inputs, inputs)
         _check_requires_grad(jac, "hessian", strict)
     return _last_grad_and_outputs(outputs, out_tuple, (double_back, grad_jac, v), inputs, in_tuple,
