@@ -282,6 +282,38 @@ def prepare_gutenberg(tree, work):
     _stub(work, "requests", "")
 
 
+PYTORCH_LLAMA_DRIVER = """\
+# the driver of hkproj/pytorch-llama's model.py (its inference.py needs Meta's weights and
+# sentencepiece): a small LLaMA 2 (grouped-query attention, rotary embeddings as complex
+# numbers through view_as_complex/view_as_real, a KV cache written through slice views),
+# one backward through a prompt, then greedy decoding token by token
+import torch
+from model import ModelArgs, Transformer
+
+args = ModelArgs(dim=64, n_layers=2, n_heads=4, n_kv_heads=2, vocab_size=97, multiple_of=32,
+                 max_batch_size=2, max_seq_len=32, device="cpu")
+model = Transformer(args)
+tokens = torch.tensor([[5], [17]])
+logits = model(tokens, 0)
+loss = torch.nn.functional.cross_entropy(logits[:, -1], torch.tensor([3, 4]))
+loss.backward()
+print(f"loss {loss.item():.6f} grad wv {model.layers[0].attention.wv.weight.grad.norm():.6f} "
+      f"grad emb {model.tok_embeddings.weight.grad.norm():.6f}")
+with torch.no_grad():
+    for pos in range(24):
+        logits = model(tokens, pos)
+        tokens = logits[:, -1].argmax(-1, keepdim=True)
+        print(f"pos {pos} logits sum {logits.sum().item():.5f} max {logits.max().item():.5f} "
+              f"next {tokens.flatten().tolist()}")
+"""
+
+
+def prepare_pytorch_llama(tree, work):
+    """The driver above, written into the working directory."""
+    with open(os.path.join(work, "drive_llama.py"), "w") as f:
+        f.write(PYTORCH_LLAMA_DRIVER)
+
+
 def prepare_llama2c(tree, work):
     """llama2.c's pretokenized shards for a custom 64-token vocabulary,
     ``data/tok64/data0{0,1,2}.bin`` (shard 0 the validation split) in the tree (its
@@ -378,6 +410,10 @@ PROGRAMS = [
               "--out_dir={work}/out"]],
             cwd="tree", prepare=prepare_llama2c, path=("{work}/stubs",),
             checkpoints=("out/ckpt.pt",)),
+    Program("pytorch-llama", "pytorch-llama", "hkproj/pytorch-llama",
+            [["{work}/drive_llama.py"]], prepare=prepare_pytorch_llama, path=(".",),
+            note="model.py unchanged; the driver (a small model, one backward, greedy decoding) "
+                 "is in this script"),
     Program("mnist", "examples", "pytorch/examples",
             [["mnist/main.py", *MNIST_ARGS, "--test-batch-size", "256", "--no-accel"]],
             prepare=prepare_mnist),
