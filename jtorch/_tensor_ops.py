@@ -29,6 +29,7 @@ from ._ops import (
     shape_build as _shape_build,
     shape_copy as _shape_copy,
     shape_expand as _shape_expand,
+    shape_inplace as _shape_inplace,
     shape_slice as _shape_slice,
     sparse as _sparse,
     special_math as _special_math,
@@ -322,6 +323,7 @@ class TensorOps:
     sqrt = _pointwise_math.sqrt
     square = _pointwise.square
     squeeze = _shape.squeeze
+    squeeze_ = _shape_inplace.squeeze_
     std = _reduction.std
     stft = _spectral.stft
     sub = _pointwise.sub
@@ -330,8 +332,11 @@ class TensorOps:
     sum_to_size = _shape_expand.sum_to_size
     svd = _linalg_decomp.svd
     swapaxes = _shape.transpose
+    swapaxes_ = _shape_inplace.transpose_
     swapdims = _shape.transpose
+    swapdims_ = _shape_inplace.transpose_
     t = _shape.t
+    t_ = _shape_inplace.t_
     take = _scatter.take
     take_along_dim = _scatter.take_along_dim
     tan = _pointwise_math.tan
@@ -344,6 +349,7 @@ class TensorOps:
     topk = _selection.topk
     trace = _shape_copy.trace
     transpose = _shape.transpose
+    transpose_ = _shape_inplace.transpose_
     triangular_solve = _linalg_decomp.triangular_solve
     tril = _shape_copy.tril
     triu = _shape_copy.triu
@@ -356,6 +362,7 @@ class TensorOps:
     unique = _selection.unique
     unique_consecutive = _selection.unique_consecutive
     unsqueeze = _shape.unsqueeze
+    unsqueeze_ = _shape_inplace.unsqueeze_
     values = _sparse.values
     var = _reduction.var
     vdot = _linalg.vdot

@@ -156,6 +156,7 @@ CASES = [
     ("nanquantile", lambda T, x: T.nanquantile(x, 0.3, dim=1), [r(3, 4)], 1),
     ("trace", lambda T, x: T.trace(x), [r(3, 3)], 1),
     ("polar", lambda T, a, b: T.polar(a, b), [r(3, lo=0.5), r(3)], 0),
+    ("view_as_complex", lambda T, x: T.view_as_real(T.view_as_complex(x) * 2), [r(3, 2)], 1),
     ("cholesky", lambda T, x: T.cholesky(x), [spd(3)], 1),
     ("cholesky_solve", lambda T, b, x: T.cholesky_solve(b, x),
      [r(3, 2), np.linalg.cholesky(spd(3)).astype(np.float32)], 1),

@@ -209,6 +209,15 @@ def autocast_key(opdef, key, device):
     return (key[0], key[1], (rule, cur[1]))
 
 
+def runs_in_float32(name, device):
+    """Whether autocast is on for ``device``'s type and runs op ``name``'s lower-precision
+    floating inputs in float32 (its ``FP32`` kind): for ops whose Python side checks dtypes
+    before the kernel casts them."""
+    st = ACTIVE[0]
+    cur = None if st is None or device is None else st.get(device.type)
+    return cur is not None and cur[0].get(name) == FP32
+
+
 def autocast_body(opdef, spec, body):
     """``body`` (a kernel's traced function of its dynamic values) with autocast's casts
     (``spec.autocast``) applied to the floating tensor slots first (or, for LOWER_OUT, to the

@@ -194,6 +194,12 @@ def _node_class(name, base=None):
     return cls
 
 
+def rename_node(node, name):
+    """Give ``node`` the grad_fn class name ``name`` (an in-place view op's node, made by its
+    out-of-place op: ``TBackward1`` for ``t_``)."""
+    node.__class__ = _node_class(name, type(node).__mro__[1])
+
+
 class AccumulateGrad(Node):
     """The sink of a leaf that requires grad: adds incoming gradients into ``variable.grad``.
     The leaf's tensor hooks live on the leaf (``_hooks``) and run before this node."""

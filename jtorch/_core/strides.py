@@ -34,6 +34,7 @@ def attach_view(r, src, kernel, idx):
     ``kernel`` applied to ``src`` a view of src's storage."""
     base = src._base if src._base is not None else src
     r._base = base
+    base._has_views = True
     r._chain = src._chain + ((kernel, idx),)
     r._base_version = base._version_counter
     r._layout = _view_layout(src, r, kernel, idx)

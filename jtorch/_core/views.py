@@ -13,6 +13,7 @@ differentiable (PyTorch's ``CopySlices``).
 from __future__ import annotations
 
 import copy
+import gc
 import re
 
 import jax
@@ -21,7 +22,7 @@ import jax.numpy as jnp
 from . import dtypes
 from .autocast import without_autocast
 from .dispatch import dispatch
-from .graph import register_assign
+from .graph import register_assign, rename_node
 from .kernel import OpDef
 from .state import STATE, grad_mode
 from .strides import strides
@@ -119,6 +120,7 @@ def detached_alias(t, share_version=False):
                          t._device)
     base = t._base if t._base is not None else t
     a._base = base
+    base._has_views = True
     a._chain = t._chain
     a._layout = t._layout if t._base is not None else strides(t)
     a._base_version = base._version_counter
@@ -127,6 +129,64 @@ def detached_alias(t, share_version=False):
     if not share_version:
         a._data_alias = True
     return a
+
+
+# ------------------------------------------------------------------------------ in-place view ops
+def take_view_metadata(t, make_view, grad_name):
+    """``t.unsqueeze_(0)`` and the other in-place view ops: ``t`` takes the shape, strides and
+    autograd history of ``make_view()``, the view of ``t`` that the out-of-place op makes; the
+    storage stays where it is. A view ``t`` just gets the longer chain. A tensor that owns its
+    storage keeps owning it when no view of it was ever made; otherwise its storage moves to a
+    new owner holding its old array (the views of it are found among the garbage collector's
+    referrers, once, and re-pointed there: their chains start from the old shape) and ``t``
+    becomes a view of that owner. The version counter is bumped, as PyTorch's, and the
+    recorded node is named ``grad_name`` (PyTorch's names for the in-place forms)."""
+    had_views = t._has_views
+    r = make_view()
+    base = t._base
+    views = _live_views(t, r) if base is None and had_views else ()
+    if base is None and not views:
+        t._has_views = had_views   # (r, made here, is dropped)
+        t._array = r._array
+        t._version_counter += 1
+    else:
+        if base is None:
+            base = _new_storage_owner(t, views)
+        t._base, t._chain, t._layout, t._overlap = base, r._chain, r._layout, r._overlap
+        t._array = r._array
+        base._version_counter += 1
+        t._base_version = base._version_counter
+    if r._requires_grad and not t._detached:
+        t._node, t._out_idx, t._requires_grad = r._node, r._out_idx, True
+        rename_node(r._node, grad_name)
+    return t
+
+
+def _live_views(t, r):
+    """The views of storage owner ``t`` still alive, ``r`` left out."""
+    found = []
+    for o in gc.get_referrers(t):
+        if isinstance(o, dict) and o.get("_base") is t:   # a view whose __dict__ was made
+            o = next((x for x in gc.get_referrers(o) if getattr(x, "__dict__", None) is o),
+                     None)
+        if isinstance(o, TensorBase) and o._base is t and o is not r:
+            found.append(o)
+    return found
+
+
+def _new_storage_owner(t, views):
+    if t._requires_grad and t._node is None:
+        raise NotImplementedError("jtorch does not implement an in-place view op (unsqueeze_, "
+                                  "transpose_...) on a leaf tensor that requires grad and has "
+                                  "views; call it on a clone, or before making the views")
+    owner = TensorBase._make(t._array, t._device)
+    owner._version_counter, owner._data_writes = t._version_counter, t._data_writes
+    owner._node, owner._out_idx, owner._requires_grad = t._node, t._out_idx, t._requires_grad
+    owner._has_views = True
+    for v in views:
+        v._base = owner
+    t._version_counter = t._data_writes = 0
+    return owner
 
 
 # ------------------------------------------------------------------------------ in-place

@@ -45,6 +45,7 @@ from . import (  # noqa: F401
     shape_complex,
     shape_copy,
     shape_expand,
+    shape_inplace,
     shape_slice,
     sparse,
     special_math,

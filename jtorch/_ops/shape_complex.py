@@ -13,7 +13,8 @@ import jax
 import jax.numpy as jnp
 
 from .._core import dtypes
-from .._core.strides import strides
+from .._core.autocast import runs_in_float32
+from .._core.strides import contiguous_strides, strides
 from ._registry import export, op
 
 
@@ -50,6 +51,12 @@ def view_as_complex(input):
     """A complex view of real ``input`` whose last dimension (size 2, stride 1) holds the real
     and imaginary parts."""
     dt = input.dtype
+    # under CPU autocast a half or bfloat16 input runs in float32: a contiguous copy, as
+    # PyTorch's autocast casts before its checks
+    cast = dt in (dtypes.float16, dtypes.bfloat16) and \
+        runs_in_float32("view_as_complex", input.device)
+    if cast:
+        dt = dtypes.float32
     if dt is dtypes.float16:
         raise NotImplementedError("jtorch does not implement torch.view_as_complex of a half "
                                   "tensor (complex32 is not a jtorch dtype)")
@@ -60,7 +67,7 @@ def view_as_complex(input):
         raise RuntimeError("Input tensor must have one or more dimensions")
     if input.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
-    st, off = strides(input)
+    st, off = strides(input) if not cast else (contiguous_strides(tuple(input.shape)), 0)
     if st[-1] != 1:
         raise RuntimeError("Tensor must have a last dimension with stride 1")
     if any(s % 2 for s in st[:-1]):
