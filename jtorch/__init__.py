@@ -741,6 +741,12 @@ from ._ops.statistics import (
     nanquantile as nanquantile,
     quantile as quantile,
 )
+from ._ops.tensor_storage import (
+    get_device as get_device,
+    unsafe_chunk as unsafe_chunk,
+    unsafe_split as unsafe_split,
+    unsafe_split_with_sizes as unsafe_split_with_sizes,
+)
 from ._ops.typeinfo import (
     can_cast as can_cast,
     detach as detach,

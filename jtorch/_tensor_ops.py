@@ -35,6 +35,7 @@ from ._ops import (
     special_math as _special_math,
     spectral as _spectral,
     statistics as _statistics,
+    tensor_storage as _tensor_storage,
     typeinfo as _typeinfo,
 )
 from ._ops._registry import inplace_method, inplace_operator, operator, reflected_operator
@@ -69,6 +70,7 @@ class TensorOps:
     aminmax = _reduction.aminmax
     angle = _pointwise_math.angle
     any = _reduction.any
+    apply_ = _tensor_storage.apply_
     arccos = _pointwise_math.acos
     arccosh = _pointwise_math.acosh
     arcsin = _pointwise_math.asin
@@ -111,6 +113,7 @@ class TensorOps:
     coalesce = _sparse.coalesce
     conj = _pointwise.conj
     conj_physical = _pointwise.conj_physical
+    const_data_ptr = _tensor_storage.data_ptr
     contiguous = _shape.contiguous
     copy_ = _creation.copy_
     copysign = _pointwise_math.copysign
@@ -124,6 +127,7 @@ class TensorOps:
     cummin = _cumulative.cummin
     cumprod = _cumulative.cumprod
     cumsum = _cumulative.cumsum
+    data_ptr = _tensor_storage.data_ptr
     deg2rad = _pointwise_math.deg2rad
     dense_dim = _sparse.dense_dim
     det = _linalg_decomp.det
@@ -134,6 +138,7 @@ class TensorOps:
     diagonal_scatter = _shape_slice.diagonal_scatter
     diff = _numeric.diff
     digamma = _special_math.digamma
+    dim_order = _tensor_storage.dim_order
     dist = _numeric.dist
     div = _pointwise.div
     divide = _pointwise.div
@@ -197,6 +202,7 @@ class TensorOps:
     is_neg = _typeinfo.is_neg
     is_nonzero = _typeinfo.is_nonzero
     is_same_size = _typeinfo.is_same_size
+    is_set_to = _tensor_storage.is_set_to
     isclose = _compare.isclose
     isfinite = _compare.isfinite
     isinf = _compare.isinf
@@ -231,6 +237,7 @@ class TensorOps:
     logit = _pointwise_math.logit
     logsumexp = _reduction.logsumexp
     lt = _compare.lt
+    map_ = _tensor_storage.map_
     masked_fill = _scatter.masked_fill
     masked_scatter = _scatter.masked_scatter
     masked_select = _indexing.masked_select
@@ -262,6 +269,7 @@ class TensorOps:
     ne = _compare.ne
     neg = _pointwise.neg
     negative = _pointwise.neg
+    new = _tensor_storage.new
     new_empty = _creation.new_empty
     new_full = _creation.new_full
     new_ones = _creation.new_ones
@@ -274,6 +282,7 @@ class TensorOps:
     not_equal = _compare.ne
     outer = _linalg.outer
     permute = _shape.permute
+    pin_memory = _tensor_storage.pin_memory
     pinverse = _linalg_decomp.pinverse
     polygamma = _special_math._polygamma_method
     polygamma_ = _special_math._polygamma_inplace
@@ -295,6 +304,8 @@ class TensorOps:
     repeat_interleave = _shape_copy.repeat_interleave
     reshape = _shape.reshape
     reshape_as = _shape.reshape_as
+    resize_ = _tensor_storage.resize_
+    resize_as_ = _tensor_storage.resize_as_
     resolve_conj = _typeinfo.resolve_conj
     resolve_neg = _typeinfo.resolve_neg
     roll = _shape_copy.roll
@@ -361,6 +372,9 @@ class TensorOps:
     uniform_ = _random_ops.uniform_
     unique = _selection.unique
     unique_consecutive = _selection.unique_consecutive
+    unsafe_chunk = _tensor_storage.unsafe_chunk
+    unsafe_split = _tensor_storage.unsafe_split
+    unsafe_split_with_sizes = _tensor_storage.unsafe_split_with_sizes
     unsqueeze = _shape.unsqueeze
     unsqueeze_ = _shape_inplace.unsqueeze_
     values = _sparse.values
@@ -373,6 +387,7 @@ class TensorOps:
     xlogy = _pointwise_math.xlogy
     zero_ = _creation.zero_
     imag = property(_pointwise.imag)
+    output_nr = property(_tensor_storage.output_nr)
     real = property(_pointwise.real)
 
 

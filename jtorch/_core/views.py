@@ -162,6 +162,14 @@ def take_view_metadata(t, make_view, grad_name):
     return t
 
 
+def has_live_views(t):
+    """Whether views of storage owner ``t`` are alive (a garbage-collector scan, only when a
+    view of it was ever made)."""
+    if t._has_views and not _live_views(t, None):
+        t._has_views = False
+    return t._has_views
+
+
 def _live_views(t, r):
     """The views of storage owner ``t`` still alive, ``r`` left out."""
     found = []
@@ -183,6 +191,7 @@ def _new_storage_owner(t, views):
     owner._version_counter, owner._data_writes = t._version_counter, t._data_writes
     owner._node, owner._out_idx, owner._requires_grad = t._node, t._out_idx, t._requires_grad
     owner._has_views = True
+    owner._storage_key = t._storage_key if t._storage_key is not None else id(t)
     for v in views:
         v._base = owner
     t._version_counter = t._data_writes = 0

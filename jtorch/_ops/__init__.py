@@ -51,6 +51,7 @@ from . import (  # noqa: F401
     special_math,
     spectral,
     statistics,
+    tensor_storage,
     typeinfo,
     windows,
 )

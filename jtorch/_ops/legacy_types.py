@@ -51,7 +51,7 @@ class tensortype(type):  # noqa: N801 - PyTorch's name (type(torch.FloatTensor))
                 and (obj.device.type == "cuda") == cls.is_cuda)
 
     def __call__(cls, *args, **kwargs):
-        return _construct(cls, args, kwargs)
+        return construct(cls, args, kwargs)
 
 
 tensortype.__module__ = "torch"
@@ -100,7 +100,7 @@ def _is_int(x):
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
 
 
-def _construct(cls, args, kwargs):
+def construct(cls, args, kwargs):
     """PyTorch's legacy_tensor_new: ``()``, ``(*sizes)``, ``(Size)``, ``(tensor)`` or
     ``(data)``; keyword ``device`` (of the type's device type) and ``size``."""
     _check_available(cls)

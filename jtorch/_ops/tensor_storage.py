@@ -1,0 +1,145 @@
+"""Tensor methods about storage and identity that PyTorch programs call: ``new`` (the legacy
+constructor of a tensor's type), ``data_ptr``, ``is_set_to``, ``dim_order``, ``output_nr``,
+``resize_``/``resize_as_``, ``apply_``/``map_``, ``pin_memory``, ``get_device`` and the
+``unsafe_*`` splits.
+
+jtorch has no raw memory: a storage is the array of the tensor that owns it (``_core/views.py``),
+so ``data_ptr()`` is an address made from that owner's identity and the storage offset in
+bytes: equal for tensors that start at the same element of the same storage, apart by the
+offset's bytes within one storage, as PyTorch's pointers are.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from .._core.device import jax_devices
+from .._core.strides import strides
+from .._core.tensor_base import Size, TensorBase
+from .._core.views import assign, check_inplace, has_live_views
+from ._registry import export
+from .creation import tensor
+from .legacy_types import CPU_TYPES, CUDA_TYPES, construct
+from .shape_slice import chunk, split, split_with_sizes
+
+
+@export("new", namespace=None, method=True)
+def new(self, *args, **kwargs):
+    """``Tensor.new``: the legacy constructor of ``self``'s dtype and device type (``()``,
+    ``(*sizes)``, ``(Size)``, ``(data)`` or ``(tensor)``, keyword ``device`` and ``size``)."""
+    types = CUDA_TYPES if self.device.type == "cuda" else CPU_TYPES
+    cls = next(c for c in types if c.dtype is self.dtype)
+    return construct(cls, args, kwargs)
+
+
+def _storage_owner(t):
+    return t if t._base is None else t._base
+
+
+@export(("data_ptr", "const_data_ptr"), namespace=None, method=True)
+def data_ptr(self):
+    """The address of the first element: the storage owner's identity (kept when an in-place
+    view op moves the storage, ``views._new_storage_owner``) plus the offset in bytes."""
+    owner = _storage_owner(self)
+    key = owner._storage_key if owner._storage_key is not None else id(owner)
+    return key + strides(self)[1] * self.element_size()
+
+
+@export("is_set_to", namespace=None, method=True)
+def is_set_to(self, tensor):
+    """Whether both tensors view the same storage with the same offset, sizes and strides."""
+    return _storage_owner(self) is _storage_owner(tensor) and \
+        tuple(self.shape) == tuple(tensor.shape) and strides(self) == strides(tensor)
+
+
+@export("dim_order", namespace=None, method=True)
+def dim_order(self, *, ambiguity_check=False):
+    """The dims from outermost to innermost in memory: by stride, largest first (ties keep
+    their order)."""
+    st = strides(self)[0]
+    return tuple(sorted(range(self.ndim), key=lambda d: -st[d]))
+
+
+@export("output_nr", namespace=None, tensor_property=True)
+def output_nr(self):
+    """Which output of its grad_fn this tensor is (0 for a leaf)."""
+    return self._out_idx if self._node is not None else 0
+
+
+@export("get_device")
+def get_device(input):
+    """``torch.get_device(t)``: ``t.get_device()`` (-1 on the CPU)."""
+    return input.get_device()
+
+
+@export("resize_", namespace=None, method=True)
+def resize_(self, *sizes, memory_format=None):
+    """New sizes for a tensor that owns its storage and has no views: the first elements
+    (in row-major order) are kept, new ones are zero (PyTorch leaves them uninitialized)."""
+    shape = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list, Size)) \
+        else tuple(sizes)
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if self._base is not None or has_live_views(self):
+        raise NotImplementedError("jtorch does not implement torch.Tensor.resize_ of a view or "
+                                  "of a tensor with live views")
+    n = int(np.prod(shape, dtype=np.int64))
+    flat = self._value.ravel()
+    if n <= flat.size:
+        flat = flat[:n]
+    else:
+        flat = jnp.concatenate([flat, jnp.zeros(n - flat.size, flat.dtype)])
+    self._array = flat.reshape(shape)
+    self._version_counter += 1
+    return self
+
+
+@export("resize_as_", namespace=None, method=True)
+def resize_as_(self, the_template, memory_format=None):
+    return resize_(self, tuple(the_template.shape))
+
+
+@export("apply_", namespace=None, method=True)
+def apply_(self, callable):
+    """Replaces each element ``x`` by ``callable(x)`` (a Python function, run on the host)."""
+    return _write_host_result(self, np.vectorize(callable)(self.numpy()))
+
+
+@export("map_", namespace=None, method=True)
+def map_(self, tensor, callable):
+    """Replaces each element ``x`` by ``callable(x, y)``, ``y`` the element of ``tensor``
+    (broadcast to ``self``'s shape)."""
+    other = np.broadcast_to(tensor.numpy(), tuple(self.shape))
+    return _write_host_result(self, np.vectorize(callable)(self.numpy(), other))
+
+
+def _write_host_result(self, values):
+    check_inplace(self)
+    assign(self, tensor(np.asarray(values).astype(self.dtype.np), device=self.device))
+    return self
+
+
+@export("pin_memory", namespace=None, method=True)
+def pin_memory(self, device=None):
+    """A copy in page-locked host memory: with an accelerator, a new tensor with the same
+    values (jtorch's host arrays need no pinning); without one, PyTorch's error."""
+    if not jax_devices("cuda"):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return TensorBase._make(self._value, self.device)
+
+
+@export("unsafe_chunk", method=True)
+def unsafe_chunk(input, chunks, dim=0):
+    """``chunk`` (PyTorch's unsafe form skips the checks of in-place writes to its outputs)."""
+    return chunk(input, chunks, dim)
+
+
+@export("unsafe_split", method=True)
+def unsafe_split(tensor, split_size_or_sections, dim=0):
+    return split(tensor, split_size_or_sections, dim)
+
+
+@export("unsafe_split_with_sizes", method=True)
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    return split_with_sizes(input, split_sizes, dim)
