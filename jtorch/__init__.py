@@ -364,6 +364,11 @@ from ._ops.linalg_einsum import (
     einsum as einsum,
     tensordot as tensordot,
 )
+from ._ops.linalg_lu import (
+    torch_lu as lu,
+    lu_solve as lu_solve,
+    lu_unpack as lu_unpack,
+)
 from ._ops.linalg_matfn import (
     matrix_exp as matrix_exp,
     matrix_power as matrix_power,

@@ -15,6 +15,7 @@ from ._ops import (
     indexing_put as _indexing_put,
     linalg as _linalg,
     linalg_decomp as _linalg_decomp,
+    linalg_lu as _linalg_lu,
     linalg_matfn as _linalg_matfn,
     nn_activation as _nn_activation,
     norms as _norms,
@@ -237,6 +238,8 @@ class TensorOps:
     logit = _pointwise_math.logit
     logsumexp = _reduction.logsumexp
     lt = _compare.lt
+    lu = _linalg_lu.torch_lu
+    lu_solve = _linalg_lu.lu_solve
     map_ = _tensor_storage.map_
     masked_fill = _scatter.masked_fill
     masked_scatter = _scatter.masked_scatter

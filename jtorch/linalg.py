@@ -30,24 +30,26 @@ from ._ops.linalg_decomp import (
     solve_triangular as solve_triangular,
     svdvals as svdvals,
 )
-from ._ops.linalg_matfn import (
+from ._ops.linalg_lu import (
     cholesky_ex as cholesky_ex,
+    inv_ex as inv_ex,
+    linalg_lu_solve as lu_solve,
+    lu as lu,
+    lu_factor as lu_factor,
+    lu_factor_ex as lu_factor_ex,
+    solve_ex as solve_ex,
+)
+from ._ops.linalg_matfn import (
     cond as cond,
     eig as eig,
     eigvals as eigvals,
     householder_product as householder_product,
-    inv_ex as inv_ex,
     ldl_factor as ldl_factor,
     ldl_factor_ex as ldl_factor_ex,
     ldl_solve as ldl_solve,
     linalg_diagonal as diagonal,
-    lu as lu,
-    lu_factor as lu_factor,
-    lu_factor_ex as lu_factor_ex,
-    lu_solve as lu_solve,
     matrix_exp as matrix_exp,
     matrix_power as matrix_power,
-    solve_ex as solve_ex,
     tensorinv as tensorinv,
     tensorsolve as tensorsolve,
     vander as vander,

@@ -15,6 +15,7 @@ from . import (  # noqa: F401
     linalg,
     linalg_decomp,
     linalg_einsum,
+    linalg_lu,
     linalg_matfn,
     meta,
     nn_activation,
