@@ -30,6 +30,10 @@ from ._ops.linalg_decomp import (
     solve_triangular as solve_triangular,
     svdvals as svdvals,
 )
+from ._ops.linalg_eig import (
+    eig as eig,
+    eigvals as eigvals,
+)
 from ._ops.linalg_lu import (
     cholesky_ex as cholesky_ex,
     inv_ex as inv_ex,
@@ -41,8 +45,6 @@ from ._ops.linalg_lu import (
 )
 from ._ops.linalg_matfn import (
     cond as cond,
-    eig as eig,
-    eigvals as eigvals,
     householder_product as householder_product,
     ldl_factor as ldl_factor,
     ldl_factor_ex as ldl_factor_ex,

@@ -14,6 +14,7 @@ from . import (  # noqa: F401
     legacy_types,
     linalg,
     linalg_decomp,
+    linalg_eig,
     linalg_einsum,
     linalg_lu,
     linalg_matfn,
