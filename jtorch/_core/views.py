@@ -42,24 +42,43 @@ def _view_chain(input, chain):
 
 
 def _view_write(base, value, chain):
-    if _reinterprets(base, chain):
+    kinds = _link_kinds(base, chain)
+    if "resize" in kinds or ("parts" in kinds and "bitcast" in kinds):
+        raise NotImplementedError("jtorch does not implement writing through a view(dtype) "
+                                  "view to a dtype of another element size")
+    if "parts" in kinds:
         return _view_write_by_parts(base, value, chain)
-    idx = _compose(chain, jnp.arange(base.size).reshape(base.shape))
-    value = jnp.broadcast_to(jnp.asarray(value, base.dtype), idx.shape)
+    idx = jnp.arange(base.size).reshape(base.shape)
+    for (kernel, i), kind in zip(chain, kinds):
+        if kind == "plain":   # (a bitcast moves no element: positions stay)
+            idx = kernel.body(idx)
+            if i is not None:
+                idx = idx[i]
+    value = jnp.broadcast_to(jnp.asarray(value), idx.shape)
+    if "bitcast" in kinds and jnp.bool_ not in (value.dtype, base.dtype):
+        value = jax.lax.bitcast_convert_type(value, base.dtype)   # the view's bits are the base's
+    value = jnp.asarray(value, base.dtype)
     return base.ravel().at[idx.ravel()].set(value.ravel()).reshape(base.shape)
 
 
-def _reinterprets(base, chain):
-    """Whether a link of ``chain`` turns complex elements into real ones or back
-    (``view_as_real``, ``view_as_complex``): decided from dtypes alone, at trace time."""
+def _link_kinds(base, chain):
+    """Per link of ``chain``, decided from dtypes alone at trace time: ``"plain"`` (elements
+    rearranged), ``"parts"`` (complex elements read as real pairs or back: ``view_as_real``,
+    ``view_as_complex``), ``"bitcast"`` (``view(dtype)`` to a dtype of the same size) or
+    ``"resize"`` (``view(dtype)`` to another element size)."""
+    kinds = []
     x = jax.ShapeDtypeStruct(base.shape, base.dtype)
     for kernel, idx in chain:
         y = jax.eval_shape(kernel.body, x)
         y = y if idx is None else y[idx]
-        if jnp.iscomplexobj(y) != jnp.iscomplexobj(x):
-            return True
+        if jnp.iscomplexobj(y) != jnp.iscomplexobj(x) and kernel.opdef.name != "_view_dtype":
+            kinds.append("parts")
+        elif y.dtype != x.dtype:
+            kinds.append("bitcast" if y.dtype.itemsize == x.dtype.itemsize else "resize")
+        else:
+            kinds.append("plain")
         x = y
-    return False
+    return kinds
 
 
 def _view_write_by_parts(base, value, chain):

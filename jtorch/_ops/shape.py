@@ -17,6 +17,7 @@ import math
 import operator
 import warnings
 
+import jax
 import jax.numpy as jnp
 from jax.errors import InconclusiveDimensionOperation
 from jax.export import is_symbolic_dim
@@ -136,11 +137,67 @@ def view(input, *shape, dtype=None):
     return _view(input, new)
 
 
+def _bitcast_rule(shape, st, off, out_shape, idx, dtype):
+    """PyTorch's strides of ``view(dtype)``: the last dim (stride 1) grows or shrinks by the
+    ratio of the element sizes, the other strides and the offset scale by it."""
+    old, new = shape[-1] if shape else 1, out_shape[-1] if out_shape else 1
+    if not shape or old == new:
+        return st, off
+    if new > old:   # to a smaller element: r = new / old
+        r = new // old
+        return tuple(s * r for s in st[:-1]) + (1,), off * r
+    r = old // new
+    return tuple(s // r for s in st[:-1]) + (1,), off // r
+
+
+@op("_view_dtype", method=False, out=False, is_view=True, saves=False, differentiable=False,
+    stride_rule=_bitcast_rule)
+def _bitcast(input, dtype):
+    target = to_dtype(dtype).np
+    old, new = input.dtype.itemsize, target.itemsize
+    if jnp.bool_ in (input.dtype, target):   # (XLA bitcasts no bools: a bool byte is 0 or 1)
+        return input.astype(target)
+    if old == new:
+        return jax.lax.bitcast_convert_type(input, target)
+    if new < old:   # (..., n) -> (..., n * old/new)
+        out = jax.lax.bitcast_convert_type(input, target)
+        return out.reshape(input.shape[:-1] + (-1,))
+    r = new // old
+    return jax.lax.bitcast_convert_type(input.reshape(input.shape[:-1] + (-1, r)), target)
+
+
 def _view_dtype(input, dtype):
-    if to_dtype(dtype) is input.dtype:
+    """``Tensor.view(dtype)``: the same bits read as ``dtype`` (a view, never differentiable);
+    between element sizes the last dim (stride 1) shrinks or grows, as PyTorch's."""
+    dt = to_dtype(dtype)
+    if dt is input.dtype:
         return _view(input, tuple(input.shape))
-    raise NotImplementedError("jtorch does not implement torch.Tensor.view(dtype) with a "
-                              "different dtype yet")
+    if dt.is_complex or input.dtype.is_complex:
+        raise NotImplementedError("jtorch does not implement torch.Tensor.view(dtype) to or "
+                                  "from a complex dtype (torch.view_as_real and "
+                                  "view_as_complex are implemented)")
+    old, new = input.element_size(), dt.itemsize
+    if old != new:
+        what = f"view {input.dtype.scalar_name} as {dt.scalar_name} (different element sizes)"
+        if input.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to {what}")
+        st, off = strides(input)
+        if new > old:
+            r = new // old
+            if input.shape[-1] % r:
+                raise RuntimeError(f"self.size(-1) must be divisible by {r} to {what}, but "
+                                   f"got {input.shape[-1]}")
+            if off % r:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {r} to "
+                                   f"{what}, but got {off}")
+        if st[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to {what}, but got {st[-1]}")
+        if new > old:
+            for i, s_i in enumerate(st[:-1]):
+                if s_i % r:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {r} to {what}, "
+                                       f"but got {s_i}")
+    return _bitcast(input, dt)
 
 
 @export("view_as", namespace=None, method=True)
