@@ -364,6 +364,11 @@ from ._ops.linalg_einsum import (
     einsum as einsum,
     tensordot as tensordot,
 )
+from ._ops.linalg_householder import (
+    geqrf as geqrf,
+    householder_product as orgqr,
+    ormqr as ormqr,
+)
 from ._ops.linalg_lu import (
     torch_lu as lu,
     lu_solve as lu_solve,

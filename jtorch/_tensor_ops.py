@@ -15,6 +15,7 @@ from ._ops import (
     indexing_put as _indexing_put,
     linalg as _linalg,
     linalg_decomp as _linalg_decomp,
+    linalg_householder as _linalg_householder,
     linalg_lu as _linalg_lu,
     linalg_matfn as _linalg_matfn,
     nn_activation as _nn_activation,
@@ -175,6 +176,7 @@ class TensorOps:
     gcd = _bitwise.gcd
     ge = _compare.ge
     geometric_ = _random_ops.geometric_
+    geqrf = _linalg_householder.geqrf
     ger = _linalg.outer
     greater = _compare.gt
     greater_equal = _compare.ge
@@ -283,6 +285,8 @@ class TensorOps:
     norm = _norms.norm
     normal_ = _random_ops.normal_
     not_equal = _compare.ne
+    orgqr = _linalg_householder.householder_product
+    ormqr = _linalg_householder.ormqr
     outer = _linalg.outer
     permute = _shape.permute
     pin_memory = _tensor_storage.pin_memory

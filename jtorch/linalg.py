@@ -34,6 +34,9 @@ from ._ops.linalg_eig import (
     eig as eig,
     eigvals as eigvals,
 )
+from ._ops.linalg_householder import (
+    householder_product as householder_product,
+)
 from ._ops.linalg_lu import (
     cholesky_ex as cholesky_ex,
     inv_ex as inv_ex,
@@ -45,7 +48,6 @@ from ._ops.linalg_lu import (
 )
 from ._ops.linalg_matfn import (
     cond as cond,
-    householder_product as householder_product,
     ldl_factor as ldl_factor,
     ldl_factor_ex as ldl_factor_ex,
     ldl_solve as ldl_solve,

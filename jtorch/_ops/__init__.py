@@ -16,6 +16,7 @@ from . import (  # noqa: F401
     linalg_decomp,
     linalg_eig,
     linalg_einsum,
+    linalg_householder,
     linalg_lu,
     linalg_matfn,
     meta,

@@ -180,5 +180,5 @@ def tensorsolve(A, B, dims=None):
     return x.reshape(A.shape[B.ndim:])
 
 
-(householder_product, ldl_factor, ldl_factor_ex, ldl_solve) = published_stand_ins(
-    "linalg", "householder_product ldl_factor ldl_factor_ex ldl_solve")
+(ldl_factor, ldl_factor_ex, ldl_solve) = published_stand_ins(
+    "linalg", "ldl_factor ldl_factor_ex ldl_solve")
