@@ -85,6 +85,7 @@ class TensorOps:
     argsort = _selection.argsort
     argwhere = _indexing.argwhere
     as_strided = _shape_slice.as_strided
+    as_strided_ = _shape_inplace.as_strided_
     asin = _pointwise_math.asin
     asinh = _pointwise_math.asinh
     atan = _pointwise_math.atan

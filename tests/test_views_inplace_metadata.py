@@ -1,6 +1,6 @@
-"""The in-place view ops (unsqueeze_, squeeze_, t_, transpose_, swapaxes_, swapdims_) against
-PyTorch: shapes, strides, versions, storage shared with views made before and after, autograd
-and errors."""
+"""The in-place view ops (unsqueeze_, squeeze_, t_, transpose_, swapaxes_, swapdims_, as_strided_)
+against PyTorch: shapes, strides, versions, storage shared with views made before and after,
+autograd and errors."""
 
 import numpy as np
 import pytest
@@ -18,6 +18,8 @@ OPS = [
     ("transpose_", lambda x: x.transpose_(0, 1)),
     ("swapaxes_", lambda x: x.swapaxes_(1, 0)),
     ("swapdims_", lambda x: x.swapdims_(0, -1)),
+    ("as_strided_", lambda x: x.as_strided_((3, 2), (1, 3), 0)),
+    ("as_strided_offset", lambda x: x.as_strided_((2, 2), (2, 1), 1)),
 ]
 
 
@@ -102,7 +104,7 @@ def test_errors(make):
 
 @pytest.mark.parametrize("call", ["unsqueeze_(0)", "squeeze_()", "squeeze_(0)", "squeeze_((0,))",
                                   "t_()", "transpose_(0, 1)", "swapaxes_(0, 1)",
-                                  "swapdims_(1, 0)"])
+                                  "swapdims_(1, 0)", "as_strided_((3,), (1,))"])
 def test_grad_fn_names(call):
     names = []
     for T in (torch, jtorch):

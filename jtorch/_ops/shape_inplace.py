@@ -1,6 +1,6 @@
 """The in-place view ops: ``Tensor.unsqueeze_``, ``squeeze_``, ``t_``, ``transpose_``,
-``swapaxes_`` and ``swapdims_`` change a tensor's shape and strides, not its values; each runs
-its out-of-place view op and hands the result's metadata to the tensor
+``swapaxes_``, ``swapdims_`` and ``as_strided_`` change a tensor's shape and strides, not its
+values; each runs its out-of-place view op and hands the result's metadata to the tensor
 (``_core/views.take_view_metadata``), with PyTorch's grad_fn names for the in-place forms."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 from .._core.views import check_inplace, take_view_metadata
 from ._registry import export
 from .shape import squeeze, t, transpose, unsqueeze
+from .shape_slice import as_strided
 
 
 @export("unsqueeze_", namespace=None, method=True, opdef_of=unsqueeze)
@@ -38,3 +39,10 @@ def t_(input):
 def transpose_(input, dim0, dim1):
     check_inplace(input)
     return take_view_metadata(input, lambda: transpose(input, dim0, dim1), "TransposeBackward1")
+
+
+@export("as_strided_", namespace=None, method=True, opdef_of=as_strided)
+def as_strided_(input, size, stride, storage_offset=None):
+    check_inplace(input)
+    return take_view_metadata(input, lambda: as_strided(input, size, stride, storage_offset),
+                              "AsStridedBackward1")
