@@ -234,6 +234,9 @@ from ._ops.cumulative import (
     cumsum as cumsum,
     logcumsumexp as logcumsumexp,
 )
+from ._ops.dlpack import (
+    from_dlpack as from_dlpack,
+)
 from ._ops.indexing import (
     argwhere as argwhere,
     masked_select as masked_select,

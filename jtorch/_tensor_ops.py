@@ -11,6 +11,7 @@ from ._ops import (
     compare as _compare,
     creation as _creation,
     cumulative as _cumulative,
+    dlpack as _dlpack,
     indexing as _indexing,
     indexing_put as _indexing_put,
     linalg as _linalg,
@@ -48,6 +49,8 @@ class TensorOps:
 
     __slots__ = ()
 
+    __dlpack__ = _dlpack.dlpack
+    __dlpack_device__ = _dlpack.dlpack_device
     __invert__ = _bitwise.__invert__
     __pos__ = _pointwise.positive
     _indices = _sparse.raw_indices

@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     creation,
     creation_math,
     cumulative,
+    dlpack,
     fft,
     indexing,
     inplace_functions,
