@@ -237,6 +237,9 @@ from ._ops.cumulative import (
 from ._ops.dlpack import (
     from_dlpack as from_dlpack,
 )
+from ._ops.gradient import (
+    gradient as gradient,
+)
 from ._ops.indexing import (
     argwhere as argwhere,
     masked_select as masked_select,

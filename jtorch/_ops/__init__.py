@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     cumulative,
     dlpack,
     fft,
+    gradient,
     indexing,
     inplace_functions,
     legacy_types,
