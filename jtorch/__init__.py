@@ -237,6 +237,9 @@ from ._ops.cumulative import (
 from ._ops.dlpack import (
     from_dlpack as from_dlpack,
 )
+from ._ops.frombuffer import (
+    frombuffer as frombuffer,
+)
 from ._ops.gradient import (
     gradient as gradient,
 )
@@ -244,6 +247,7 @@ from ._ops.indexing import (
     argwhere as argwhere,
     masked_select as masked_select,
     nonzero as nonzero,
+    nonzero_static as nonzero_static,
 )
 from ._ops.indexing_put import (
     index_put as index_put,
@@ -356,6 +360,7 @@ from ._ops.linalg import (
 )
 from ._ops.linalg_decomp import (
     cholesky as cholesky,
+    cholesky_inverse as cholesky_inverse,
     cholesky_solve as cholesky_solve,
     det as det,
     inv as inverse,

@@ -109,6 +109,7 @@ class TensorOps:
     cauchy_ = _random_ops.cauchy_
     ceil = _pointwise_math.ceil
     cholesky = _linalg_decomp.cholesky
+    cholesky_inverse = _linalg_decomp.cholesky_inverse
     cholesky_solve = _linalg_decomp.cholesky_solve
     chunk = _shape_slice.chunk
     clamp = _compare.clamp
@@ -286,6 +287,7 @@ class TensorOps:
     new_zeros = _creation.new_zeros
     nextafter = _pointwise_math.nextafter
     nonzero = _indexing.nonzero
+    nonzero_static = _indexing.nonzero_static
     norm = _norms.norm
     normal_ = _random_ops.normal_
     not_equal = _compare.ne

@@ -31,7 +31,7 @@ from .._core.strides import attach_view
 from .._core.tensor_base import TensorBase
 from .._core.views import assign_out
 from ._index_util import concrete, first_oob, need_concrete
-from ._registry import export
+from ._registry import export, op
 from ._util import check_broadcast
 from .creation import place
 
@@ -422,6 +422,18 @@ def nonzero(input, *, out=None, as_tuple=False):
         assign_out(out, res)
         return out
     return res
+
+
+@op("nonzero_static", differentiable=False, saves=False)
+def nonzero_static(input, *, size, fill_value=-1):
+    """``nonzero`` with a fixed number of rows, ``size``: the first ``size`` indices, the rest
+    ``fill_value`` (its shape does not depend on the values, so it runs under jit)."""
+    if not isinstance(size, int) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    if input.ndim == 0:
+        return jnp.zeros((size, 0), jnp.int64)
+    idx = jnp.nonzero(input, size=size, fill_value=fill_value)
+    return jnp.stack(idx, axis=1).astype(jnp.int64)
 
 
 @export("argwhere", method=True)

@@ -253,6 +253,17 @@ def cholesky_solve(input, input2, upper=False):
     return jax.lax.stop_gradient(X) + (full - jax.lax.stop_gradient(full))
 
 
+@op("cholesky_inverse", grad_name="CholeskyInverseBackward0")
+def cholesky_inverse(input, upper=False):
+    """The inverse of ``A = L L^H`` (``U^H U`` with ``upper``) from its Cholesky factor:
+    ``cholesky_solve`` of the identity."""
+    if input.ndim < 2:
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 "
+                           "dimensions.")
+    eye = jnp.broadcast_to(jnp.eye(input.shape[-1], dtype=input.dtype), input.shape)
+    return cholesky_solve._opdef.fn(eye, input, upper)
+
+
 # --- SVD, QR, Cholesky, eigh -----------------------------------------------------------------
 
 def _svd(A, full_matrices):
