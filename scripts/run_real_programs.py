@@ -516,6 +516,17 @@ PROGRAMS = [
     Program("tutorial-birnn", "pytorch-tutorial", "yunjey/pytorch-tutorial",
             [[f"{TUTORIAL}/02-intermediate/bidirectional_recurrent_neural_network/main.py"]],
             prepare=functools.partial(prepare_mnist, up=2), checkpoints=("model.ckpt",)),
+    # MorvanZhou/PyTorch-Tutorial: small scripts that plot (to nothing, with Agg) and print
+    # their nets, batches and values; 201, 304 and 406_conditional_GAN stop with the same
+    # error under both (torch.dot of 2-D tensors, torch.load's weights_only default, an
+    # in-place update before a second backward), 401/402/404 download MNIST, 405 needs gym,
+    # 501 draws its sequence lengths from NumPy's unseeded global generator
+    *(Program(f"morvan-{name}", "PyTorch-Tutorial", "MorvanZhou/PyTorch-Tutorial",
+              [[f"tutorial-contents/{name}.py"]], env={"MPLBACKEND": "Agg"})
+      for name in ("202_variable", "301_regression", "302_classification",
+                   "303_build_nn_quickly", "305_batch_train", "306_optimizer",
+                   "403_RNN_regressor", "503_dropout",
+                   "504_batch_normalization", "406_GAN")),
 ]
 
 

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import torch
-from helpers import assert_close, rand
+from helpers import assert_close, raises_like, rand
 
 import jtorch
 
@@ -932,3 +932,25 @@ def _same_or_same_error(fn):
         _same_error(fn)
     else:
         _cmp(fn(jtorch), t)
+
+
+def _variable(T):
+    from importlib import import_module
+
+    Variable = import_module(f"{T.__name__}.autograd").Variable
+    t = T.tensor([[1.0, 2.0], [3.0, 4.0]])
+    v = Variable(t, requires_grad=True)
+    seen = [v is t, t.requires_grad, v.requires_grad, v.is_leaf, isinstance(v, Variable),
+            repr(T.mean(t * t)).replace("torch", "T")]
+    (v * v).mean().backward()
+    v.data[0, 0] = 5.0                       # the storage is t's
+    seen += [v.grad.tolist(), t.grad is None, t.tolist(), Variable(t).requires_grad]
+    return seen
+
+
+def test_variable_is_a_new_leaf_sharing_storage():
+    """MorvanZhou/PyTorch-Tutorial's 202_variable.py: Variable(t, requires_grad=True) leaves t
+    as it was."""
+    assert _variable(jtorch) == _variable(torch)
+    raises_like(lambda: torch.autograd.Variable([1, 2]),
+                lambda: jtorch.autograd.Variable([1, 2]))

@@ -40,12 +40,13 @@ class _VariableMeta(type):
 
 
 class Variable(metaclass=_VariableMeta):
-    """The legacy ``torch.autograd.Variable``: ``Variable(t)`` returns the Tensor ``t``."""
+    """The legacy ``torch.autograd.Variable``: ``Variable(t, requires_grad)`` is a new leaf
+    Tensor sharing ``t``'s storage (``t`` itself is left as it was), as PyTorch's."""
 
     def __new__(cls, data, requires_grad=False, volatile=False):
-        if requires_grad:
-            data.requires_grad_(True)
-        return data
+        if not isinstance(data, TensorBase):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        return data.detach().requires_grad_(requires_grad)
 
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
