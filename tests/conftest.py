@@ -71,15 +71,40 @@ def _every_parity_op_is_jit_checked():
     assert not missing, f"ops never re-run under jax.jit by helpers.check_jit: {sorted(missing)}"
 
 
+# With JTORCH_COMPILE_STATS=file, each process records the seconds JAX spends tracing,
+# lowering and compiling (jax.monitoring's durations) per test file and writes them as JSON to
+# file.<worker> at the end: `python scripts/compile_stats.py file` sums them. Where the suite's
+# time goes (issue 8's 10-minute target): mostly XLA compiling small kernels.
+COMPILE_STATS = {}
+if os.environ.get("JTORCH_COMPILE_STATS"):
+    import jax.monitoring  # noqa: E402
+
+    def _record_compile(event, seconds, **kwargs):
+        test_file = os.environ.get("PYTEST_CURRENT_TEST", "(outside tests)::").split("::")[0]
+        entry = COMPILE_STATS.setdefault(test_file, {})
+        name = event.rsplit("/", 1)[-1]
+        entry[name] = entry.get(name, 0.0) + seconds
+        entry[name + " count"] = entry.get(name + " count", 0) + 1
+
+    jax.monitoring.register_event_duration_secs_listener(_record_compile)
+
+
 def pytest_sessionfinish(session, exitstatus):
-    """With JTORCH_RECORD_OPS=file, write the op names parity tests exercised (one a line)."""
+    """With JTORCH_RECORD_OPS=file, write the op names parity tests exercised (one a line);
+    with JTORCH_COMPILE_STATS=file, this process's compile times per test file."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     path = os.environ.get("JTORCH_RECORD_OPS")
     if path:
         from helpers import PARITY_OPS
 
-        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
         with open(f"{path}.{worker}", "w") as f:
             f.write("\n".join(sorted(PARITY_OPS)))
+    stats = os.environ.get("JTORCH_COMPILE_STATS")
+    if stats:
+        import json
+
+        with open(f"{stats}.{worker}", "w") as f:
+            json.dump(COMPILE_STATS, f)
 
 
 def pytest_unconfigure(config):
