@@ -141,3 +141,16 @@ def test_unsafe_splits(call):
     t2 = eval(f"torch.{call.replace('(', '(torch.arange(10.).reshape(2, 5), ', 1)}")
     for a, b in zip(j2, t2):
         _same(a, b)
+
+
+def test_data_ptr_reads_the_values_through_ctypes():
+    """safetensors' _tobytes reads a contiguous tensor's bytes at data_ptr() with ctypes."""
+    import ctypes
+
+    for T in (torch, jtorch):
+        x = T.arange(12, dtype=T.float32).reshape(3, 4)
+        x.mul_(2)                           # (a write: jtorch's storage is a new array)
+        for t, want in ((x, np.arange(12) * 2.0), (x[1], np.arange(4, 8) * 2.0)):
+            raw = ctypes.cast(t.data_ptr(), ctypes.POINTER(ctypes.c_ubyte))
+            got = np.ctypeslib.as_array(raw, (t.numel() * 4,)).view(np.float32)
+            np.testing.assert_array_equal(got, want.astype(np.float32))

@@ -210,7 +210,6 @@ def _new_storage_owner(t, views):
     owner._version_counter, owner._data_writes = t._version_counter, t._data_writes
     owner._node, owner._out_idx, owner._requires_grad = t._node, t._out_idx, t._requires_grad
     owner._has_views = True
-    owner._storage_key = t._storage_key if t._storage_key is not None else id(t)
     for v in views:
         v._base = owner
     t._version_counter = t._data_writes = 0

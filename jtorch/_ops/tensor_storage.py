@@ -3,14 +3,17 @@ constructor of a tensor's type), ``data_ptr``, ``is_set_to``, ``dim_order``, ``o
 ``resize_``/``resize_as_``, ``apply_``/``map_``, ``pin_memory``, ``get_device`` and the
 ``unsafe_*`` splits.
 
-jtorch has no raw memory: a storage is the array of the tensor that owns it (``_core/views.py``),
-so ``data_ptr()`` is an address made from that owner's identity and the storage offset in
-bytes: equal for tensors that start at the same element of the same storage, apart by the
-offset's bytes within one storage, as PyTorch's pointers are.
+A storage is the array of the tensor that owns it (``_core/views.py``), so ``data_ptr()`` is the
+address of that array's buffer (``jax.Array.unsafe_buffer_pointer``, once the array is
+computed) plus the storage offset in bytes: equal for tensors that start at the same element of
+the same storage, apart by the offset's bytes within one, and readable through ``ctypes`` as
+PyTorch's (safetensors reads tensors so). An in-place write gives the owner a new array, so the
+address changes where PyTorch's stays.
 """
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -37,13 +40,24 @@ def _storage_owner(t):
     return t if t._base is None else t._base
 
 
+def _buffer_address(owner):
+    """The address of the owner's array buffer, waiting for its value; an array with no single
+    host or device buffer (a tracer, a meta or sharded array) has none: 0, as PyTorch's
+    data_ptr of a tensor without storage."""
+    arr = owner._array
+    try:
+        arr.block_until_ready()
+        return arr.unsafe_buffer_pointer()
+    except (AttributeError, ValueError, TypeError, jax.errors.JaxRuntimeError):
+        return 0
+
+
 @export(("data_ptr", "const_data_ptr"), namespace=None, method=True)
 def data_ptr(self):
-    """The address of the first element: the storage owner's identity (kept when an in-place
-    view op moves the storage, ``views._new_storage_owner``) plus the offset in bytes."""
-    owner = _storage_owner(self)
-    key = owner._storage_key if owner._storage_key is not None else id(owner)
-    return key + strides(self)[1] * self.element_size()
+    """The address of the first element: the storage owner's buffer plus the offset in
+    bytes."""
+    base = _buffer_address(_storage_owner(self))
+    return base + strides(self)[1] * self.element_size() if base else 0
 
 
 @export("is_set_to", namespace=None, method=True)
