@@ -14,7 +14,7 @@ import numpy as np
 
 from . import autograd
 from ._core import dtypes
-from ._core.errors import not_implemented, torch_names
+from ._core.errors import missing_attribute, torch_names
 from ._core.hooks import (
     grad_assign_error,
     register_post_accumulate_hook,
@@ -70,7 +70,7 @@ class Tensor(TensorBase, TensorOps):
         """Only for names the class does not define: a ``torch.Tensor`` attribute jtorch lacks
         raises NotImplementedError naming it, anything else Python's AttributeError."""
         if name in torch_names("torch.Tensor") and not hasattr(type(self), name):
-            raise not_implemented(f"torch.Tensor.{name}")
+            raise missing_attribute(f"torch.Tensor.{name}")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     # ---------------------------------------------------------------- storage and views

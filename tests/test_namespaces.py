@@ -1,5 +1,5 @@
 """No PyTorch name is absent: every public name of torch 2.13's namespaces either works in
-jtorch or raises NotImplementedError naming the PyTorch API (never AttributeError or
+jtorch or raises NotImplementedError naming the PyTorch API (never a bare AttributeError or
 ModuleNotFoundError). The names come from real torch (installed for the tests) and from
 jtorch/_data/torch_names.json, the record jtorch reads at run time."""
 
@@ -83,7 +83,19 @@ def test_tensor_attribute_not_in_pytorch_is_attribute_error():
 def test_missing_names_raise_not_implemented_naming_the_api():
     with pytest.raises(NotImplementedError, match=r"torch\.nn\.utils\.convert_conv2d_weight"):
         jtorch.nn.utils.convert_conv2d_weight_memory_format
-    with pytest.raises(NotImplementedError, match=r"torch\.utils\.data\.IterDataPipe"):
+    with pytest.raises(NotImplementedError, match=r"torch\.Tensor\.storage_type"):
+        jtorch.ones(1).storage_type
+
+
+def test_feature_checks_see_missing_names_as_absent():
+    """The error is also an AttributeError: ``hasattr``, ``getattr(..., default)`` and
+    ``from ... import`` inside ``try/except ImportError`` take their fallback, as on a PyTorch
+    without the name (safetensors and transformers probe dtypes and modules so at import)."""
+    assert getattr(jtorch, "float8_e4m3fn", None) is None
+    assert not hasattr(jtorch, "float8_e5m2")
+    assert not hasattr(jtorch.ones(1), "storage_type")
+    assert getattr(jtorch.autograd.forward_ad, "dual_level", "absent") == "absent"
+    with pytest.raises(ImportError):
         from jtorch.utils.data import IterDataPipe  # noqa: F401
 
 

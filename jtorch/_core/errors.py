@@ -36,6 +36,20 @@ def not_implemented(api: str, instead: str | None = None) -> NotImplementedError
     return NotImplementedError(msg)
 
 
+class NotImplementedAttribute(NotImplementedError, AttributeError):
+    """Reading a name PyTorch has and jtorch lacks: a NotImplementedError naming the PyTorch API,
+    and an AttributeError too, so that feature checks (``hasattr(torch, "float8_e4m3fn")``,
+    ``getattr(torch, name, None)``, as safetensors and transformers make at import) see the
+    name as absent, as on a PyTorch without it. (``from torch import name`` then raises
+    Python's ImportError, which it makes of any AttributeError.)"""
+
+
+def missing_attribute(api: str, instead: str | None = None) -> NotImplementedAttribute:
+    """The error for reading PyTorch name ``api`` that jtorch lacks (see
+    :class:`NotImplementedAttribute`)."""
+    return NotImplementedAttribute(str(not_implemented(api, instead)))
+
+
 def missing_function(api: str, instead: str | None = None):
     """A stand-in for PyTorch function ``api``: calling it raises :func:`not_implemented`."""
     name = api.rsplit(".", 1)[-1]
@@ -72,7 +86,7 @@ class MissingModule(types.ModuleType):
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        raise not_implemented(f"{self.__name__}.{name}", self._instead)
+        raise missing_attribute(f"{self.__name__}.{name}", self._instead)
 
 
 # ------------------------------------------------------------------ names PyTorch has
@@ -125,6 +139,6 @@ def torch_name_fallback(api: str):
         if spec is not None:
             return importlib.import_module(f"{module_name}.{name}")
         full = f"{api}.{name}"
-        raise not_implemented(full, ALTERNATIVES.get(full))
+        raise missing_attribute(full, ALTERNATIVES.get(full))
 
     return __getattr__
