@@ -27,10 +27,11 @@ def _geometry(x):
     return tuple(x.shape), tuple(x.stride()), x.storage_offset(), x.is_contiguous(), x._version
 
 
-def _run(T, op, with_views):
+def _run(T, op, with_views, owner):
     """What a program sees: the tensor's geometry and values, and those of views made before
-    (of the tensor and of a view of it) and after the op, across writes through each."""
-    x = T.arange(6.).reshape(2, 3)
+    (of the tensor and of a view of it) and after the op, across writes through each. With
+    ``owner`` the tensor owns its storage (in jtorch too; ``arange().reshape()`` is a view)."""
+    x = T.tensor([[0.0, 1, 2], [3, 4, 5]]) if owner else T.arange(6.).reshape(2, 3)
     before = (x[1], x.t()[::2]) if with_views else ()
     out = op(x)
     seen = [out is x, _geometry(x), x.clone()]
@@ -52,10 +53,11 @@ def _equal(got, ref):
             assert g == r
 
 
+@pytest.mark.parametrize("owner", [False, True], ids=["of_a_view", "owner"])
 @pytest.mark.parametrize("with_views", [False, True], ids=["alone", "with_views"])
 @pytest.mark.parametrize("name,op", OPS, ids=[n for n, _ in OPS])
-def test_geometry_values_and_shared_storage(name, op, with_views):
-    _equal(_run(jtorch, op, with_views), _run(torch, op, with_views))
+def test_geometry_values_and_shared_storage(name, op, with_views, owner):
+    _equal(_run(jtorch, op, with_views, owner), _run(torch, op, with_views, owner))
 
 
 def _of_a_view(T):

@@ -25,7 +25,7 @@ from .dispatch import dispatch
 from .graph import register_assign, rename_node
 from .kernel import OpDef
 from .state import STATE, grad_mode
-from .strides import strides
+from .strides import contiguous_strides, strides
 from .tensor_base import TensorBase, register_view_refresh
 
 
@@ -153,18 +153,22 @@ def detached_alias(t, share_version=False):
 # ------------------------------------------------------------------------------ in-place view ops
 def take_view_metadata(t, make_view, grad_name):
     """``t.unsqueeze_(0)`` and the other in-place view ops: ``t`` takes the shape, strides and
-    autograd history of ``make_view()``, the view of ``t`` that the out-of-place op makes; the
-    storage stays where it is. A view ``t`` just gets the longer chain. A tensor that owns its
-    storage keeps owning it when no view of it was ever made; otherwise its storage moves to a
-    new owner holding its old array (the views of it are found among the garbage collector's
-    referrers, once, and re-pointed there: their chains start from the old shape) and ``t``
-    becomes a view of that owner. The version counter is bumped, as PyTorch's, and the
-    recorded node is named ``grad_name`` (PyTorch's names for the in-place forms)."""
+    autograd history of ``make_view()``, the view of ``t`` that the out-of-place op makes;
+    the storage stays where it is. A view ``t`` just gets the longer chain. A tensor that
+    owns its storage keeps owning it when no view of it was ever made and its new strides
+    are the contiguous ones; otherwise its storage moves to a new owner holding its old
+    array (the views of it are found among the garbage collector's referrers, once, and
+    re-pointed there: their chains start from the old shape) and ``t`` becomes a view of
+    that owner. The version counter is bumped, as PyTorch's, and the recorded node is named
+    ``grad_name`` (PyTorch's names for the in-place forms)."""
     had_views = t._has_views
     r = make_view()
     base = t._base
     views = _live_views(t, r) if base is None and had_views else ()
-    if base is None and not views:
+    # an owner keeps its storage only where its new strides are the contiguous ones (a
+    # storage owner's strides always are): t_ of a matrix makes it a view of a new owner
+    if base is None and not views and \
+            strides(r) == (contiguous_strides(tuple(r._array.shape)), 0):
         t._has_views = had_views   # (r, made here, is dropped)
         t._array = r._array
         t._version_counter += 1
