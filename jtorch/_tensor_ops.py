@@ -390,6 +390,7 @@ class TensorOps:
     unsafe_split_with_sizes = _tensor_storage.unsafe_split_with_sizes
     unsqueeze = _shape.unsqueeze
     unsqueeze_ = _shape_inplace.unsqueeze_
+    untyped_storage = _tensor_storage.untyped_storage
     values = _sparse.values
     var = _reduction.var
     vdot = _linalg.vdot

@@ -326,19 +326,25 @@ def test_a_worker_that_reaches_the_loop_anyway_exits_silently(torch_free, tmp_pa
 def test_safetensors_saves_and_loads_through_the_alias(torch_free, tmp_path):
     """safetensors.torch, imported by a script run with ``python -m jtorch``, sees jtorch as
     torch: its import-time ``getattr(torch, "float8_e4m3fn", None)`` checks find those dtypes
-    absent (jtorch's missing-name error is also an AttributeError), and save_file reads each
-    tensor's bytes through ctypes at ``data_ptr()``."""
+    absent (jtorch's missing-name error is also an AttributeError), save_file reads each
+    tensor's bytes through ctypes at ``data_ptr()`` and refuses tied weights, found by their
+    ``untyped_storage()``."""
     script = _script(tmp_path, "st.py", """
         import torch
         from safetensors.torch import load_file, save_file
 
         torch.manual_seed(0)
         m = torch.nn.Linear(3, 2)
-        state = {"w": m.weight.detach(), "b": m.bias.detach(), "row": m.weight.detach()[1]}
-        save_file({k: v.contiguous() for k, v in state.items()}, "m.safetensors")
+        state = {"w": m.weight.detach(), "b": m.bias.detach(), "row": m.weight.detach()[1] * 2}
+        save_file(state, "m.safetensors")
         back = load_file("m.safetensors")
         print("same", all(torch.equal(back[k], v) for k, v in state.items()), sorted(back))
+        try:   # tied weights: found by untyped_storage()'s data_ptr and nbytes, refused
+            save_file({"a": state["w"], "b": state["w"]}, "tied.safetensors")
+        except RuntimeError as e:
+            print("tied", "share memory" in str(e))
         """)
     got = _run(["-m", "jtorch", script], cwd=tmp_path, python=torch_free)
     assert got.returncode == 0, got.stderr[-2000:]
     assert _lines(got.stdout, "same") == ["True ['b', 'row', 'w']"]
+    assert _lines(got.stdout, "tied") == ["True"]   # as safetensors with PyTorch

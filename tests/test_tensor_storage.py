@@ -154,3 +154,19 @@ def test_data_ptr_reads_the_values_through_ctypes():
             raw = ctypes.cast(t.data_ptr(), ctypes.POINTER(ctypes.c_ubyte))
             got = np.ctypeslib.as_array(raw, (t.numel() * 4,)).view(np.float32)
             np.testing.assert_array_equal(got, want.astype(np.float32))
+
+
+def _storages(T):
+    x = T.tensor([[0.0, 1, 2], [3, 4, 5]], dtype=T.float32)
+    s, v = x.untyped_storage(), x[1]
+    return [s.nbytes(), s.size(), len(s), s.element_size(), str(s.device), s.is_shared(),
+            s.data_ptr() == x.data_ptr(), v.untyped_storage().data_ptr() == s.data_ptr(),
+            x.untyped_storage() is s, v.untyped_storage() is s, s.tolist(),
+            T.zeros(3, dtype=T.int16).untyped_storage().nbytes(),
+            x.clone().untyped_storage().data_ptr() == s.data_ptr()]
+
+
+def test_untyped_storage():
+    assert _storages(jtorch) == _storages(torch)
+    with pytest.raises(NotImplementedError, match="torch.UntypedStorage.fill_"):
+        jtorch.ones(2).untyped_storage().fill_(0)

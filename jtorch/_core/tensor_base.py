@@ -112,6 +112,7 @@ class TensorBase:
     _detached = False      # views made by detach()/.data: writes do not record autograd
     _overlap = False       # expanded views: in-place writes are an error
     _has_views = False     # a view of this storage was made (in-place view ops look for them)
+    _untyped_storage = None  # Tensor.untyped_storage()'s object, made on first use
     _is_param = False
     _in_trace = False
     _sparse = None         # a sparse COO tensor's (indices, values, coalesced); _array is then

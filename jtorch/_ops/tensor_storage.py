@@ -17,7 +17,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import dtypes
 from .._core.device import jax_devices
+from .._core.errors import missing_attribute
 from .._core.strides import strides
 from .._core.tensor_base import Size, TensorBase
 from .._core.views import assign, check_inplace, has_live_views
@@ -58,6 +60,69 @@ def data_ptr(self):
     bytes."""
     base = _buffer_address(_storage_owner(self))
     return base + strides(self)[1] * self.element_size() if base else 0
+
+
+class UntypedStorage:
+    """``Tensor.untyped_storage()``: the bytes of a tensor's storage owner, for the code that
+    compares storages (safetensors and transformers find tied weights by ``data_ptr()`` and
+    ``nbytes()``). Read-only in jtorch: PyTorch's other storage methods raise
+    NotImplementedError naming them."""
+
+    def __init__(self, owner):
+        self._owner = owner
+
+    def data_ptr(self):
+        return _buffer_address(self._owner)
+
+    def nbytes(self):
+        return self._owner.numel() * self._owner.element_size()
+
+    size = nbytes
+
+    def __len__(self):
+        return self.nbytes()
+
+    def element_size(self):
+        return 1
+
+    @property
+    def dtype(self):
+        return dtypes.uint8
+
+    @property
+    def device(self):
+        return self._owner.device
+
+    @property
+    def is_cuda(self):
+        return self._owner.device.type == "cuda"
+
+    def get_device(self):
+        return self._owner.get_device()
+
+    def is_shared(self):
+        return False
+
+    def is_pinned(self, device="cuda"):
+        return False
+
+    def tolist(self):
+        arr = np.ascontiguousarray(np.asarray(self._owner._value))
+        return arr.reshape(-1).view(np.uint8).tolist()
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise missing_attribute(f"torch.UntypedStorage.{name}")
+
+
+@export("untyped_storage", namespace=None, method=True)
+def untyped_storage(self):
+    """The storage owner's :class:`UntypedStorage` (the same object each time)."""
+    owner = _storage_owner(self)
+    if owner._untyped_storage is None:
+        owner._untyped_storage = UntypedStorage(owner)
+    return owner._untyped_storage
 
 
 @export("is_set_to", namespace=None, method=True)
