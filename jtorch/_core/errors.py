@@ -30,10 +30,12 @@ def concretization_error(what: str) -> TraceError:
 def not_implemented(api: str, instead: str | None = None) -> NotImplementedError:
     """The error for PyTorch's ``api`` (its full name, e.g. ``"torch.nn.functional.ctc_loss"``),
     naming what to use instead where jtorch or JAX has an alternative."""
+    return NotImplementedError(_not_implemented_message(api, instead))
+
+
+def _not_implemented_message(api, instead):
     msg = f"jtorch does not implement {api} yet"
-    if instead:
-        msg += f"; use {instead} instead"
-    return NotImplementedError(msg)
+    return msg + f"; use {instead} instead" if instead else msg
 
 
 class NotImplementedAttribute(NotImplementedError, AttributeError):
@@ -47,7 +49,7 @@ class NotImplementedAttribute(NotImplementedError, AttributeError):
 def missing_attribute(api: str, instead: str | None = None) -> NotImplementedAttribute:
     """The error for reading PyTorch name ``api`` that jtorch lacks (see
     :class:`NotImplementedAttribute`)."""
-    return NotImplementedAttribute(str(not_implemented(api, instead)))
+    return NotImplementedAttribute(_not_implemented_message(api, instead))
 
 
 def missing_function(api: str, instead: str | None = None):

@@ -48,12 +48,9 @@ def _view_write(base, value, chain):
                                   "view to a dtype of another element size")
     if "parts" in kinds:
         return _view_write_by_parts(base, value, chain)
-    idx = jnp.arange(base.size).reshape(base.shape)
-    for (kernel, i), kind in zip(chain, kinds):
-        if kind == "plain":   # (a bitcast moves no element: positions stay)
-            idx = kernel.body(idx)
-            if i is not None:
-                idx = idx[i]
+    # the positions move through the links that rearrange elements (a bitcast moves none)
+    moving = tuple(link for link, kind in zip(chain, kinds) if kind == "plain")
+    idx = _compose(moving, jnp.arange(base.size).reshape(base.shape))
     value = jnp.broadcast_to(jnp.asarray(value), idx.shape)
     if "bitcast" in kinds and jnp.bool_ not in (value.dtype, base.dtype):
         value = jax.lax.bitcast_convert_type(value, base.dtype)   # the view's bits are the base's
@@ -71,7 +68,7 @@ def _link_kinds(base, chain):
     for kernel, idx in chain:
         y = jax.eval_shape(kernel.body, x)
         y = y if idx is None else y[idx]
-        if jnp.iscomplexobj(y) != jnp.iscomplexobj(x) and kernel.opdef.name != "_view_dtype":
+        if jnp.iscomplexobj(y) != jnp.iscomplexobj(x):   # (view(dtype) refuses complex)
             kinds.append("parts")
         elif y.dtype != x.dtype:
             kinds.append("bitcast" if y.dtype.itemsize == x.dtype.itemsize else "resize")

@@ -17,6 +17,10 @@ from .._core.device import device_of
 from .._core.tensor_base import TensorBase
 from ._registry import export
 
+_INVALID_CAPSULE = ("from_dlpack received an invalid capsule. Note that DLTensor capsules can "
+                    "be consumed only once, so you might have already constructed a tensor "
+                    "from it once.")
+
 
 @export("from_dlpack")
 def from_dlpack(ext_tensor):
@@ -29,9 +33,7 @@ def from_dlpack(ext_tensor):
     elif type(ext_tensor).__name__ == "PyCapsule":
         arr = jnp.from_dlpack(_Capsule(ext_tensor))
     else:
-        raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor "
-                           "capsules can be consumed only once, so you might have already "
-                           "constructed a tensor from it once.")
+        raise RuntimeError(_INVALID_CAPSULE)
     return TensorBase._make(arr, device_of(arr))
 
 
@@ -46,9 +48,7 @@ class _Capsule:
         try:
             ptr = get(capsule, b"dltensor")
         except ValueError:
-            raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor "
-                               "capsules can be consumed only once, so you might have already "
-                               "constructed a tensor from it once.") from None
+            raise RuntimeError(_INVALID_CAPSULE) from None
         device = (ctypes.c_int32 * 2).from_address(ptr + ctypes.sizeof(ctypes.c_void_p))
         self.capsule, self.device = capsule, (int(device[0]), int(device[1]))
 

@@ -40,20 +40,16 @@ def _spacings(input, spacing, dims, dim_given):
     return spacing
 
 
-def _part(f, d, start, length):
-    return narrow(f, d, start, length)
-
-
 def _uniform(f, d, h, edge_order):
     n = f.shape[d]
-    inner = (_part(f, d, 2, n - 2) - _part(f, d, 0, n - 2)) / (2 * h)
+    inner = (narrow(f, d, 2, n - 2) - narrow(f, d, 0, n - 2)) / (2 * h)
     if edge_order == 1:
-        first = (_part(f, d, 1, 1) - _part(f, d, 0, 1)) / h
-        last = (_part(f, d, n - 1, 1) - _part(f, d, n - 2, 1)) / h
+        first = (narrow(f, d, 1, 1) - narrow(f, d, 0, 1)) / h
+        last = (narrow(f, d, n - 1, 1) - narrow(f, d, n - 2, 1)) / h
     else:
-        first = (-1.5 * _part(f, d, 0, 1) + 2 * _part(f, d, 1, 1) - 0.5 * _part(f, d, 2, 1)) / h
-        last = (0.5 * _part(f, d, n - 3, 1) - 2 * _part(f, d, n - 2, 1)
-                + 1.5 * _part(f, d, n - 1, 1)) / h
+        first = (-1.5 * narrow(f, d, 0, 1) + 2 * narrow(f, d, 1, 1) - 0.5 * narrow(f, d, 2, 1)) / h
+        last = (0.5 * narrow(f, d, n - 3, 1) - 2 * narrow(f, d, n - 2, 1)
+                + 1.5 * narrow(f, d, n - 1, 1)) / h
     return cat([first, inner, last], d)
 
 
@@ -69,19 +65,19 @@ def _uneven(f, d, x, edge_order):
     a = -dx2 / (dx1 * (dx1 + dx2))
     b = (dx2 - dx1) / (dx1 * dx2)
     c = dx1 / (dx2 * (dx1 + dx2))
-    inner = a * _part(f, d, 0, n - 2) + b * _part(f, d, 1, n - 2) + c * _part(f, d, 2, n - 2)
+    inner = a * narrow(f, d, 0, n - 2) + b * narrow(f, d, 1, n - 2) + c * narrow(f, d, 2, n - 2)
     if edge_order == 1:
-        first = (_part(f, d, 1, 1) - _part(f, d, 0, 1)) / dx[0]
-        last = (_part(f, d, n - 1, 1) - _part(f, d, n - 2, 1)) / dx[-1]
+        first = (narrow(f, d, 1, 1) - narrow(f, d, 0, 1)) / dx[0]
+        last = (narrow(f, d, n - 1, 1) - narrow(f, d, n - 2, 1)) / dx[-1]
     else:
         h1, h2 = dx[0], dx[1]
-        first = (-(2 * h1 + h2) / (h1 * (h1 + h2)) * _part(f, d, 0, 1)
-                 + (h1 + h2) / (h1 * h2) * _part(f, d, 1, 1)
-                 - h1 / (h2 * (h1 + h2)) * _part(f, d, 2, 1))
+        first = (-(2 * h1 + h2) / (h1 * (h1 + h2)) * narrow(f, d, 0, 1)
+                 + (h1 + h2) / (h1 * h2) * narrow(f, d, 1, 1)
+                 - h1 / (h2 * (h1 + h2)) * narrow(f, d, 2, 1))
         h1, h2 = dx[-2], dx[-1]
-        last = (h2 / (h1 * (h1 + h2)) * _part(f, d, n - 3, 1)
-                - (h2 + h1) / (h1 * h2) * _part(f, d, n - 2, 1)
-                + (2 * h2 + h1) / (h2 * (h1 + h2)) * _part(f, d, n - 1, 1))
+        last = (h2 / (h1 * (h1 + h2)) * narrow(f, d, n - 3, 1)
+                - (h2 + h1) / (h1 * h2) * narrow(f, d, n - 2, 1)
+                + (2 * h2 + h1) / (h2 * (h1 + h2)) * narrow(f, d, n - 1, 1))
     return cat([first, inner, last], d)
 
 
