@@ -3,6 +3,7 @@ gradients equal eager PyTorch's; and a training step compiles once (cold state i
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 import pytest
 import torch
@@ -122,3 +123,32 @@ def test_training_step_compiles_once_and_matches_torch_eager(make_opt, zero_firs
                                        atol=1e-6, err_msg=k)
     for tp, jp in zip(tmodel.parameters(), jmodel.parameters()):
         assert (tp.grad is None) == (jp.grad is None)
+
+
+def test_second_call_runs_the_first_calls_program_on_a_committed_device(caplog):
+    """With the model on a device named explicitly (a GPU, or here cpu:1) the parameters'
+    arrays are committed to it and a fresh optimizer's state is not; the program's outputs
+    are, so the second call's arguments were placed differently from the first's and XLA
+    compiled the whole step again (1.2 s on an H200 for the MLP, 7 s for the transformer).
+    Now no program is lowered after the first call, and the values are the default device's."""
+    xs, = _data(3, (4, 5))
+    ys = np.array([0, 2, 1, 2])
+
+    def run(dev):
+        model, _, step = _step_pair(jtorch, lambda T, ps: T.optim.Adam(ps, lr=0.05), True)
+        model.to(dev)
+        f = jtorch.compile(step)
+        x, y = jtorch.tensor(xs, device=dev), jtorch.tensor(ys, device=dev)
+        losses = [f(x, y).item()]
+        with jax.log_compiles(), caplog.at_level("WARNING", logger="jax"):
+            caplog.clear()
+            losses += [f(x, y).item() for _ in range(2)]
+            lowered = [r.getMessage() for r in caplog.records if "Compiling" in r.getMessage()]
+        return losses, lowered, [p.detach().cpu().numpy() for p in model.parameters()]
+
+    losses, lowered, params = run("cpu:1")
+    assert lowered == []
+    ref_losses, _, ref_params = run("cpu")
+    np.testing.assert_array_equal(losses, ref_losses)
+    for a, b in zip(params, ref_params):
+        np.testing.assert_array_equal(a, b)

@@ -230,3 +230,40 @@ def test_cpu_index_zero_like_torch():
 
     assert devices(jtorch) == devices(torch)
     assert devices(torch)[3:] == ["device(type='cpu')"] * 16
+
+
+def test_regions_differentiated_by_jax_stay_on_their_device():
+    """A compiled module's outputs and a checkpointed segment inside a compiled step live on
+    their inputs' device (they came back on the default CPU, so the next layer's op raised
+    "Expected all tensors to be on the same device"), and so do their gradients. Checked
+    against the same computation left on the default device."""
+    from jtorch.utils.checkpoint import checkpoint
+
+    def run(dev):
+        jtorch.manual_seed(0)
+        m = jtorch.nn.Sequential(jtorch.nn.Linear(8, 8), jtorch.nn.GELU(),
+                                 jtorch.nn.Linear(8, 8)).to(dev)
+        x = jtorch.randn(4, 8, generator=jtorch.Generator().manual_seed(1)).to(dev)
+        y = jtorch.compile(m)(x)
+        y.square().sum().backward()
+        grads = [p.grad for p in m.parameters()]
+        opt = jtorch.optim.SGD(m.parameters(), lr=0.1)
+
+        def step(x):
+            opt.zero_grad()
+            h = checkpoint(m[0], x, use_reentrant=False)
+            loss = checkpoint(m[1:], h, use_reentrant=False).pow(2).mean()
+            loss.backward()
+            opt.step()
+            return loss
+
+        f = jtorch.compile(step)
+        losses = [f(x) for _ in range(2)]
+        return y, grads, losses, list(m.parameters())
+
+    y, grads, losses, params = run("cpu:1")
+    ry, rgrads, rlosses, rparams = run("cpu")
+    assert y.device == jtorch.device("cpu:1") and all(g.device == y.device for g in grads)
+    assert all(v.device == y.device for v in losses + params)
+    for a, b in zip([y, *grads, *losses, *params], [ry, *rgrads, *rlosses, *rparams]):
+        np.testing.assert_array_equal(a.detach().cpu().numpy(), b.detach().numpy())

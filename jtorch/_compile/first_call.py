@@ -33,6 +33,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from .._core.device import to_jax
 from .._tensor import Tensor
 
 
@@ -84,7 +85,8 @@ class Plan:
         for o, p, state in made:
             o.state[p] = state
         for p, shape, dtype in self.grads:   # (a host copy: no program compiled per shape)
-            p._grad = Tensor._make(jax.device_put(np.zeros(shape, dtype)), p._device)
+            p._grad = Tensor._make(jax.device_put(np.zeros(shape, dtype), to_jax(p._device)),
+                                   p._device)
         self.made = made
         return True
 

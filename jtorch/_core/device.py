@@ -215,6 +215,16 @@ def from_jax(jdev) -> device:
     return _make(kind, index)
 
 
+def of_array(arr, default=None):
+    """The jtorch device holding a concrete single-device jax.Array; ``default`` for a tracer
+    (no device yet) or an array spread over several devices."""
+    if isinstance(arr, jax.Array) and not isinstance(arr, jax.core.Tracer):
+        devs = arr.devices()
+        if len(devs) == 1:
+            return from_jax(next(iter(devs)))
+    return default
+
+
 @functools.cache
 def _local_index(jdev):
     """``jdev``'s index among this process's devices of its platform (its id in a single
