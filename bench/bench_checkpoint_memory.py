@@ -1,6 +1,7 @@
 """Activation memory with and without gradient checkpointing, inside compiled steps.
 
-    python bench/bench_checkpoint_memory.py
+    python bench/bench_checkpoint_memory.py               # on the CPU
+    python bench/bench_checkpoint_memory.py --device gpu  # models and data on the GPU
 
 For each model, the whole training step (forward, backward, optimizer) is compiled with
 jtorch.compile, once plain and once with each block wrapped in
@@ -13,6 +14,7 @@ docs/benchmarks.md.
 
 from __future__ import annotations
 
+import argparse
 import platform
 import sys
 import time
@@ -77,11 +79,12 @@ def train_step(model, opt):
     return step
 
 
-def measure(make, inputs):
+def measure(make, inputs, device="cpu"):
     res = {}
+    inputs = [t.to(device) for t in inputs]
     for ck in (False, True):
         torch.manual_seed(0)
-        model = make(ck)
+        model = make(ck).to(device)
         f = torch.compile(train_step(model, torch.optim.AdamW(model.parameters(), lr=1e-3)))
         losses = [f(*inputs).item() for _ in range(3)]
         e = list(f._cache.values())[-1]
@@ -114,20 +117,28 @@ def measure_handjax(layers, xy):
 
 
 def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--device", default="cpu", choices=["cpu", "gpu"],
+                    help="where jtorch's models and data live (hand-written JAX: JAX's default)")
+    a = ap.parse_args()
+    dev = "cuda" if a.device == "gpu" else "cpu"
     rows = []
-    mlp = measure(lambda ck: DeepMLP(ck), [torch.randn(512, 1024)])
+    mlp = measure(lambda ck: DeepMLP(ck), [torch.randn(512, 1024)], dev)
     rows.append(("deep MLP: 16 x (Linear 1024->1024 + GELU), batch 512", mlp))
     g = torch.Generator().manual_seed(0)
     xy = [torch.randint(0, 256, (32, 64), generator=g), torch.randint(0, 256, (32, 64),
                                                                        generator=g)]
-    rows.append(("transformer LM (the suite's, dropout 0), batch 32 x 64", measure(LM, xy)))
-    rows.append(("the same LM with 8 layers", measure(lambda ck: LM(ck, layers=8), xy)))
+    rows.append(("transformer LM (the suite's, dropout 0), batch 32 x 64", measure(LM, xy, dev)))
+    rows.append(("the same LM with 8 layers", measure(lambda ck: LM(ck, layers=8), xy, dev)))
     hand = {n: measure_handjax(n, xy) for n in (2, 8)}
     for n, r in hand.items():
         rows.append((f"hand-written JAX LM, {n} layers, jax.checkpoint per layer", r))
-    lines = ["## Gradient checkpointing in compiled steps (bench/bench_checkpoint_memory.py)", "",
-             f"`python bench/bench_checkpoint_memory.py` on {platform.machine()}, "
-             f"{jax.devices()[0].platform}, jax {jax.__version__}, "
+    gpu = a.device == "gpu"
+    where = f" on {jax.devices()[0].device_kind}" if gpu else ""
+    lines = [f"## Gradient checkpointing in compiled steps{where} "
+             "(bench/bench_checkpoint_memory.py)", "",
+             f"`python bench/bench_checkpoint_memory.py{' --device gpu' if gpu else ''}` on "
+             f"{platform.machine()}, {jax.devices()[0].platform}, jax {jax.__version__}, "
              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. XLA's memory analysis "
              "of the compiled AdamW step; the losses of the first three steps show both runs "
              "compute the same thing.", "",
@@ -139,6 +150,14 @@ def main():
         lines.append(f"| {name} | {tp:.1f} | {tc:.1f} | {100 * (1 - tc / tp):.0f}% | "
                      f"{ap_:.1f} | {'yes' if same else 'no'} |")
     (p2, c2), (p8, c8) = ((hand[n][False], hand[n][True]) for n in (2, 8))
+    if gpu:
+        lines += ["", f"The vjp's residuals of the hand-written LM (what JAX keeps for "
+                  f"backward, parameters included): {p2[3]:.1f} -> {c2[3]:.1f} MiB at 2 "
+                  f"layers, {p8[3]:.1f} -> {c8[3]:.1f} MiB at 8."]
+        text = "\n".join(lines)
+        print(text)
+        write_section("checkpoint-memory-gpu", text)
+        return
     lines += ["", "**Why the transformer saves nothing.** It is not jtorch's mapping: the "
               "hand-written JAX LM with each layer under a plain `jax.checkpoint` gets the "
               "same temporaries with and without it. JAX does its part: the vjp's residuals "

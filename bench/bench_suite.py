@@ -5,6 +5,7 @@
     python bench/bench_suite.py --only mlp64     # one workload
     python bench/bench_suite.py --device gpu         # on a GPU (jtorch "cuda", JAX's GPU)
     python bench/bench_suite.py --device gpu --amp   # also every row under bf16 autocast
+    python bench/bench_suite.py --device gpu --amp-only  # the bf16 rows alone
 
 Workloads (the same model, optimizer and batch in every implementation):
   mlp64 / mlp512  784-256-128-10 MLP, Dropout(0.2), Adam(1e-3), batch 64 / 512
@@ -238,6 +239,8 @@ def main():
                     help="where models and data live (gpu: jtorch/PyTorch 'cuda', JAX's GPU)")
     ap.add_argument("--amp", action="store_true",
                     help="also every implementation under bf16 autocast (rows marked bf16)")
+    ap.add_argument("--amp-only", action="store_true",
+                    help="only the bf16 autocast rows (a section of their own)")
     a = ap.parse_args()
     if a.device == "gpu" and jax.default_backend() != "gpu":
         raise SystemExit(f"--device gpu: JAX's default backend is {jax.default_backend()!r}; "
@@ -250,8 +253,8 @@ def main():
     for name, spec in WORKLOADS.items():
         if a.only and name != a.only:
             continue
-        runners = make_runners(name, spec, include, a.device)
-        if a.amp:
+        runners = [] if a.amp_only else make_runners(name, spec, include, a.device)
+        if a.amp or a.amp_only:
             runners += make_runners(name, spec, include, a.device, amp=True)
         for r in runners:
             if r.error:   # (could not be built)
@@ -281,14 +284,17 @@ def main():
     text = render(results, a)
     print(text)
     if not a.no_write and not a.only:
-        write(text, "suite" if a.device == "cpu" else f"suite-{_device().replace(' ', '-')}")
+        section = "suite" if a.device == "cpu" else f"suite-{_device().replace(' ', '-')}"
+        write(text, section + ("-bf16" if a.amp_only else ""))
 
 
 def render(results, a):
     options = "".join(f" {o}" for o, on in (("--quick", a.quick), ("--flax", a.flax),
                                             (f"--device {a.device}", a.device != "cpu"),
-                                            ("--amp", a.amp)) if on)
-    lines = [f"## Training-step suite (bench/bench_suite.py) on {_device()}", "",
+                                            ("--amp", a.amp),
+                                            ("--amp-only", a.amp_only)) if on)
+    what = " under bf16 autocast" if a.amp_only else ""
+    lines = [f"## Training-step suite (bench/bench_suite.py) on {_device()}{what}", "",
              f"Command: `python bench/bench_suite.py{options}`; {machine_line()}.", "",
              "Steps per second (median of interleaved blocks, min-max in brackets), ratios "
              "against hand-written JAX and PyTorch eager, the wall time of the first and second "
