@@ -235,6 +235,32 @@ def test_lr_change_does_not_recompile():
     assert _transforms.compiled_count() == n + 2
 
 
+def test_a_model_on_a_named_device_compiles_its_step_once():
+    """Parameters on a named device (a GPU, here cpu:1) are committed arrays and a fresh
+    optimizer's state is not: the step program's first run got other placements than its
+    next, and XLA compiled the program again at the second step. Values as on the default
+    device."""
+    out = []
+    for dev in ("cpu:1", "cpu"):
+        jtorch.manual_seed(0)
+        model = jtorch.nn.Linear(5, 3).to(dev)
+        opt = jtorch.optim.Adam(model.parameters(), lr=0.05)
+        x = jtorch.tensor(np.random.default_rng(1).standard_normal((4, 5)).astype(np.float32),
+                          device=dev)
+        counts = []
+        for _ in range(3):
+            opt.zero_grad()
+            model(x).square().mean().backward()
+            opt.step()
+            counts.append(_transforms.compiled_count())
+        assert model.weight.device == jtorch.device(dev)
+        out.append((counts, [p.detach().cpu().numpy() for p in model.parameters()]))
+    (counts, params), (_, ref) = out
+    assert counts[1] == counts[2] == counts[0], counts
+    for a, b in zip(params, ref):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_tensor_lr_and_writes_in_place():
     p = jtorch.nn.Parameter(jtorch.ones(3))
     view = p.detach()[1:]

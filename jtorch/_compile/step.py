@@ -24,7 +24,7 @@ import warnings
 import jax
 
 from .._core import errors as _compile_errors
-from .._core.device import of_array
+from .._core.device import commit_like_outputs, of_array
 from .._core.state import STATE, structure_epoch
 from .._tensor import Tensor
 from ..distributed._spmd import program as spmd_program
@@ -163,27 +163,6 @@ def _write_back(post, new_state, new_grads):
                 gt._version_counter += 1
             else:
                 p._grad = Tensor._make(g, p._device)
-
-
-def _committed_like_outputs(arguments):
-    """The arguments of a program's first run, placed as its later runs' will be. A program's
-    outputs are committed to its device when any argument is, and the state and gradients it
-    writes back are the next run's arguments; JAX compiles again for committed arguments
-    that were uncommitted (made without a device: a fresh optimizer's step count, zeros from
-    a plan). So where an argument is committed to one device, the uncommitted state and
-    gradients are committed to it (where JAX would move them anyway), and the second call
-    runs the first call's program."""
-    state, grads, hypers, inputs = arguments
-    device = next((next(iter(a.devices())) for part in arguments
-                   for a in jax.tree_util.tree_leaves(part)
-                   if getattr(a, "committed", False) and len(a.devices()) == 1), None)
-    if device is None:
-        return arguments
-
-    def commit(a):
-        return jax.device_put(a, device) if isinstance(a, jax.Array) and not a.committed else a
-
-    return [commit(a) for a in state], [commit(g) for g in grads], hypers, inputs
 
 
 def _outputs(tree, static, arrays):
@@ -402,7 +381,10 @@ class CompiledFunction:
         pure, rec, arguments = self._pure(st, leaves, treedef, guessed)
         # one SPMD program per process when a DDP/FSDP module in the state names its group
         jitted = spmd_program(pure, st.modules, donate_argnums=(0, 1))
-        arguments = _committed_like_outputs(arguments)
+        # (the state and gradients written back are the next call's arguments)
+        state, grads, hypers, inputs = arguments
+        state, grads = commit_like_outputs(state, grads, others=(hypers, inputs))
+        arguments = state, grads, hypers, inputs
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
             outs, new_state, new_grads = jitted(*arguments)

@@ -218,11 +218,33 @@ def from_jax(jdev) -> device:
 def of_array(arr, default=None):
     """The jtorch device holding a concrete single-device jax.Array; ``default`` for a tracer
     (no device yet) or an array spread over several devices."""
-    if isinstance(arr, jax.Array) and not isinstance(arr, jax.core.Tracer):
+    if _concrete(arr):
         devs = arr.devices()
         if len(devs) == 1:
             return from_jax(next(iter(devs)))
     return default
+
+
+def commit_like_outputs(*parts, others=()):
+    """``parts`` (lists of arrays a jitted program takes and gives back for its next call:
+    state, gradients) placed as the program's outputs will be. Outputs are committed to the
+    program's device when any argument is (``others`` too), and JAX compiles again for
+    committed arguments that were uncommitted (made without a device: a fresh optimizer's
+    step count, zeros). So where an argument is committed to one device, the uncommitted
+    arrays of ``parts`` are committed to it (where JAX would move them anyway): the second
+    call runs the first call's program."""
+    device = next((next(iter(a.devices())) for part in parts + tuple(others)
+                   for a in jax.tree_util.tree_leaves(part)
+                   if _concrete(a) and a.committed and len(a.devices()) == 1), None)
+    if device is None:
+        return parts
+    return tuple(jax.tree_util.tree_map(
+        lambda a: jax.device_put(a, device) if _concrete(a) and not a.committed else a, part)
+        for part in parts)
+
+
+def _concrete(a):
+    return isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer)
 
 
 @functools.cache
