@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import importlib
 
+import jax
 import numpy as np
 import pytest
 import torch
@@ -261,6 +262,24 @@ def test_a_model_on_a_named_device_compiles_its_step_once():
         np.testing.assert_array_equal(a, b)
 
 
+def test_state_a_step_creates_is_on_the_parameters_device():
+    """SGD's momentum buffer, made by the first step, is on its parameter's device as in
+    PyTorch (it reported the default CPU while its data was on the parameter's device)."""
+    p = jtorch.nn.Parameter(jtorch.ones(3, device="cpu:1"))
+    opt = jtorch.optim.SGD([p], lr=0.1, momentum=0.9)
+    p.grad = jtorch.full((3,), 0.5, device="cpu:1")
+    opt.step()
+    buf = opt.state[p]["momentum_buffer"]
+    assert buf.device == p.device == jtorch.device("cpu:1")
+    assert {d.id for d in buf._value.devices()} == {1}
+    tp = torch.nn.Parameter(torch.ones(3))
+    topt = torch.optim.SGD([tp], lr=0.1, momentum=0.9)
+    tp.grad = torch.full((3,), 0.5)
+    topt.step()
+    np.testing.assert_array_equal(buf.cpu().numpy(), topt.state[tp]["momentum_buffer"].numpy())
+    np.testing.assert_array_equal(p.detach().cpu().numpy(), tp.detach().numpy())
+
+
 def test_tensor_lr_and_writes_in_place():
     p = jtorch.nn.Parameter(jtorch.ones(3))
     view = p.detach()[1:]
@@ -465,3 +484,15 @@ def test_user_defined_optimizer_subclass():
 def test_swa_utils_not_implemented():
     with pytest.raises(NotImplementedError, match="torch.optim.swa_utils.AveragedModel"):
         jtorch.optim.swa_utils.AveragedModel(None)
+
+
+def test_hyperparameters_are_passed_as_cached_device_arrays():
+    """A step's Python-float hyperparameters become device arrays once per distinct value (a
+    float passed to a jitted program is converted at every call), with the floats' own avals
+    (weak float64: the same program) and keyed by their bits (-0.0 is not 0.0)."""
+    values = _transforms.device_scalars((0.5, 0.0, -0.0))
+    assert _transforms.device_scalars((0.5, 0.0, -0.0)) is values
+    assert [bool(np.signbit(v)) for v in values] == [False, False, True]
+    assert all(jax.typeof(v).weak_type and v.dtype == np.float64 for v in values)
+    named = _transforms.device_scalars(jtorch.optim.adam.AdamHyper(1e-3, 0.9, 0.999, 1e-8, 0.0))
+    assert type(named).__name__ == "AdamHyper" and float(named.lr) == 1e-3

@@ -35,6 +35,7 @@ import types
 from .._core.generator import Generator, default_generator
 from .._tensor import Tensor
 from ..nn.modules.module import Module
+from ..optim._transforms import device_scalars
 from ..optim.lr_scheduler import LRScheduler
 from ..optim.optimizer import Optimizer
 
@@ -215,6 +216,11 @@ class State:
             for g in opt.param_groups:
                 out.append(tuple(hyper(g)) if hyper is not None else ())
         return out
+
+    def hyper_arrays(self, device):
+        """:meth:`hyper_values` as arrays on ``device`` (``optim._transforms.device_scalars``:
+        made once per distinct value, not converted at every call)."""
+        return [device_scalars(g, device) for g in self.hyper_values()]
 
     def signature(self):
         """What must match for a compiled program to be reused (cheap)."""

@@ -24,7 +24,7 @@ import warnings
 import jax
 
 from .._core import errors as _compile_errors
-from .._core.device import commit_like_outputs, of_array
+from .._core.device import commit_like_outputs, committed_device, of_array
 from .._core.state import STATE, structure_epoch
 from .._tensor import Tensor
 from ..distributed._spmd import program as spmd_program
@@ -133,16 +133,17 @@ class _Snapshot:
 class _Entry:
     """One compiled program: its slots in, its slots out, and how to rebuild outputs."""
 
-    def __init__(self, st, grads_in, post, jitted, out_tree, out_static, replays):
+    def __init__(self, st, grads_in, post, jitted, out_tree, out_static, replays, device):
         self.st, self.grads_in, self.post = st, grads_in, post
         self.jitted, self.out_tree, self.out_static = jitted, out_tree, out_static
         self.replays = replays
+        self.device = device   # the program's committed jax.Device, or None (uncommitted)
 
     def run(self, leaves):
         st = self.st
         outs, new_state, new_grads = self.jitted(
             [t._array for t in st.tensors], [p._grad._value for p in self.grads_in],
-            st.hyper_values(), [x._value for x in leaves if isinstance(x, Tensor)])
+            st.hyper_arrays(self.device), [x._value for x in leaves if isinstance(x, Tensor)])
         _write_back(self.post, new_state, new_grads)
         for fn, obj, a, k in self.replays:
             fn(obj, *a, **k)
@@ -381,16 +382,18 @@ class CompiledFunction:
         pure, rec, arguments = self._pure(st, leaves, treedef, guessed)
         # one SPMD program per process when a DDP/FSDP module in the state names its group
         jitted = spmd_program(pure, st.modules, donate_argnums=(0, 1))
-        # (the state and gradients written back are the next call's arguments)
-        state, grads, hypers, inputs = arguments
-        state, grads = commit_like_outputs(state, grads, others=(hypers, inputs))
-        arguments = state, grads, hypers, inputs
+        # the state and gradients written back are the next call's arguments, and the
+        # hyperparameters are arrays on the program's device at every call
+        state, grads, _, inputs = arguments
+        device = committed_device(state, grads, inputs)
+        state, grads = commit_like_outputs(state, grads, others=(inputs,))
+        arguments = state, grads, st.hyper_arrays(device), inputs
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
             outs, new_state, new_grads = jitted(*arguments)
         _write_back(rec["post"], new_state, new_grads)
         entry = _Entry(st, rec["grads_in"], rec["post"], jitted, rec["out_tree"],
-                       rec["static"], rec["replays"])
+                       rec["static"], rec["replays"], device)
         return entry, _outputs(rec["out_tree"], rec["static"], outs)
 
     def _pure(self, st, leaves, treedef, guessed=None):

@@ -225,6 +225,14 @@ def of_array(arr, default=None):
     return default
 
 
+def committed_device(*parts):
+    """The jax.Device of the first array in ``parts`` committed to one device, or None: where
+    a jitted program runs, and where its outputs are committed (when any argument is)."""
+    return next((next(iter(a.devices())) for part in parts
+                 for a in jax.tree_util.tree_leaves(part)
+                 if _concrete(a) and a.committed and len(a.devices()) == 1), None)
+
+
 def commit_like_outputs(*parts, others=()):
     """``parts`` (lists of arrays a jitted program takes and gives back for its next call:
     state, gradients) placed as the program's outputs will be. Outputs are committed to the
@@ -233,9 +241,7 @@ def commit_like_outputs(*parts, others=()):
     step count, zeros). So where an argument is committed to one device, the uncommitted
     arrays of ``parts`` are committed to it (where JAX would move them anyway): the second
     call runs the first call's program."""
-    device = next((next(iter(a.devices())) for part in parts + tuple(others)
-                   for a in jax.tree_util.tree_leaves(part)
-                   if _concrete(a) and a.committed and len(a.devices()) == 1), None)
+    device = committed_device(*parts, *others)
     if device is None:
         return parts
     return tuple(jax.tree_util.tree_map(

@@ -119,12 +119,12 @@ class OptaxOptimizer(Optimizer):
             return
         targets, arrays = [], []
         for name, column in written.items():
-            for state, v in zip(states, column):
+            for p, state, v in zip(params, states, column):
                 if v is None:   # (a parameter this step's update did not write)
                     continue
                 t = state.get(name)
-                if t is None:   # an entry the step made (SGD's momentum_buffer)
-                    state[name] = Tensor._make(v)
+                if t is None:   # an entry the step made (SGD's momentum_buffer): p's device
+                    state[name] = Tensor._make(v, p._device)
                 else:
                     targets.append(t)
                     arrays.append(v)

@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from .._core.device import commit_like_outputs
+from .._core.device import commit_like_outputs, committed_device
 from .._core.state import grad_mode
 from .._core.views import assign
 from .._ops._elementwise import lerp_values as lerp  # noqa: F401 - ATen's lerp, for the updates
@@ -140,6 +140,29 @@ def _jit_step(chain, flags, params, grads, columns, hyper):
     return new_params, {name: [entries.get(name) for entries in written] for name in names}
 
 
+_SCALARS = {}   # (tuple type, the values' bits, device) -> the tuple as device arrays
+
+
+def device_scalars(values, device=None):
+    """A tuple (a namedtuple too) of Python floats as arrays on ``device`` (None: uncommitted,
+    on the default device), reused while the values are the same to the bit: a Python float
+    passed to a jitted program is converted at every call (about 2 us each on the CPU, a
+    host-to-device copy on a GPU). The arrays have the floats' avals (weak float64 scalars),
+    so the program is the same. Anything but floats (tracers inside a compiled step) is
+    returned as it is."""
+    if not all(type(v) is float for v in values):
+        return values
+    key = (type(values), tuple(map(float.hex, values)), device)
+    got = _SCALARS.get(key)
+    if got is None:
+        if len(_SCALARS) >= 256:   # (a schedule makes a new value every step)
+            _SCALARS.clear()
+        arrays = [jax.device_put(v, device) for v in values]
+        got = _SCALARS[key] = values._make(arrays) if hasattr(values, "_make") \
+            else tuple(arrays)
+    return got
+
+
 def run_step(chain, flags, params, grads, columns, hyper):
     """Run the group's chain ``chain(hyper, flags) -> [Link]`` on parameter and gradient
     arrays and the group's state by name, ``{name: [array per parameter, None where a
@@ -147,6 +170,7 @@ def run_step(chain, flags, params, grads, columns, hyper):
     dict per parameter. Returns (new parameter arrays, the entries written, in the same
     by-name layout)."""
     grads, columns = commit_like_outputs(grads, columns, others=(params,))
+    hyper = device_scalars(hyper, committed_device(params))
     return _jit_step(chain, flags, params, grads, columns, hyper)
 
 
