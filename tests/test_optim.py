@@ -496,3 +496,7 @@ def test_hyperparameters_are_passed_as_cached_device_arrays():
     assert all(jax.typeof(v).weak_type and v.dtype == np.float64 for v in values)
     named = _transforms.device_scalars(jtorch.optim.adam.AdamHyper(1e-3, 0.9, 0.999, 1e-8, 0.0))
     assert type(named).__name__ == "AdamHyper" and float(named.lr) == 1e-3
+    # inside a JAX transformation the floats stay floats, and no tracer is kept for later
+    assert float(jax.jit(lambda: _transforms.device_scalars((0.125,))[0] * 2)()) == 0.25
+    assert not isinstance(_transforms.device_scalars((0.125,))[0], jax.core.Tracer)
+    assert _transforms.device_scalars(()) == ()

@@ -148,9 +148,10 @@ def device_scalars(values, device=None):
     on the default device), reused while the values are the same to the bit: a Python float
     passed to a jitted program is converted at every call (about 2 us each on the CPU, a
     host-to-device copy on a GPU). The arrays have the floats' avals (weak float64 scalars),
-    so the program is the same. Anything but floats (tracers inside a compiled step) is
-    returned as it is."""
-    if not all(type(v) is float for v in values):
+    so the program is the same. Anything but floats (tracers inside a compiled step), and
+    floats met inside a JAX transformation (where device_put makes tracers), are returned as
+    they are."""
+    if not values or not all(type(v) is float for v in values):
         return values
     key = (type(values), tuple(map(float.hex, values)), device)
     got = _SCALARS.get(key)
@@ -158,6 +159,8 @@ def device_scalars(values, device=None):
         if len(_SCALARS) >= 256:   # (a schedule makes a new value every step)
             _SCALARS.clear()
         arrays = [jax.device_put(v, device) for v in values]
+        if isinstance(arrays[0], jax.core.Tracer):   # under the user's jax.jit: not kept
+            return values
         got = _SCALARS[key] = values._make(arrays) if hasattr(values, "_make") \
             else tuple(arrays)
     return got
