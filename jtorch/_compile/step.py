@@ -24,7 +24,7 @@ import warnings
 import jax
 
 from .._core import errors as _compile_errors
-from .._core.device import commit_like_outputs, committed_device, of_array
+from .._core.device import commit_to, committed_device, of_array
 from .._core.state import STATE, structure_epoch
 from .._tensor import Tensor
 from ..distributed._spmd import program as spmd_program
@@ -133,11 +133,13 @@ class _Snapshot:
 class _Entry:
     """One compiled program: its slots in, its slots out, and how to rebuild outputs."""
 
-    def __init__(self, st, grads_in, post, jitted, out_tree, out_static, replays, device):
+    def __init__(self, st, grads_in, post, jitted, out_tree, out_static, replays, device,
+                 out_device):
         self.st, self.grads_in, self.post = st, grads_in, post
         self.jitted, self.out_tree, self.out_static = jitted, out_tree, out_static
         self.replays = replays
         self.device = device   # the program's committed jax.Device, or None (uncommitted)
+        self.out_device = out_device   # the jtorch device its output tensors report
 
     def run(self, leaves):
         st = self.st
@@ -147,7 +149,7 @@ class _Entry:
         _write_back(self.post, new_state, new_grads)
         for fn, obj, a, k in self.replays:
             fn(obj, *a, **k)
-        return _outputs(self.out_tree, self.out_static, outs)
+        return _outputs(self.out_tree, self.out_static, outs, self.out_device)
 
 
 def _write_back(post, new_state, new_grads):
@@ -166,8 +168,8 @@ def _write_back(post, new_state, new_grads):
                 p._grad = Tensor._make(g, p._device)
 
 
-def _outputs(tree, static, arrays):
-    return rebuild(tree, static, [Tensor._make(a, of_array(a)) for a in arrays])
+def _outputs(tree, static, arrays, device):
+    return rebuild(tree, static, [Tensor._make(a, device) for a in arrays])
 
 
 def _grads_and_values(params):
@@ -386,15 +388,17 @@ class CompiledFunction:
         # hyperparameters are arrays on the program's device at every call
         state, grads, _, inputs = arguments
         device = committed_device(state, grads, inputs)
-        state, grads = commit_like_outputs(state, grads, others=(inputs,))
+        state, grads = commit_to(device, state, grads)
         arguments = state, grads, st.hyper_arrays(device), inputs
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
             outs, new_state, new_grads = jitted(*arguments)
         _write_back(rec["post"], new_state, new_grads)
+        # (every output of a program is on its device: read once, from the first)
+        out_device = of_array(outs[0]) if outs else None
         entry = _Entry(st, rec["grads_in"], rec["post"], jitted, rec["out_tree"],
-                       rec["static"], rec["replays"], device)
-        return entry, _outputs(rec["out_tree"], rec["static"], outs)
+                       rec["static"], rec["replays"], device, out_device)
+        return entry, _outputs(rec["out_tree"], rec["static"], outs, out_device)
 
     def _pure(self, st, leaves, treedef, guessed=None):
         """``(pure, rec, arguments)``: the call as a pure function of the state's arrays, the

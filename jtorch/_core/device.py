@@ -233,20 +233,26 @@ def committed_device(*parts):
                  if _concrete(a) and a.committed and len(a.devices()) == 1), None)
 
 
-def commit_like_outputs(*parts, others=()):
+def commit_to(device, *parts):
     """``parts`` (lists of arrays a jitted program takes and gives back for its next call:
     state, gradients) placed as the program's outputs will be. Outputs are committed to the
-    program's device when any argument is (``others`` too), and JAX compiles again for
-    committed arguments that were uncommitted (made without a device: a fresh optimizer's
-    step count, zeros). So where an argument is committed to one device, the uncommitted
-    arrays of ``parts`` are committed to it (where JAX would move them anyway): the second
-    call runs the first call's program."""
-    device = committed_device(*parts, *others)
+    program's device when any argument is (``device``: :func:`committed_device` of them all),
+    and JAX compiles again for committed arguments that were uncommitted (made without a
+    device: a fresh optimizer's step count, zeros). So the uncommitted arrays of ``parts`` are
+    committed to ``device`` (where JAX would move them anyway): the second call runs the
+    first call's program. Parts with nothing uncommitted (every call after the first) are
+    returned as they are."""
     if device is None:
         return parts
-    return tuple(jax.tree_util.tree_map(
-        lambda a: jax.device_put(a, device) if _concrete(a) and not a.committed else a, part)
-        for part in parts)
+    out = []
+    for part in parts:
+        leaves, tree = jax.tree_util.tree_flatten(part)
+        if any(_concrete(a) and not a.committed for a in leaves):
+            part = jax.tree_util.tree_unflatten(tree, [
+                jax.device_put(a, device) if _concrete(a) and not a.committed else a
+                for a in leaves])
+        out.append(part)
+    return tuple(out)
 
 
 def _concrete(a):

@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from .._core.device import commit_like_outputs, committed_device
+from .._core.device import commit_to, committed_device
 from .._core.state import grad_mode
 from .._core.views import assign
 from .._ops._elementwise import lerp_values as lerp  # noqa: F401 - ATen's lerp, for the updates
@@ -172,8 +172,9 @@ def run_step(chain, flags, params, grads, columns, hyper):
     parameter has no such entry]}``; the chain's update functions see one ``{name: array}``
     dict per parameter. Returns (new parameter arrays, the entries written, in the same
     by-name layout)."""
-    grads, columns = commit_like_outputs(grads, columns, others=(params,))
-    hyper = device_scalars(hyper, committed_device(params))
+    device = committed_device(params, grads, columns)
+    grads, columns = commit_to(device, grads, columns)
+    hyper = device_scalars(hyper, device)
     return _jit_step(chain, flags, params, grads, columns, hyper)
 
 
