@@ -5,13 +5,49 @@
 #   bash bench/gpu_checks.sh 1   # versions, the fp32 suite
 #   bash bench/gpu_checks.sh 2   # tests/test_cuda.py, recompilations of a compiled step,
 #                                # checkpoint memory, the suite under bf16 autocast
+#   bash bench/gpu_checks.sh profile   # where a step's host time goes (bench/profile_step.py):
+#                                      # eager, compiled and hand-written JAX steps, and eager
+#                                      # first calls with XLA:GPU's autotuning off
+#   bash bench/gpu_checks.sh recheck   # after changes: the fp32 suite (no flax row),
+#                                      # tests/test_cuda.py, a jitted call's cost per array,
+#                                      # the MLP's eager step profiled (about 9 minutes)
 # Logs and the rewritten docs/benchmarks.md go to $OUT (default gpu-out/).
 set -uo pipefail
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 PY=${PYTHON:-python3}
-if [ "${1:-1}" = 1 ]; then
+if [ "${1:-1}" = profile ]; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$OUT/env.txt"
+    prof() {   # name, then profile_step.py's arguments
+        local name=$1; shift
+        timeout 120 $PY bench/profile_step.py --device gpu --top 30 "$@" > "$OUT/prof_$name.log" 2>&1
+        echo "== $name (rc $?)"; head -3 "$OUT/prof_$name.log"
+    }
+    for mode in eager compiled handjax; do prof "mlp64_$mode" --kind mlp --mode $mode; done
+    XLA_FLAGS=--xla_gpu_autotune_level=0 prof mlp64_eager_autotune0 --kind mlp --mode eager
+    # the eager step without the host reads of cross_entropy's target bounds check
+    timeout 120 $PY - --device gpu --kind mlp --mode eager --top 30 > "$OUT/prof_mlp64_eager_nocheck.log" 2>&1 <<'PY'
+import sys
+sys.path.insert(0, "bench")
+import jtorch._ops.nn_loss as L
+L._check_targets = lambda *a: None
+import profile_step
+profile_step.main()
+PY
+    echo "== mlp64_eager_nocheck"; head -3 "$OUT/prof_mlp64_eager_nocheck.log"
+    for mode in eager compiled; do prof "cnn_$mode" --kind cnn --mode $mode; done
+    for mode in compiled handjax; do prof "transformer_$mode" --kind transformer --batch 32 --mode $mode; done
+elif [ "${1:-1}" = recheck ]; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$OUT/env.txt"
+    timeout 330 $PY bench/bench_suite.py --device gpu --quick 2>&1 | tee "$OUT/suite.log"
+    cp docs/benchmarks.md "$OUT/benchmarks.md"
+    JAX_PLATFORMS=cuda,cpu timeout 120 $PY -m pytest -q -p no:cacheprovider -p no:benchmark \
+        -W "ignore::DeprecationWarning" tests/test_cuda.py 2>&1 | tail -5 | tee "$OUT/test_cuda.log"
+    timeout 40 $PY bench/bench_call_buffers.py 2>&1 | tee "$OUT/call_buffers.log"
+    timeout 60 $PY bench/profile_step.py --device gpu --kind mlp --mode eager --top 30 \
+        > "$OUT/prof_mlp64_eager.log" 2>&1; head -3 "$OUT/prof_mlp64_eager.log"
+elif [ "${1:-1}" = 1 ]; then
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$OUT/env.txt"
     $PY -c "import jax, optax, torch; print('jax', jax.__version__, jax.devices(), 'optax',
 optax.__version__, 'torch', torch.__version__, 'torch cuda', torch.cuda.is_available())" \

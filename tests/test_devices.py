@@ -7,6 +7,7 @@ gradients come back to the source device, and mixing devices raises PyTorch's er
 import pickle
 import warnings
 
+import jax
 import numpy as np
 import pytest
 import torch
@@ -267,3 +268,49 @@ def test_regions_differentiated_by_jax_stay_on_their_device():
     assert all(v.device == y.device for v in losses + params)
     for a, b in zip([y, *grads, *losses, *params], [ry, *rgrads, *rlosses, *rparams]):
         np.testing.assert_array_equal(a.detach().cpu().numpy(), b.detach().numpy())
+
+
+def test_value_checks_off_the_host_read_host_copies(monkeypatch):
+    # Eager bounds checks (cross_entropy's targets, embedding's indices) need index values.
+    # Off the host (here cpu:1, as on a GPU) reading a device array is a device-to-host copy,
+    # so integer tensors made from host data keep it, and a read is kept with its array: a
+    # training step reads no device values, while the checks still raise PyTorch's errors.
+    from jtorch._core import tensor_base
+    from jtorch._ops import _index_util
+
+    reads = []
+    real = np.asarray
+    monkeypatch.setattr(tensor_base.np, "asarray", lambda a, *k, **kw: (
+        reads.append(type(a).__name__) if isinstance(a, jax.Array) else None) or real(a, *k, **kw))
+    dev = "cpu:1"
+    x = jtorch.randn(4, 3, device=dev, requires_grad=True)
+    targets = [jtorch.tensor(np.array([0, 2, 1, 2]), device=dev),     # from host data
+               jtorch.tensor([0, 2, 1, 2]).to(dev)]                     # moved from the host
+    for y in targets:
+        for target in (y, y.view(-1)):
+            reads.clear()
+            loss = jtorch.nn.functional.cross_entropy(x, target)
+            loss.backward()
+            assert reads == [], reads
+    emb = jtorch.nn.Embedding(5, 2).to(dev)
+    idx = jtorch.tensor([[0, 4], [1, 3]]).to(dev)
+    reads.clear()
+    emb(idx)
+    assert reads == []
+    # still checked: PyTorch's errors from the host copies
+    bad = jtorch.tensor([0, 3, 1, 2]).to(dev)
+    with pytest.raises(IndexError, match="Target 3 is out of bounds."):
+        jtorch.nn.functional.cross_entropy(x, bad)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        emb(jtorch.tensor([5]).to(dev))
+    # a tensor computed on the device is read once, then its array's copy is reused
+    computed = (targets[0] * 1).to(dev)
+    reads.clear()
+    for _ in range(3):
+        jtorch.nn.functional.cross_entropy(x, computed)
+    assert len(reads) == 1
+    # an in-place write gives the tensor a new array: the old copy is not used
+    computed.add_(1)
+    with pytest.raises(IndexError, match="Target 3 is out of bounds."):
+        jtorch.nn.functional.cross_entropy(x, computed)
+    assert _index_util.concrete(computed).tolist() == [1, 3, 2, 3]

@@ -19,14 +19,31 @@ def test_cpu_gets_the_options_and_they_compile(fresh):
     fresh.delenv("XLA_FLAGS", raising=False)
     program = xla_options.compiler_options()
     kernel = xla_options.compiler_options(kernel=True)
-    if jax.default_backend() != "cpu":
-        assert program is None and kernel is None
+    eager = xla_options.compiler_options(eager=True)
+    if jax.default_backend() != "cpu":   # (a GPU: the autotuning option alone, tested below)
+        assert program is None
+        assert kernel == eager == (xla_options.KERNEL_GPU_OPTIONS
+                                   if jax.default_backend() == "gpu" else None)
         return
-    assert program == xla_options.CPU_OPTIONS
+    assert program == eager == xla_options.CPU_OPTIONS
     assert kernel == {**xla_options.CPU_OPTIONS, **xla_options.KERNEL_CPU_OPTIONS}
     for opts in (program, kernel):
         f = jax.jit(lambda x: x * 2, compiler_options=opts)
         np.testing.assert_array_equal(f(np.arange(3.0)), np.arange(3.0) * 2)
+
+
+def test_gpu_kernels_and_eager_programs_do_not_autotune(fresh):
+    # on a GPU backend: op kernels and the fused backward compile without XLA:GPU's
+    # autotuning, jtorch.compile's programs with XLA's defaults; the user's XLA_FLAGS win
+    fresh.delenv("XLA_FLAGS", raising=False)
+    fresh.setattr(jax, "default_backend", lambda: "gpu")
+    fresh.setattr(xla_options, "_compiles", lambda options: True)
+    assert xla_options.compiler_options(kernel=True) == {"xla_gpu_autotune_level": 0}
+    assert xla_options.compiler_options(eager=True) == {"xla_gpu_autotune_level": 0}
+    assert xla_options.compiler_options() is None
+    fresh.setattr(xla_options, "_decided", None)
+    fresh.setenv("XLA_FLAGS", "--xla_gpu_autotune_level=4")
+    assert xla_options.compiler_options(kernel=True) is None
 
 
 def test_users_xla_flags_win(fresh):
@@ -48,7 +65,7 @@ def test_rejected_option_is_left_out_once(fresh):
     for _ in range(2):
         assert xla_options.compiler_options(kernel=True) == (
             xla_options.CPU_OPTIONS if jax.default_backend() == "cpu" else None)
-    assert len(calls) == (3 if jax.default_backend() == "cpu" else 0)
+    assert len(calls) == {"cpu": 3, "gpu": 1}.get(jax.default_backend(), 0)
 
 
 def test_kernel_options_keep_the_bits():

@@ -102,7 +102,7 @@ class FusedBackward:
             return [bufs[i][0] for i in sinks], captured
 
         self.traces = 0
-        self.fn = xla_options.jit(backward)
+        self.fn = xla_options.jit(backward, eager=True)
         self.ready = False     # compiled: jax.jit's cache holds the program
         self.started = False   # its compile has been started
 

@@ -113,6 +113,7 @@ class TensorBase:
     _overlap = False       # expanded views: in-place writes are an error
     _has_views = False     # a view of this storage was made (in-place view ops look for them)
     _untyped_storage = None  # Tensor.untyped_storage()'s object, made on first use
+    _host_copy = None      # (jax array, its NumPy value): see host_value
     _is_param = False
     _in_trace = False
     _sparse = None         # a sparse COO tensor's (indices, values, coalesced); _array is then
@@ -265,6 +266,39 @@ def to_numpy(arr):
             return np.asarray(known)
         raise concretization_error("converting a traced Tensor to a Python value or NumPy")
     return np.asarray(arr)
+
+
+def host_value(t):
+    """The NumPy value of base tensor ``t``'s array, for eager value checks (index bounds,
+    class targets). On an accelerator reading it is a device-to-host copy, which waits for
+    the array (a copy of an op's output waits for all the work queued before it) and costs a
+    round trip even when ready: so the value read, or the host data an integer tensor was
+    made from (:func:`keep_host_copy`), is kept with the array it belongs to and used while
+    ``t`` still holds that array (jax arrays are immutable). On the default CPU the read is a
+    view of the buffer, and nothing is kept (on ``cpu:1`` it is, as on an accelerator)."""
+    arr, kept = t._array, t._host_copy
+    if kept is not None and kept[0] is arr:
+        return kept[1]
+    value = np.asarray(arr)
+    if off_host(t._device):
+        t._host_copy = (arr, value)
+    return value
+
+
+def off_host(dev):
+    """Whether reading an array on jtorch device ``dev`` copies it to the host (any device
+    but the default CPU's)."""
+    return dev.type != "cpu" or bool(dev.index)
+
+
+def keep_host_copy(t, value):
+    """Remember ``value`` (host data equal to ``t``'s array) as ``t``'s host copy when ``t``
+    holds integers or booleans on an accelerator: targets and indices made from host data,
+    the tensors eager checks read (float data is not kept: it is rarely read, and large)."""
+    if off_host(t._device) and t._array.dtype.kind in "biu" and \
+            isinstance(t._array, jax.Array) and not isinstance(t._array, jax.core.Tracer):
+        t._host_copy = (t._array, np.asarray(value))
+    return t
 
 
 try:

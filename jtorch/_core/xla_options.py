@@ -1,6 +1,6 @@
 """XLA compiler options for the programs jtorch compiles (op kernels, jtorch.compile steps).
 
-Two options, both XLA:CPU's (issue 11):
+Two options of XLA:CPU's and one of XLA:GPU's (issue 11):
 
 - every program: XLA hands convolutions to YNNPACK by default, which is slower than XLA's own
   convolutions on the training steps measured; jtorch keeps YNNPACK for dots and reductions only;
@@ -10,11 +10,17 @@ Two options, both XLA:CPU's (issue 11):
   kernels measured run as fast or faster (softmax's up to 1.2x slower), with the same bits
   (docs/benchmarks.md, "Op kernels' compiler options"). Whole programs (jtorch.compile steps,
   the fused backward) keep the fusion emitters: the compiled MLP step ran 13% slower without.
+- GPU, op kernels and the programs eager mode compiles as it runs (the fused backward): no
+  autotuning (``xla_gpu_autotune_level=0``: cuBLAS's and cuDNN's own
+  choice of algorithm, as PyTorch eager makes by default). XLA:GPU times candidate kernels
+  for every matmul and convolution it compiles; on an H200 that made the MLP's first eager
+  step take 17.9 s, 3.2 s without (docs/benchmarks.md, "Where a GPU step's time goes").
+  jtorch.compile's programs keep autotuning: they are compiled once and run many times.
 
 Options are passed per compilation (``jax.jit(..., compiler_options=...)``), never through
 XLA_FLAGS, so the user's own JAX code is unchanged. An option is left out when:
 
-- the default backend is not the CPU;
+- the default backend is not the one it is for;
 - the user's XLA_FLAGS already mention it (their choice wins);
 - this jaxlib rejects it: tiny programs are compiled with the options on first use, and an
   option that fails is left out from then on.
@@ -43,24 +49,26 @@ except ImportError:
 CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type":
                "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"}
 KERNEL_CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
+KERNEL_GPU_OPTIONS = {"xla_gpu_autotune_level": 0}
 
 _decided = None   # {"program": options, "kernel": options}, once decided
 
 
-def compiler_options(kernel=False):
-    """The ``compiler_options`` for ``jax.jit`` in jtorch, for an op kernel (``kernel=True``)
-    or a whole program: a dict, or None for none. Decided once (on first use, so importing
-    jtorch starts no backend)."""
+def compiler_options(kernel=False, eager=False):
+    """The ``compiler_options`` for ``jax.jit`` in jtorch, for an op kernel (``kernel=True``),
+    a whole program eager mode compiles as it goes (``eager=True``: the fused backward), or a
+    whole program (jtorch.compile's): a dict, or None for none. Decided once (on first use, so
+    importing jtorch starts no backend)."""
     global _decided
     if _decided is None:
         _decided = _decide()
-    return _decided["kernel" if kernel else "program"] or None
+    return _decided["kernel" if kernel else "eager" if eager else "program"] or None
 
 
-def jit(fun, kernel=False, **kwargs):
+def jit(fun, kernel=False, eager=False, **kwargs):
     """``jax.jit(fun, **kwargs)`` with jtorch's compiler options where they apply (an op
-    kernel's with ``kernel=True``)."""
-    opts = compiler_options(kernel)
+    kernel's with ``kernel=True``, an eager program's with ``eager=True``)."""
+    opts = compiler_options(kernel, eager)
     if opts is None:
         return jax.jit(fun, **kwargs)
     return _OptionsJit(fun, kwargs, opts)
@@ -97,16 +105,25 @@ class _OptionsJit:
 
 
 def _decide():
-    program, kernel = {}, {}
-    if jax.default_backend() == "cpu":
-        flags = os.environ.get("XLA_FLAGS", "")
+    program, kernel, eager = {}, {}, {}
+    backend = jax.default_backend()
+    flags = os.environ.get("XLA_FLAGS", "")
+    if backend == "cpu":
         wanted = {k: v for k, v in {**CPU_OPTIONS, **KERNEL_CPU_OPTIONS}.items()
                   if k not in flags}
-        accepted = wanted if _compiles(wanted) else \
-            {k: v for k, v in wanted.items() if _compiles({k: v})}
-        program = {k: v for k, v in accepted.items() if k in CPU_OPTIONS}
+        accepted = _accepted(wanted)
+        program = eager = {k: v for k, v in accepted.items() if k in CPU_OPTIONS}
         kernel = accepted
-    return {"program": program, "kernel": kernel}
+    elif backend == "gpu":
+        kernel = eager = _accepted({k: v for k, v in KERNEL_GPU_OPTIONS.items()
+                                    if k not in flags})
+    return {"program": program, "kernel": kernel, "eager": eager}
+
+
+def _accepted(wanted):
+    """The options of ``wanted`` this jaxlib compiles with (all of them when it can)."""
+    return wanted if _compiles(wanted) else \
+        {k: v for k, v in wanted.items() if _compiles({k: v})}
 
 
 def _compiles(options):

@@ -15,18 +15,24 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.errors import concretization_error
-from .._core.tensor_base import MetaStorage
+from .._core.tensor_base import MetaStorage, TensorBase, host_value, off_host
 
 
 def concrete(x):
     """NumPy value of a Tensor/array, or None while tracing or on the meta device (value
-    checks are then skipped)."""
+    checks are then skipped). A tensor's value comes from its host copy where it has one
+    (``tensor_base.host_value``), a view's from its base's when reading the view itself
+    would wait (its array not computed yet) or cost a device-to-host copy."""
     if x is None:
         return None
     v = x._value if hasattr(x, "_value") else x
     if isinstance(v, (jax.core.Tracer, MetaStorage)):
         return None
-    if hasattr(x, "_base") and x._base is not None and not v.is_ready():
+    if not isinstance(x, TensorBase):
+        return np.asarray(v)
+    if x._base is None:
+        return host_value(x)
+    if off_host(x._device) or not v.is_ready():
         h = _host_view(x, v)
         if h is not None:
             return h
@@ -34,18 +40,19 @@ def concrete(x):
 
 
 def _host_view(x, v):
-    """The value of view ``x`` read from its base's host copy when the base is ready and the
-    view's own array is not: XLA:CPU runs computations in order, so waiting for the view's
-    array (``y.view(-1)`` in a loss) would wait for every computation queued before it. None
-    when the base is stale, not ready, of another dtype, or the view has no known strides."""
+    """The value of view ``x`` read from its base's host value when that is known or the
+    base is ready: XLA runs computations in order, so waiting for the view's array
+    (``y.view(-1)`` in a loss) would wait for every computation queued before it. None
+    when the base is stale or not ready, of another dtype, or the view has no known strides."""
     base = x._base
     b = base._array
     lay = x._layout
     if (x._base_version != base._version_counter or not isinstance(lay, tuple)
-            or b.dtype != v.dtype or not b.is_ready()):
+            or b.dtype != v.dtype
+            or not (base._host_copy is not None and base._host_copy[0] is b or b.is_ready())):
         return None
     st, off = lay
-    flat = np.asarray(b).reshape(-1)
+    flat = host_value(base).reshape(-1)
     return np.lib.stride_tricks.as_strided(flat[off:], shape=v.shape, writeable=False,
                                            strides=[s * flat.itemsize for s in st])
 

@@ -20,7 +20,7 @@ from .._core.device import canonical, device as Device, to_jax
 from .._core.dispatch import register_device_copy
 from .._core.python_node import record_python_node
 from .._core.state import STATE
-from .._core.tensor_base import TensorBase
+from .._core.tensor_base import TensorBase, host_value, keep_host_copy
 from ._registry import op
 from .meta import copy_out, meta_tensor
 
@@ -145,6 +145,10 @@ def to_device(t, device):
         raise copy_out()
     else:
         out = TensorBase._make(jax.device_put(t._value, to_jax(device)), device)
+        src = t._array
+        if t._device.type == "cpu" and t._base is None and t._sparse is None and \
+                src.dtype.kind in "biu" and not isinstance(src, jax.core.Tracer):
+            keep_host_copy(out, host_value(t))   # (targets and indices from the host)
     if STATE.grad_enabled and t._requires_grad:
         src = t._device
 

@@ -28,7 +28,7 @@ from .._core import dtypes
 from .._core.device import default_device, device as Device, from_jax, host_cpu, to_jax
 from .._core.dispatch import dispatch
 from .._core.generator import _concrete
-from .._core.tensor_base import MetaStorage, TensorBase
+from .._core.tensor_base import MetaStorage, TensorBase, keep_host_copy
 from .._core.views import assign_out, inplace_call
 from ._registry import export, op
 from ._util import check_broadcast
@@ -55,10 +55,13 @@ def place(arr, device=None, requires_grad=False):
         return meta_tensor(arr.shape if hasattr(arr, "shape") else np.shape(arr),
                            arr.dtype if hasattr(arr, "dtype") else np.asarray(arr).dtype,
                            requires_grad)
+    host = None
     if dev.type != "cpu" or dev.index:
         jdev = to_jax(dev)
+        if isinstance(arr, (np.ndarray, np.generic)) and arr.dtype.kind in "biu":
+            host = np.array(arr)   # kept as the tensor's host copy (the caller's may change)
         arr = (jax.device_put(arr, jdev) if isinstance(arr, jax.core.Tracer)
-               else _concrete(jax.device_put, arr, jdev))
+               else _concrete(jax.device_put, arr if host is None else host, jdev))
         dev = from_jax(jdev)
     else:
         dev = host_cpu()  # a tensor on cpu:0 reports plain cpu, as PyTorch's
@@ -73,6 +76,8 @@ def place(arr, device=None, requires_grad=False):
     t = TensorBase._make(arr, dev)
     if requires_grad:
         t._requires_grad = True
+    if host is not None:
+        keep_host_copy(t, host)
     return t
 
 
