@@ -197,27 +197,26 @@ def operator(public, name):
     return method
 
 
-def reflected_operator(public, name):
-    """A reflected operator (``__radd__``): ``other <op> self``."""
-    opdef = public._opdef
+def _binary_operator(name, call):
+    """Operator method ``name``: ``call(self, other)``, or NotImplemented when ``other`` is not
+    an operand Tensor's operators take."""
 
     def method(self, other):
         if not isinstance(other, _OPERANDS):
             return NotImplemented
-        return dispatch(opdef, (other, self), {})
+        return call(self, other)
 
     method.__name__ = method.__qualname__ = name
     return method
+
+
+def reflected_operator(public, name):
+    """A reflected operator (``__radd__``): ``other <op> self``."""
+    opdef = public._opdef
+    return _binary_operator(name, lambda self, other: dispatch(opdef, (other, self), {}))
 
 
 def inplace_operator(public, name):
     """An augmented assignment (``__iadd__``): writes into ``self``."""
     opdef = public._opdef
-
-    def method(self, other):
-        if not isinstance(other, _OPERANDS):
-            return NotImplemented
-        return inplace_call(self, opdef, (other,), {})
-
-    method.__name__ = method.__qualname__ = name
-    return method
+    return _binary_operator(name, lambda self, other: inplace_call(self, opdef, (other,), {}))

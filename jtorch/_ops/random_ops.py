@@ -253,6 +253,13 @@ def _continuous(dt, name, cpp=False):
                            f"dtype must be a floating point but you specified {spec}")
 
 
+def _positive(fname, name, value):
+    """``value``, checked by ATen's ``<fname> expects <name> > 0.0`` check of a scale."""
+    if not value > 0:
+        raise RuntimeError(f"{fname} expects {name} > 0.0, but found {name}={_fmt(value)}")
+    return value
+
+
 def _int_limits(dt):
     """The [lowest, highest] integers dtype ``dt`` holds exactly (PyTorch's random_ bounds)."""
     if dt is dtypes.bool_:
@@ -332,22 +339,28 @@ def _standard(kind, shape, dt, generator, out, device, requires_grad, layout):
     return _factory(kind, shape, dt, 0.0, 1.0, generator, out, device, requires_grad, layout)
 
 
+def _standard_sized(kind, name, size, kw, generator, out, dtype, layout, device, requires_grad):
+    """``rand``/``randn`` (``name``): ``_standard`` of the shape given to ``name(*size)`` and
+    the default float dtype unless ``dtype`` or ``out`` says otherwise."""
+    shape = _sized(name, size, kw)
+    dt = out_dtype(dtype, out, dtypes.get_default_dtype())
+    return _standard(kind, shape, dt, generator, out, device, requires_grad, layout)
+
+
 @export()
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False, **kw):
     """Samples from the uniform distribution on ``[0, 1)``."""
-    shape = _sized("rand", size, kw)
-    dt = out_dtype(dtype, out, dtypes.get_default_dtype())
-    return _standard("uniform", shape, dt, generator, out, device, requires_grad, layout)
+    return _standard_sized("uniform", "rand", size, kw, generator, out, dtype, layout, device,
+                           requires_grad)
 
 
 @export()
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False, **kw):
     """Samples from the standard normal distribution (complex: variance 1/2 per part)."""
-    shape = _sized("randn", size, kw)
-    dt = out_dtype(dtype, out, dtypes.get_default_dtype())
-    return _standard("normal", shape, dt, generator, out, device, requires_grad, layout)
+    return _standard_sized("normal", "randn", size, kw, generator, out, dtype, layout, device,
+                           requires_grad)
 
 
 def _randint_args(args, kw):
@@ -572,9 +585,8 @@ def exponential_(self, *args, generator=None, **kw):
     """Fills with samples from the exponential distribution of rate ``lambd``."""
     (lambd,) = _params("exponential_", args, kw, ("lambd",), (1.0,))
     _continuous(self.dtype, "Exponential")
-    if not lambd > 0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
-    return _fill_(self, "exponential", lambd, 0.0, generator)
+    return _fill_(self, "exponential", _positive("exponential_", "lambda", lambd), 0.0,
+                  generator)
 
 
 def geometric_(self, *args, generator=None, **kw):
@@ -593,18 +605,14 @@ def cauchy_(self, *args, generator=None, **kw):
     """Fills with samples from the Cauchy distribution (``median``, ``sigma``)."""
     median, sigma = _params("cauchy_", args, kw, ("median", "sigma"), (0.0, 1.0))
     _continuous(self.dtype, "Cauchy", cpp=True)
-    if not sigma > 0:
-        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
-    return _fill_(self, "cauchy", median, sigma, generator)
+    return _fill_(self, "cauchy", median, _positive("cauchy_", "sigma", sigma), generator)
 
 
 def log_normal_(self, *args, generator=None, **kw):
     """Fills with ``exp`` of N(mean, std**2) samples."""
     mean, std = _params("log_normal_", args, kw, ("mean", "std"), (1.0, 2.0))
     _need_float(self.dtype, "log_normal_cpu", complex_ok=False)
-    if not std > 0:
-        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
-    return _fill_(self, "log_normal", mean, std, generator)
+    return _fill_(self, "log_normal", mean, _positive("log_normal_", "std", std), generator)
 
 
 def random_(self, *args, generator=None, **kw):

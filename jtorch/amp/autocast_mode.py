@@ -101,34 +101,32 @@ def _deprecated(old, new):
                   DeprecationWarning, stacklevel=3)
 
 
-def is_autocast_cpu_enabled() -> bool:
-    _deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
-    return is_autocast_enabled("cpu")
+def _device_alias(name, target, device_type, arg=""):
+    """The deprecated ``torch.<name>(arg)``: ``target(device_type, arg)``, with PyTorch's
+    DeprecationWarning naming both spellings."""
+    old = f"{name}({arg})"
+    new = f"{target.__name__}('{device_type}'{', ' + arg if arg else ''})"
+
+    def alias(*args, **kwargs):
+        if len(args) + len(kwargs) != bool(arg):
+            takes = "exactly one argument" if arg else "no arguments"
+            raise TypeError(f"torch.{name}() takes {takes} ({len(args) + len(kwargs)} given)")
+        _deprecated(old, new)
+        return target(device_type, *args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = name
+    return alias
 
 
-def set_autocast_cpu_enabled(enabled) -> None:
-    _deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
-    set_autocast_enabled("cpu", enabled)
-
-
-def get_autocast_cpu_dtype():
-    _deprecated("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
-    return get_autocast_dtype("cpu")
-
-
-def set_autocast_cpu_dtype(dtype) -> None:
-    _deprecated("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
-    set_autocast_dtype("cpu", dtype)
-
-
-def get_autocast_gpu_dtype():
-    _deprecated("get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')")
-    return get_autocast_dtype("cuda")
-
-
-def set_autocast_gpu_dtype(dtype) -> None:
-    _deprecated("set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)")
-    set_autocast_dtype("cuda", dtype)
+is_autocast_cpu_enabled = _device_alias("is_autocast_cpu_enabled", is_autocast_enabled, "cpu")
+set_autocast_cpu_enabled = _device_alias("set_autocast_cpu_enabled", set_autocast_enabled, "cpu",
+                                         "enabled")
+get_autocast_cpu_dtype = _device_alias("get_autocast_cpu_dtype", get_autocast_dtype, "cpu")
+set_autocast_cpu_dtype = _device_alias("set_autocast_cpu_dtype", set_autocast_dtype, "cpu",
+                                       "dtype")
+get_autocast_gpu_dtype = _device_alias("get_autocast_gpu_dtype", get_autocast_dtype, "cuda")
+set_autocast_gpu_dtype = _device_alias("set_autocast_gpu_dtype", set_autocast_dtype, "cuda",
+                                       "dtype")
 
 
 def is_autocast_cache_enabled() -> bool:

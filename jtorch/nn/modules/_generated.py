@@ -43,6 +43,20 @@ def describe(module, names):
     return ", ".join(shown)
 
 
+def changed_options(module, defaults):
+    """The part of a PyTorch extra_repr format string that names the options differing from
+    their ``defaults`` (name -> default, in repr order): ``", name={name}"`` each. A
+    True/False/None default is compared by identity, any other by value, as PyTorch's do."""
+    return "".join(f", {name}={{{name}}}" for name, default in defaults.items()
+                   if _differs(getattr(module, name), default))
+
+
+def _differs(value, default):
+    if default is None or isinstance(default, bool):
+        return value is not default
+    return value != default
+
+
 def functional_module(functional, signature="", *, inputs="input", extra_repr=None):
     """Class decorator for a module that stores its arguments and calls ``functional``:
     ``cls(<signature>)`` keeps each argument as an attribute of that name (and lists the names

@@ -18,11 +18,16 @@ from ...autograd import no_grad
 from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, batch_sizes_np
+from ._generated import changed_options
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+# RNNBase's options that its repr names when they differ from these defaults
+_RNN_OPTIONS = {"proj_size": 0, "num_layers": 1, "bias": True, "batch_first": False,
+                "dropout": 0, "bidirectional": False}
 
 
 def _reset_uniform(module):
@@ -122,19 +127,7 @@ class RNNBase(Module):
         _reset_uniform(self)
 
     def extra_repr(self):
-        s = "{input_size}, {hidden_size}"
-        if self.proj_size != 0:
-            s += ", proj_size={proj_size}"
-        if self.num_layers != 1:
-            s += ", num_layers={num_layers}"
-        if self.bias is not True:
-            s += ", bias={bias}"
-        if self.batch_first is not False:
-            s += ", batch_first={batch_first}"
-        if self.dropout != 0:
-            s += ", dropout={dropout}"
-        if self.bidirectional is not False:
-            s += ", bidirectional={bidirectional}"
+        s = "{input_size}, {hidden_size}" + changed_options(self, _RNN_OPTIONS)
         return s.format(**self.__dict__)
 
     # ------------------------------------------------------------ checks (PyTorch's texts)

@@ -11,6 +11,7 @@ from ..._ops.nn_embedding import _padding as checked_padding_idx
 from ...autograd import no_grad
 from .. import functional as F, init
 from ..parameter import Parameter
+from ._generated import changed_options
 from .module import Module
 
 __all__ = ["Embedding", "EmbeddingBag"]
@@ -62,14 +63,8 @@ class _EmbeddingBase(Module):
     def _lookup_options_repr(self):
         """The part of PyTorch's extra_repr (a format string) naming the lookup options that
         differ from their defaults."""
-        s = ""
-        if self.max_norm is not None:
-            s += ", max_norm={max_norm}"
-        if self.norm_type != 2:
-            s += ", norm_type={norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += ", scale_grad_by_freq={scale_grad_by_freq}"
-        return s
+        return changed_options(self, {"max_norm": None, "norm_type": 2,
+                                      "scale_grad_by_freq": False})
 
 
 def _check_pretrained(embeddings):
