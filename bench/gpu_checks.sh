@@ -12,6 +12,8 @@
 #                                      # tests/test_cuda.py, a jitted call's cost per array,
 #                                      # the MLP's eager step profiled (about 9 minutes)
 # Logs and the rewritten docs/benchmarks.md go to $OUT (default gpu-out/).
+# Run it on the working tree as it was copied: the device's copy of .git can be older than the
+# tree (one lease's `git checkout HEAD -- jtorch` there put back an older jtorch).
 set -uo pipefail
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
