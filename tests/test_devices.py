@@ -314,3 +314,9 @@ def test_value_checks_off_the_host_read_host_copies(monkeypatch):
     with pytest.raises(IndexError, match="Target 3 is out of bounds."):
         jtorch.nn.functional.cross_entropy(x, computed)
     assert _index_util.concrete(computed).tolist() == [1, 3, 2, 3]
+    # large integer tensors keep no host copy (a dataset moved whole frees its host memory)
+    monkeypatch.setattr(tensor_base, "HOST_COPY_MAX", 3)
+    big = jtorch.tensor([0, 1, 2, 1]).to(dev)
+    assert big._host_copy is None
+    _index_util.concrete(big)
+    assert big._host_copy is None

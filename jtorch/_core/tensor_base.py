@@ -268,6 +268,11 @@ def to_numpy(arr):
     return np.asarray(arr)
 
 
+# the most elements a host copy is kept for (8 MiB of int64): a batch's targets or indices,
+# not a dataset moved to the device whole, whose host memory the user expects back
+HOST_COPY_MAX = 1 << 20
+
+
 def host_value(t):
     """The NumPy value of base tensor ``t``'s array, for eager value checks (index bounds,
     class targets). On an accelerator reading it is a device-to-host copy, which waits for
@@ -280,7 +285,7 @@ def host_value(t):
     if kept is not None and kept[0] is arr:
         return kept[1]
     value = np.asarray(arr)
-    if off_host(t._device):
+    if off_host(t._device) and value.size <= HOST_COPY_MAX:
         t._host_copy = (arr, value)
     return value
 
@@ -294,10 +299,12 @@ def off_host(dev):
 def keep_host_copy(t, value):
     """Remember ``value`` (host data equal to ``t``'s array) as ``t``'s host copy when ``t``
     holds integers or booleans on an accelerator: targets and indices made from host data,
-    the tensors eager checks read (float data is not kept: it is rarely read, and large)."""
-    if off_host(t._device) and t._array.dtype.kind in "biu" and \
-            isinstance(t._array, jax.Array) and not isinstance(t._array, jax.core.Tracer):
-        t._host_copy = (t._array, np.asarray(value))
+    the tensors eager checks read (float data is not kept: it is rarely read, and large; nor
+    is anything over ``HOST_COPY_MAX`` elements)."""
+    arr = t._array
+    if off_host(t._device) and arr.dtype.kind in "biu" and np.size(value) <= HOST_COPY_MAX \
+            and isinstance(arr, jax.Array) and not isinstance(arr, jax.core.Tracer):
+        t._host_copy = (arr, np.asarray(value))
     return t
 
 
