@@ -147,7 +147,8 @@ def to_device(t, device):
         out = TensorBase._make(jax.device_put(t._value, to_jax(device)), device)
         src = t._array
         if t._device.type == "cpu" and t._base is None and t._sparse is None and \
-                src.dtype.kind in "biu" and not isinstance(src, jax.core.Tracer):
+                src.dtype.kind in "biu" and not isinstance(src, jax.core.Tracer) and \
+                next(iter(src.devices())).platform == "cpu":   # (reading it copies nothing)
             keep_host_copy(out, host_value(t))   # (targets and indices from the host)
     if STATE.grad_enabled and t._requires_grad:
         src = t._device
