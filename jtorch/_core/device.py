@@ -218,7 +218,7 @@ def from_jax(jdev) -> device:
 def of_array(arr, default=None):
     """The jtorch device holding a concrete single-device jax.Array; ``default`` for a tracer
     (no device yet) or an array spread over several devices."""
-    if _concrete(arr):
+    if is_concrete_array(arr):
         devs = arr.devices()
         if len(devs) == 1:
             return from_jax(next(iter(devs)))
@@ -230,7 +230,7 @@ def committed_device(*parts):
     a jitted program runs, and where its outputs are committed (when any argument is)."""
     return next((next(iter(a.devices())) for part in parts
                  for a in jax.tree_util.tree_leaves(part)
-                 if _concrete(a) and a.committed and len(a.devices()) == 1), None)
+                 if is_concrete_array(a) and a.committed and len(a.devices()) == 1), None)
 
 
 def commit_to(device, *parts):
@@ -247,15 +247,16 @@ def commit_to(device, *parts):
     out = []
     for part in parts:
         leaves, tree = jax.tree_util.tree_flatten(part)
-        if any(_concrete(a) and not a.committed for a in leaves):
+        if any(is_concrete_array(a) and not a.committed for a in leaves):
             part = jax.tree_util.tree_unflatten(tree, [
-                jax.device_put(a, device) if _concrete(a) and not a.committed else a
+                jax.device_put(a, device) if is_concrete_array(a) and not a.committed else a
                 for a in leaves])
         out.append(part)
     return tuple(out)
 
 
-def _concrete(a):
+def is_concrete_array(a):
+    """Whether ``a`` is a jax.Array with values (not a tracer)."""
     return isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer)
 
 

@@ -18,7 +18,7 @@ import jax
 import numpy as np
 
 from . import dtypes
-from .device import host_cpu
+from .device import host_cpu, is_concrete_array
 from .errors import concretization_error
 from .state import STATE
 
@@ -273,6 +273,20 @@ def to_numpy(arr):
 HOST_COPY_MAX = 1 << 20
 
 
+def keeps_host_copy(dtype, size):
+    """Whether a tensor of ``dtype`` and ``size`` elements off the host keeps the host data it
+    was made from: integers and booleans (targets and indices, the tensors eager checks read;
+    float data is rarely read, and large) of at most ``HOST_COPY_MAX`` elements."""
+    return np.dtype(dtype).kind in "biu" and size <= HOST_COPY_MAX
+
+
+def kept_host_value(t):
+    """``t``'s host copy while it is valid (``t`` still holds the array it was made for), or
+    None."""
+    kept = t._host_copy
+    return kept[1] if kept is not None and kept[0] is t._array else None
+
+
 def host_value(t):
     """The NumPy value of base tensor ``t``'s array, for eager value checks (index bounds,
     class targets). On an accelerator reading it is a device-to-host copy, which waits for
@@ -281,9 +295,10 @@ def host_value(t):
     made from (:func:`keep_host_copy`), is kept with the array it belongs to and used while
     ``t`` still holds that array (jax arrays are immutable). On the default CPU the read is a
     view of the buffer, and nothing is kept (on ``cpu:1`` it is, as on an accelerator)."""
-    arr, kept = t._array, t._host_copy
-    if kept is not None and kept[0] is arr:
-        return kept[1]
+    kept = kept_host_value(t)
+    if kept is not None:
+        return kept
+    arr = t._array
     value = np.asarray(arr)
     if off_host(t._device) and value.size <= HOST_COPY_MAX:
         t._host_copy = (arr, value)
@@ -298,12 +313,10 @@ def off_host(dev):
 
 def keep_host_copy(t, value):
     """Remember ``value`` (host data equal to ``t``'s array) as ``t``'s host copy when ``t``
-    holds integers or booleans on an accelerator: targets and indices made from host data,
-    the tensors eager checks read (float data is not kept: it is rarely read, and large; nor
-    is anything over ``HOST_COPY_MAX`` elements)."""
+    is off the host and :func:`keeps_host_copy` says its data is kept."""
     arr = t._array
-    if off_host(t._device) and arr.dtype.kind in "biu" and np.size(value) <= HOST_COPY_MAX \
-            and isinstance(arr, jax.Array) and not isinstance(arr, jax.core.Tracer):
+    if off_host(t._device) and is_concrete_array(arr) and \
+            keeps_host_copy(arr.dtype, np.size(value)):
         t._host_copy = (arr, np.asarray(value))
     return t
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.errors import concretization_error
-from .._core.tensor_base import MetaStorage, TensorBase, host_value, off_host
+from .._core.tensor_base import MetaStorage, TensorBase, host_value, kept_host_value, off_host
 
 
 def concrete(x):
@@ -49,7 +49,7 @@ def _host_view(x, v):
     lay = x._layout
     if (x._base_version != base._version_counter or not isinstance(lay, tuple)
             or b.dtype != v.dtype
-            or not (base._host_copy is not None and base._host_copy[0] is b or b.is_ready())):
+            or not (kept_host_value(base) is not None or b.is_ready())):
         return None
     st, off = lay
     flat = host_value(base).reshape(-1)

@@ -16,11 +16,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
-from .._core.device import canonical, device as Device, to_jax
+from .._core.device import canonical, device as Device, is_concrete_array, to_jax
 from .._core.dispatch import register_device_copy
 from .._core.python_node import record_python_node
 from .._core.state import STATE
-from .._core.tensor_base import TensorBase, host_value, keep_host_copy
+from .._core.tensor_base import TensorBase, host_value, keep_host_copy, keeps_host_copy
 from ._registry import op
 from .meta import copy_out, meta_tensor
 
@@ -147,7 +147,7 @@ def to_device(t, device):
         out = TensorBase._make(jax.device_put(t._value, to_jax(device)), device)
         src = t._array
         if t._device.type == "cpu" and t._base is None and t._sparse is None and \
-                src.dtype.kind in "biu" and not isinstance(src, jax.core.Tracer) and \
+                is_concrete_array(src) and keeps_host_copy(src.dtype, src.size) and \
                 next(iter(src.devices())).platform == "cpu":   # (reading it copies nothing)
             keep_host_copy(out, host_value(t))   # (targets and indices from the host)
     if STATE.grad_enabled and t._requires_grad:

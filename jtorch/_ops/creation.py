@@ -28,7 +28,7 @@ from .._core import dtypes
 from .._core.device import default_device, device as Device, from_jax, host_cpu, to_jax
 from .._core.dispatch import dispatch
 from .._core.generator import _concrete
-from .._core.tensor_base import HOST_COPY_MAX, MetaStorage, TensorBase, keep_host_copy
+from .._core.tensor_base import MetaStorage, TensorBase, keep_host_copy, keeps_host_copy
 from .._core.views import assign_out, inplace_call
 from ._registry import export, op
 from ._util import check_broadcast
@@ -58,8 +58,7 @@ def place(arr, device=None, requires_grad=False):
     host = None
     if dev.type != "cpu" or dev.index:
         jdev = to_jax(dev)
-        if isinstance(arr, (np.ndarray, np.generic)) and arr.dtype.kind in "biu" and \
-                arr.size <= HOST_COPY_MAX:
+        if isinstance(arr, (np.ndarray, np.generic)) and keeps_host_copy(arr.dtype, arr.size):
             host = np.array(arr)   # kept as the tensor's host copy (the caller's may change)
         arr = (jax.device_put(arr, jdev) if isinstance(arr, jax.core.Tracer)
                else _concrete(jax.device_put, arr if host is None else host, jdev))
