@@ -9,8 +9,9 @@
 #                                      # eager, compiled and hand-written JAX steps, and eager
 #                                      # first calls with XLA:GPU's autotuning off
 #   bash bench/gpu_checks.sh recheck   # after changes: the fp32 suite (no flax row),
-#                                      # tests/test_cuda.py, a jitted call's cost per array,
-#                                      # the MLP's eager step profiled (about 9 minutes)
+#                                      # tests/test_cuda.py, the MLP's eager step profiled
+#                                      # (about 7 minutes; CALL_BUFFERS=1 adds a jitted call's
+#                                      # cost per array)
 # Logs and the rewritten docs/benchmarks.md go to $OUT (default gpu-out/).
 # Run it on the working tree as it was copied: the device's copy of .git can be older than the
 # tree (one lease's `git checkout HEAD -- jtorch` there put back an older jtorch).
@@ -42,11 +43,13 @@ PY
     for mode in compiled handjax; do prof "transformer_$mode" --kind transformer --batch 32 --mode $mode; done
 elif [ "${1:-1}" = recheck ]; then
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$OUT/env.txt"
+    JAX_PLATFORMS=cuda,cpu timeout 120 $PY -m pytest -q -p no:cacheprovider -p no:benchmark \
+        -W "ignore::DeprecationWarning" tests/test_cuda.py 2>&1 | tail -15 | tee "$OUT/test_cuda.log"
     timeout 330 $PY bench/bench_suite.py --device gpu --quick 2>&1 | tee "$OUT/suite.log"
     cp docs/benchmarks.md "$OUT/benchmarks.md"
-    JAX_PLATFORMS=cuda,cpu timeout 120 $PY -m pytest -q -p no:cacheprovider -p no:benchmark \
-        -W "ignore::DeprecationWarning" tests/test_cuda.py 2>&1 | tail -5 | tee "$OUT/test_cuda.log"
-    timeout 40 $PY bench/bench_call_buffers.py 2>&1 | tee "$OUT/call_buffers.log"
+    if [ -n "${CALL_BUFFERS:-}" ]; then
+        timeout 40 $PY bench/bench_call_buffers.py 2>&1 | tee "$OUT/call_buffers.log"
+    fi
     timeout 60 $PY bench/profile_step.py --device gpu --kind mlp --mode eager --top 30 \
         > "$OUT/prof_mlp64_eager.log" 2>&1; head -3 "$OUT/prof_mlp64_eager.log"
 elif [ "${1:-1}" = 1 ]; then

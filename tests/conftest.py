@@ -31,6 +31,15 @@ import torch  # noqa: E402
 
 import jtorch  # noqa: E402
 
+# JTORCH_TESTS_DEFAULT_DEVICE=1 makes host device cpu:1 JAX's default device, as a GPU is on a
+# GPU machine: the suite then checks that tensors reporting plain cpu still live on cpu:0
+# (`JTORCH_TESTS_DEFAULT_DEVICE=1 python -m pytest -n 2 tests`)
+if os.environ.get("JTORCH_TESTS_DEFAULT_DEVICE"):
+    import jax  # noqa: E402
+
+    jax.config.update("jax_default_device",
+                      jax.devices("cpu")[int(os.environ["JTORCH_TESTS_DEFAULT_DEVICE"])])
+
 torch.set_num_threads(2)
 # Python's cyclic garbage collector less often: with torch, jax and jtorch loaded (and the
 # kernels the tests compile) each full collection scans a few hundred thousand objects, about

@@ -46,6 +46,41 @@ def test_tensors_live_on_the_gpu():
     assert jtorch.cuda.device_count() >= 1 and jtorch.cuda.current_device() == 0
 
 
+def _platform(t):
+    return next(iter(t._value.devices())).platform
+
+
+def test_tensors_made_without_a_device_live_on_the_host():
+    """JAX's default device is the GPU here; a tensor that reports cpu must still be in host
+    memory, and its ops must run there (factories, tensor(), randomness, modules, optimizers,
+    a DataLoader's batches, checkpoints)."""
+    import io
+
+    made = {"tensor": jtorch.tensor([[1.0, 2.0]]), "zeros": jtorch.zeros(2, 3),
+            "arange": jtorch.arange(4), "randn": jtorch.randn(3),
+            "from_numpy": jtorch.from_numpy(np.ones(3, np.float32))}
+    lin = jtorch.nn.Linear(2, 3)
+    made["weight"] = lin.weight
+    lin(made["tensor"]).sum().backward()
+    jtorch.optim.Adam(lin.parameters()).step()
+    made["grad"], made["stepped"] = lin.weight.grad, lin.weight
+    made["sum"] = made["zeros"].sum() + made["randn"].mean()
+    loader = jtorch.utils.data.DataLoader([np.ones(2, np.float32)] * 4, batch_size=2)
+    made["batch"] = next(iter(loader))
+    buf = io.BytesIO()
+    jtorch.save(made["zeros"], buf)
+    buf.seek(0)
+    made["loaded"] = jtorch.load(buf)
+    for name, t in made.items():
+        assert t.device == jtorch.device("cpu") and _platform(t) == "cpu", name
+    # a 0-d CPU tensor joins a GPU tensor (copied there); a 1-d one does not
+    g = jtorch.ones(3, device="cuda")
+    joined = g * jtorch.tensor(2.0)
+    assert joined.is_cuda and _platform(joined) == "gpu" and joined.tolist() == [2.0] * 3
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        g + made["randn"]
+
+
 def _models(T):
     nn = T.nn
     mlp = nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128),

@@ -4,7 +4,11 @@ devices cpu:1..cpu:3 (tests/conftest.py asks JAX for 4): data moves, ops follow 
 gradients come back to the source device, and mixing devices raises PyTorch's error.
 """
 
+import ast
+import os
 import pickle
+import subprocess
+import sys
 import warnings
 
 import jax
@@ -320,3 +324,60 @@ def test_value_checks_off_the_host_read_host_copies(monkeypatch):
     assert big._host_copy is None
     _index_util.concrete(big)
     assert big._host_copy is None
+
+
+_OTHER_DEFAULT = r'''
+import io
+import jax
+jax.config.update("jax_default_device", jax.devices("cpu")[1])
+import numpy as np
+import jtorch
+
+def where(t):
+    return {d.id for d in t._value.devices()}
+
+lin = jtorch.nn.Linear(3, 2)
+opt = jtorch.optim.Adam(lin.parameters())
+x = jtorch.tensor([[1.0, 2.0, 3.0]])
+lin(x).sum().backward()
+opt.step()
+buf = io.BytesIO()
+jtorch.save(lin.state_dict(), buf)
+buf.seek(0)
+made = {"tensor": x, "int": jtorch.tensor([1, 2]), "zeros": jtorch.zeros(2),
+        "arange": jtorch.arange(3), "randn": jtorch.randn(2), "randint": jtorch.randint(0, 5, (2,)),
+        "from_numpy": jtorch.from_numpy(np.ones(2)), "weight": lin.weight,
+        "grad": lin.weight.grad, "exp_avg": opt.state[lin.weight]["exp_avg"],
+        "sum": x.sum() + jtorch.ones(1), "loaded": jtorch.load(buf)["weight"],
+        "batch": next(iter(jtorch.utils.data.DataLoader([np.ones(2)] * 2, batch_size=2))),
+        "compiled": jtorch.compile(lambda a: a * 2)(x)}
+# a compiled step on the accelerator (here cpu:1) gives the generator's key back committed
+# there; eager random ops and another compiled step on host tensors still run on the host
+for dev in ("cpu:1", "cpu"):
+    net = jtorch.nn.Sequential(jtorch.nn.Linear(3, 3), jtorch.nn.Dropout(0.5)).to(dev)
+    sgd = jtorch.optim.SGD(net.parameters(), lr=0.1)
+
+    def step(a):
+        sgd.zero_grad()
+        loss = net(a).sum()
+        loss.backward()
+        sgd.step()
+        return loss
+
+    made["step_" + dev] = jtorch.compile(step)(x.to(dev)).cpu()
+    made["dropout_" + dev] = jtorch.nn.functional.dropout(x)
+print({k: (str(t.device), sorted(where(t))) for k, t in made.items()})
+'''
+
+
+def test_tensors_made_without_a_device_stay_on_the_host_when_jax_defaults_elsewhere():
+    """On a GPU machine JAX's default device is the GPU; tensors that report plain cpu must
+    still live on the host device (cpu:0), and their ops run there. Simulated with cpu:1 as
+    JAX's default device, in a fresh interpreter (the choice is made once per process)."""
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2",
+               JAX_PLATFORMS="cpu")
+    done = subprocess.run([sys.executable, "-c", _OTHER_DEFAULT], env=env, capture_output=True,
+                          text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+    assert seen == {k: ("cpu", [0]) for k in seen} and len(seen) == 18, seen

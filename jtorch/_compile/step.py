@@ -24,7 +24,7 @@ import warnings
 import jax
 
 from .._core import errors as _compile_errors
-from .._core.device import commit_to, committed_device, of_array
+from .._core.device import commit_to, committed_device, is_concrete_array, of_array
 from .._core.state import STATE, structure_epoch
 from .._tensor import Tensor
 from ..distributed._spmd import program as spmd_program
@@ -143,13 +143,31 @@ class _Entry:
 
     def run(self, leaves):
         st = self.st
-        outs, new_state, new_grads = self.jitted(
-            [t._array for t in st.tensors], [p._grad._value for p in self.grads_in],
-            st.hyper_arrays(self.device), [x._value for x in leaves if isinstance(x, Tensor)])
+        args = ([t._array for t in st.tensors], [p._grad._value for p in self.grads_in],
+                st.hyper_arrays(self.device), [x._value for x in leaves if isinstance(x, Tensor)])
+        try:
+            outs, new_state, new_grads = self.jitted(*args)
+        except ValueError:   # (free when nothing is raised) JAX's "incompatible devices"
+            state = _place_neutral(st.tensors, args[0], self.device)
+            if state is args[0]:
+                raise
+            outs, new_state, new_grads = self.jitted(state, *args[1:])
         _write_back(self.post, new_state, new_grads)
         for fn, obj, a, k in self.replays:
             fn(obj, *a, **k)
         return _outputs(self.out_tree, self.out_static, outs, self.out_device)
+
+
+def _place_neutral(tensors, arrays, device):
+    """``arrays`` (the state's) with those of device-neutral tensors (generator keys: they
+    report cpu and serve every device) that are committed elsewhere moved to the program's
+    ``device``: a key another program gave back. ``arrays`` itself when none moves."""
+    if device is None:
+        return arrays
+    moved = [jax.device_put(a, device) if t._device_neutral and is_concrete_array(a)
+             and a.committed and a.devices() != {device} else a
+             for t, a in zip(tensors, arrays)]
+    return arrays if all(m is a for m, a in zip(moved, arrays)) else moved
 
 
 def _write_back(post, new_state, new_grads):
@@ -387,7 +405,9 @@ class CompiledFunction:
         # the state and gradients written back are the next call's arguments, and the
         # hyperparameters are arrays on the program's device at every call
         state, grads, _, inputs = arguments
-        device = committed_device(state, grads, inputs)
+        device = committed_device([a for t, a in zip(st.tensors, state)
+                                   if not t._device_neutral], grads, inputs)
+        state = _place_neutral(st.tensors, state, device)
         state, grads = commit_to(device, state, grads)
         arguments = state, grads, st.hyper_arrays(device), inputs
         with warnings.catch_warnings():

@@ -201,6 +201,36 @@ def forget_jax_devices():
     accelerator, then jtorch.distributed.init_process_group)."""
     _to_jax.cache_clear()
     _local_index.cache_clear()
+    host_commit.cache_clear()
+
+
+@functools.cache
+def host_commit():
+    """The host's jax.Device (cpu:0) when JAX's default device is another one (a GPU or TPU
+    machine, or ``jax_default_device`` set), else None: there an array made without a device
+    is already on the host."""
+    host = _to_jax(_make("cpu"))
+    default = jax.config.jax_default_device or jax.local_devices()[0]
+    if isinstance(default, str):   # (the option also takes a platform name)
+        default = jax.local_devices(backend=default)[0]
+    return None if default == host else host
+
+
+def to_host(arr):
+    """``arr`` (a NumPy or concrete JAX array) as the array of a tensor that reports plain
+    ``cpu``. On a machine whose default JAX device is the host, NumPy data is put there
+    uncommitted (as ``jax.device_put(arr)``; a JAX array is returned as it is). Where the
+    default is a GPU or TPU, the array is committed to the host instead: made without a
+    device, it would live on the accelerator while its tensor reports ``cpu``, and the ops on
+    it would run there. Tracers are returned as they are."""
+    host = host_commit()
+    if host is None:
+        return arr if isinstance(arr, jax.Array) else jax.device_put(arr)
+    if isinstance(arr, jax.core.Tracer) or (isinstance(arr, jax.Array)
+                                           and arr.committed and arr.devices() == {host}):
+        return arr
+    with jax.ensure_compile_time_eval():   # (concrete data stays concrete under a trace)
+        return jax.device_put(arr, host)
 
 
 _KIND = {"cpu": "cpu", "gpu": "cuda", "tpu": "tpu"}

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import threading
 
+import jax
+
 from .autocast import ACTIVE as _AUTOCAST, autocast_key
+from .device import is_concrete_array, to_jax
 from .graph import Node, register_dispatch
 from .kernel import PROMOTED, UNPROMOTED, template
 from .program_budget import BUDGET
@@ -120,6 +123,10 @@ def dispatch(opdef, args, kwargs):
             if isinstance(v, ShapeOnlyStorage):
                 return _STORAGE_HANDLERS[type(v)](opdef, args, kwargs)
         raise
+    except ValueError:   # (free when nothing is raised) JAX's "incompatible devices"
+        if device is None or device.type == "meta" or not _follow_device(vals, tens, device):
+            raise
+        out = kernel.forward(*vals)
     if STATE.grad_enabled and opdef.differentiable:
         nd = kernel.nondiff
         diff = tuple([i for i, t in enumerate(tens)
@@ -162,6 +169,20 @@ def _device_conflict(a, b, t, tens, vals):
         tens[i] = moved = _device_copy(x, common)
         vals[i] = moved._array
     return common
+
+
+def _follow_device(vals, tens, device):
+    """Moves the arrays among an op's arguments that are not tensors (a random op's key)
+    and are committed to another device than the op's tensors onto theirs (a key that a
+    compiled program on a GPU gave back, read by an op on CPU tensors). Returns whether any
+    moved."""
+    target = to_jax(device)
+    moved = False
+    for i, (v, t) in enumerate(zip(vals, tens)):
+        if t is None and is_concrete_array(v) and v.committed and v.devices() != {target}:
+            vals[i] = jax.device_put(v, target)
+            moved = True
+    return moved
 
 
 def wrap(out, node, device, kernel, tens):

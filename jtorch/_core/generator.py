@@ -44,6 +44,13 @@ except ImportError:  # pragma: no cover - older/newer JAX without it: always tak
         return False
 
 _DEFAULT_SEED = 67280421310721
+# The key tensor reports cpu but its array is left uncommitted, on JAX's default device (a
+# GPU's, on a GPU machine; TensorBase._make commits device-less CPU arrays to the host when
+# given no device): one key serves every device. JAX moves an uncommitted key to the device of
+# the tensors a random op reads; a key a compiled program gave back is committed to that
+# program's device, and is moved where it is used next (dispatch's and jtorch.compile's
+# retries on a device mismatch, for arrays that are not tensors and for _device_neutral ones).
+_UNPLACED = Device("cpu")
 _NO_CUDA_GENERATOR = (  # PyTorch's text, one line
     "Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend into two "
     "shared libraries: a CPU library and a CUDA library; this error has occurred because you "
@@ -157,8 +164,9 @@ class Generator:
         generator, e.g. the default one at ``import jtorch``, starts no JAX backend)."""
         k = self._key_tensor
         if k is None:
-            k = self._key_tensor = TensorBase._make(_concrete(jnp.asarray,
-                                                              _key_data(self._seed)))
+            k = self._key_tensor = TensorBase._make(_concrete(jnp.asarray, _key_data(self._seed)),
+                                                    _UNPLACED)
+            k._device_neutral = True
         return k
 
     def _write(self, key):

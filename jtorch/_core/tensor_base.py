@@ -18,7 +18,7 @@ import jax
 import numpy as np
 
 from . import dtypes
-from .device import host_cpu, is_concrete_array
+from .device import host_commit, host_cpu, is_concrete_array, to_host
 from .errors import concretization_error
 from .state import STATE
 
@@ -116,6 +116,7 @@ class TensorBase:
     _host_copy = None      # (jax array, its NumPy value): see host_value
     _is_param = False
     _in_trace = False
+    _device_neutral = False  # a generator's key: reports cpu, serves (is moved to) any device
     _sparse = None         # a sparse COO tensor's (indices, values, coalesced); _array is then
     #                        a SparseStorage      # made while jtorch.compile traced a function
 
@@ -124,8 +125,12 @@ class TensorBase:
     @classmethod
     def _make(cls, arr, device=None):
         t = object.__new__(_TENSOR_CLASS)
+        if device is None:   # plain cpu: on a GPU machine, JAX made ``arr`` on the GPU
+            device = _cpu()
+            if isinstance(arr, jax.Array) and host_commit() is not None:
+                arr = to_host(arr)
         t._array = arr
-        t._device = device if device is not None else _cpu()
+        t._device = device
         if STATE.trace is not None:
             t._in_trace = True
         return t

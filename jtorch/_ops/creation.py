@@ -25,7 +25,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
-from .._core.device import default_device, device as Device, from_jax, host_cpu, to_jax
+from .._core.device import (
+    default_device,
+    device as Device,
+    from_jax,
+    host_cpu,
+    to_host,
+    to_jax,
+)
 from .._core.dispatch import dispatch
 from .._core.generator import _concrete
 from .._core.tensor_base import MetaStorage, TensorBase, keep_host_copy, keeps_host_copy
@@ -67,9 +74,11 @@ def place(arr, device=None, requires_grad=False):
         dev = host_cpu()  # a tensor on cpu:0 reports plain cpu, as PyTorch's
         if isinstance(arr, (np.ndarray, np.generic)):  # host data stays a constant, even in
             # a trace; copied first (device_put may alias the host buffer), nothing compiled
-            arr = _concrete(jax.device_put, np.array(arr))
+            arr = _concrete(to_host, np.array(arr))
         elif not isinstance(arr, jax.Array):
-            arr = _concrete(jnp.asarray, arr)
+            arr = _concrete(to_host, _concrete(jnp.asarray, arr))
+        else:
+            arr = to_host(arr)   # (made on JAX's default device: a GPU's, on a GPU machine)
     if requires_grad and dtypes.from_np(arr.dtype).category < dtypes.FLOAT:
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                            "gradients")

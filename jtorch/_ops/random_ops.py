@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
-from .._core.device import device as Device, to_jax
+from .._core.device import to_host, to_jax
 from .._core.generator import bits32, next_key, uniform01, uniform_from_bits, uniform_words, wrap
 from .._core.tensor_base import MetaStorage, TensorBase
 from .._core.views import assign_out, check_inplace, inplace_call
@@ -297,11 +297,10 @@ def _key_on(generator, dev):
     """A fresh key, placed on ``dev`` (the device the samples must live on): a kernel whose
     output does not read its tensor input's values would otherwise run where the key is."""
     key = next_key(generator)
-    if dev is not None:
-        dev = Device(dev)
-        if dev.type != "cpu" or dev.index:
-            key = jax.device_put(key, to_jax(dev))
-    return key
+    dev = factory_device(dev)
+    if dev.type != "cpu" or dev.index:
+        return jax.device_put(key, to_jax(dev))
+    return to_host(key)   # (on a GPU machine the key is on the GPU: draw on the host)
 
 
 def _factory(kind, shape, dt, a, b, generator, out, device, requires_grad, layout=None):

@@ -27,17 +27,20 @@ def _scalar_dtype():
     return dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32
 
 
-def step_counter(value=0.0):
+def step_counter(value=0.0, device=None):
     """A 0-d state tensor (``step``, ``mu_product``, ``eta``...) of PyTorch's scalar dtype."""
-    return creation.tensor(value, dtype=_scalar_dtype())
+    return creation.tensor(value, dtype=_scalar_dtype(), device=device)
 
 
 def initial_state(p, *zeros, **scalars):
     """A parameter's first state in PyTorch's order: ``step`` (0), the 0-d entries
-    ``scalars`` (name=value), then a tensor of zeros like ``p`` for each name in ``zeros``."""
-    state = {"step": step_counter()}
+    ``scalars`` (name=value), then a tensor of zeros like ``p`` for each name in ``zeros``.
+    The 0-d entries are on ``p``'s device, as PyTorch's fused and capturable optimizers (and
+    ASGD) keep them: jtorch's step is one program on that device (PyTorch's default
+    optimizers keep them on the CPU)."""
+    state = {"step": step_counter(device=p.device)}
     for name, value in scalars.items():
-        state[name] = step_counter(value)
+        state[name] = step_counter(value, p.device)
     for name in zeros:
         state[name] = creation.zeros_like(p)
     return state

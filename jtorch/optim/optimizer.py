@@ -193,8 +193,10 @@ class Optimizer:
                 fused = pg.get("fused", False)
                 capturable = pg.get("capturable", False)
                 break
-        if key == "step":
-            return value.to(dtype=dtypes.float32) if (capturable or fused) else value
+        if key == "step":   # (PyTorch leaves it on the CPU unless capturable or fused;
+            # jtorch's steps keep it on the parameter's device: initial_state)
+            return value.to(dtype=dtypes.float32, device=param.device) if (capturable or fused) \
+                else value.to(device=param.device)
         if param.is_floating_point():
             return value.to(dtype=param.dtype, device=param.device)
         return value.to(device=param.device)

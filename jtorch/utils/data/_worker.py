@@ -27,9 +27,9 @@ import signal
 import sys
 import traceback
 
-import jax
 import numpy as np
 
+from ..._core.device import to_host
 from ..._core.generator import manual_seed
 from ..._tensor import Tensor
 
@@ -75,7 +75,7 @@ def to_device(arr):
     arr = np.asarray(arr)
     if not arr.flags.c_contiguous:  # (np.ascontiguousarray would make 0-d arrays 1-d)
         arr = arr.copy(order="C")
-    return Tensor._make(jax.device_put(arr))
+    return Tensor._make(to_host(arr))
 
 
 # ------------------------------------------------------------------------------ worker info
