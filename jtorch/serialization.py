@@ -28,12 +28,11 @@ import tempfile
 import warnings
 import zipfile
 
-import jax.numpy as jnp
 import numpy as np
 
 from . import cuda
 from ._core import dtypes
-from ._core.device import device
+from ._core.device import device, to_host
 from ._core.tensor_base import Size
 from ._tensor import Tensor
 from ._weights_only import (
@@ -240,7 +239,7 @@ class _Loaded:
 
 
 def _to_jtorch(arr, target):
-    t = Tensor._make(jnp.asarray(arr))
+    t = Tensor._make(to_host(arr))   # (not through a GPU on a GPU machine)
     return t if target is None or str(target) == "cpu" else t.to(target)
 
 

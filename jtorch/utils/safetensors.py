@@ -13,10 +13,10 @@ import json
 import os
 import struct
 
-import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
+from .._core.device import to_host
 from .._tensor import Tensor
 from ..serialization import atomic_file
 
@@ -76,7 +76,7 @@ def load(data, device="cpu"):
             raise ValueError(f"safetensors: tensor {name!r} lies past the end of the data")
         arr = np.frombuffer(body[b:e], dtype=np.dtype(dt.np).newbyteorder("<"))
         arr = arr.astype(np.dtype(dt.np)).reshape(info["shape"])
-        t = Tensor._make(jnp.asarray(arr))
+        t = Tensor._make(to_host(arr))
         out[name] = t if str(device) == "cpu" else t.to(device)
     return out
 
