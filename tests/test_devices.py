@@ -381,32 +381,3 @@ def test_tensors_made_without_a_device_stay_on_the_host_when_jax_defaults_elsewh
     assert done.returncode == 0, done.stderr[-3000:]
     seen = ast.literal_eval(done.stdout.strip().splitlines()[-1])
     assert seen == {k: ("cpu", [0]) for k in seen} and len(seen) == 18, seen
-
-
-def test_a_key_given_back_on_another_host_device_draws_plain_cpu_values_on_the_host():
-    """A compiled step on cpu:1 gives the generator's key back committed to cpu:1; a later
-    dropout of a plain-cpu tensor and a compiled step of a plain-cpu model still run on the
-    host (they ran on cpu:1 and reported cpu)."""
-    def compiled_steps(dev):
-        net = jtorch.nn.Sequential(jtorch.nn.Linear(5, 3), jtorch.nn.Dropout(0.5)).to(dev)
-        opt = jtorch.optim.Adam(net.parameters(), lr=0.05)
-
-        def step(x):
-            opt.zero_grad()
-            loss = net(x).sum()
-            loss.backward()
-            opt.step()
-            return loss
-
-        f = jtorch.compile(step)
-        x = jtorch.ones(4, 5, device=dev)
-        for _ in range(2):
-            f(x)
-        return net
-
-    compiled_steps("cpu:1")
-    assert _dev_ids(jtorch.default_generator._key) == {1}
-    dropped = jtorch.nn.functional.dropout(jtorch.ones(8))
-    assert dropped.device == jtorch.device("cpu") and _dev_ids(dropped) == {0}
-    net = compiled_steps("cpu")
-    assert all(_dev_ids(p) == {0} and _dev_ids(p.grad) == {0} for p in net.parameters())
