@@ -206,25 +206,23 @@ def forget_jax_devices():
 
 @functools.cache
 def host_commit():
-    """The host's jax.Device (cpu:0) where arrays of plain-cpu tensors are committed to it: when
-    JAX's default device is another one (a GPU or TPU machine, or ``jax_default_device`` set),
-    and when the host has more than one device (jtorch's ``cpu:1``...: a random key that a
-    program on ``cpu:1`` gave back must not draw a plain-cpu tensor's values there). Else None:
-    arrays made without a device are on the host, uncommitted."""
+    """The host's jax.Device (cpu:0) when JAX's default device is another one (a GPU or TPU
+    machine, or ``jax_default_device`` set), else None: there an array made without a device
+    is already on the host."""
     host = _to_jax(_make("cpu"))
     default = jax.config.jax_default_device or jax.local_devices()[0]
     if isinstance(default, str):   # (the option also takes a platform name)
         default = jax.local_devices(backend=default)[0]
-    return None if default == host and len(jax_devices("cpu")) == 1 else host
+    return None if default == host else host
 
 
 def to_host(arr):
     """``arr`` (a NumPy or concrete JAX array) as the array of a tensor that reports plain
-    ``cpu``. On a machine whose only JAX device is the host, NumPy data is put there
-    uncommitted (as ``jax.device_put(arr)``; a JAX array is returned as it is). Elsewhere
-    (:func:`host_commit`) the array is committed to the host: made without a device, it
-    would live on a GPU (JAX's default device there) while its tensor reports ``cpu``, and the
-    ops on it would run there. Tracers are returned as they are."""
+    ``cpu``. On a machine whose default JAX device is the host, NumPy data is put there
+    uncommitted (as ``jax.device_put(arr)``; a JAX array is returned as it is). Where the
+    default is a GPU or TPU, the array is committed to the host instead: made without a
+    device, it would live on the accelerator while its tensor reports ``cpu``, and the ops on
+    it would run there. Tracers are returned as they are."""
     host = host_commit()
     if host is None:
         return arr if isinstance(arr, jax.Array) else jax.device_put(arr)
