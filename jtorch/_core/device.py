@@ -222,13 +222,17 @@ def to_host(arr):
     uncommitted (as ``jax.device_put(arr)``; a JAX array is returned as it is). Where the
     default is a GPU or TPU, the array is committed to the host instead: made without a
     device, it would live on the accelerator while its tensor reports ``cpu``, and the ops on
-    it would run there. Tracers are returned as they are."""
+    it would run there. Tracers, and arrays spread over several devices (a sharded tensor's),
+    are returned as they are."""
     host = host_commit()
     if host is None:
         return arr if isinstance(arr, jax.Array) else jax.device_put(arr)
-    if isinstance(arr, jax.core.Tracer) or (isinstance(arr, jax.Array)
-                                           and arr.committed and arr.devices() == {host}):
-        return arr
+    if isinstance(arr, jax.Array):
+        if isinstance(arr, jax.core.Tracer):
+            return arr
+        devices = arr.devices()
+        if len(devices) > 1 or (arr.committed and host in devices):   # (spread over several
+            return arr   # devices: a sharded tensor's, placed on purpose)
     with jax.ensure_compile_time_eval():   # (concrete data stays concrete under a trace)
         return jax.device_put(arr, host)
 
