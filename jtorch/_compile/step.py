@@ -24,7 +24,7 @@ import warnings
 import jax
 
 from .._core import errors as _compile_errors
-from .._core.device import commit_to, committed_device, is_concrete_array, of_array
+from .._core.device import commit_to, committed_device, of_array, placed_on
 from .._core.state import STATE, structure_epoch
 from .._tensor import Tensor
 from ..distributed._spmd import program as spmd_program
@@ -164,9 +164,7 @@ def _place_neutral(tensors, arrays, device):
     ``device``: a key another program gave back. ``arrays`` itself when none moves."""
     if device is None:
         return arrays
-    moved = [jax.device_put(a, device) if t._device_neutral and is_concrete_array(a)
-             and a.committed and a.devices() != {device} else a
-             for t, a in zip(tensors, arrays)]
+    moved = [placed_on(a, device) if t._device_neutral else a for t, a in zip(tensors, arrays)]
     return arrays if all(m is a for m, a in zip(moved, arrays)) else moved
 
 

@@ -289,6 +289,14 @@ def commit_to(device, *parts):
     return tuple(out)
 
 
+def placed_on(a, target):
+    """``a`` moved onto the jax.Device ``target`` when it is a concrete array committed to
+    another device (a generator key that a program elsewhere gave back), else ``a`` itself."""
+    if is_concrete_array(a) and a.committed and a.devices() != {target}:
+        return jax.device_put(a, target)
+    return a
+
+
 def is_concrete_array(a):
     """Whether ``a`` is a jax.Array with values (not a tracer)."""
     return isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer)

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import threading
 
-import jax
-
 from .autocast import ACTIVE as _AUTOCAST, autocast_key
-from .device import is_concrete_array, to_jax
+from .device import placed_on, to_jax
 from .graph import Node, register_dispatch
 from .kernel import PROMOTED, UNPROMOTED, template
 from .program_budget import BUDGET
@@ -179,8 +177,8 @@ def _follow_device(vals, tens, device):
     target = to_jax(device)
     moved = False
     for i, (v, t) in enumerate(zip(vals, tens)):
-        if t is None and is_concrete_array(v) and v.committed and v.devices() != {target}:
-            vals[i] = jax.device_put(v, target)
+        if t is None and (m := placed_on(v, target)) is not v:
+            vals[i] = m
             moved = True
     return moved
 

@@ -76,7 +76,7 @@ def place(arr, device=None, requires_grad=False):
             # a trace; copied first (device_put may alias the host buffer), nothing compiled
             arr = _concrete(to_host, np.array(arr))
         elif not isinstance(arr, jax.Array):
-            arr = _concrete(to_host, _concrete(jnp.asarray, arr))
+            arr = to_host(_concrete(jnp.asarray, arr))   # (to_host keeps it concrete)
         else:
             arr = to_host(arr)   # (made on JAX's default device: a GPU's, on a GPU machine)
     if requires_grad and dtypes.from_np(arr.dtype).category < dtypes.FLOAT:
