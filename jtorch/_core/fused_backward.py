@@ -18,7 +18,8 @@ in Python afterwards), no retain_grad, no create_graph, no anomaly mode and no j
 trace (which already compiles the backward as part of its step). Everything else
 (and a structure seen fewer than ``FUSE_AT`` times, so one-off graphs compile nothing new) runs
 node by node in graph.run_backward. Each node's gradient formula is the same function either
-way (``Kernel.make_vjp``); fusing changes how many XLA calls run, not what they compute.
+way (``Kernel.make_vjp``), and optimization barriers keep XLA from fusing across nodes: fusing
+changes how many XLA calls run, not what they compute (bit for bit).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import os
 import threading
 
+import jax
 import jax.numpy as jnp
 
 from . import xla_options
@@ -46,6 +48,15 @@ _REFUSED: set = set()   # structures run node by node from now on (program faile
 #                         many shape variants)
 _COMPILING: list[threading.Thread] = []
 _SKIP = "skip"   # a node the walk does not run (backward(inputs=...), autograd.grad)
+
+
+def _barrier(values):
+    """``values`` (a tuple of arrays and Nones) through one optimization barrier."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return values
+    it = iter(jax.lax.optimization_barrier(present))
+    return tuple(None if v is None else next(it) for v in values)
 
 
 def _outputs(part):
@@ -88,8 +99,11 @@ class FusedBackward:
                 bufs[i] = [next(it) if m else None for m in mask]
             for i, node_vals in zip(runs, vals):
                 _, diff, out_float, targets = nodes[i]
-                cts = tuple(c for c, f in zip(bufs[i], out_float) if f)
-                for target, g in zip(targets, vjps[i](node_vals, cts)):
+                # barriers around each node: XLA may not fuse across nodes (contracting one
+                # node's multiply and the next one's add into an FMA changes the last bit on
+                # some CPUs), so each node computes what its own jitted call computes
+                cts = _barrier(tuple(c for c, f in zip(bufs[i], out_float) if f))
+                for target, g in zip(targets, _barrier(tuple(vjps[i](node_vals, cts)))):
                     if target is None:
                         continue
                     j, idx = target
