@@ -24,7 +24,6 @@ if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 
 import ctypes  # noqa: E402
-import ctypes.util  # noqa: E402
 import gc  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -74,7 +73,8 @@ def _seed_and_defaults():
     jtorch.set_default_dtype(jtorch.float32)
 
 
-_LIBC = ctypes.CDLL(ctypes.util.find_library("c")) if sys.platform == "linux" else None
+# glibc's malloc_trim, from the symbols already loaded (None where the C library has none)
+_MALLOC_TRIM = getattr(ctypes.CDLL(None), "malloc_trim", None) if os.name == "posix" else None
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -88,8 +88,8 @@ def _release_compiled_programs_after_each_file():
     yield
     BUDGET.release()
     gc.collect()
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
 
 
 @pytest.fixture(scope="session", autouse=True)
