@@ -122,15 +122,15 @@ MNIST_FILES = (("train-images-idx3-ubyte", 1024), ("train-labels-idx1-ubyte", 10
 MNIST_SOURCE = ["/work/shared/data/mnist"]
 
 
-def prepare_mnist(tree, work, up=1, train=None):
+def prepare_mnist(tree, work, up=1, train=None, folder="data"):
     """``../data/MNIST/raw/`` (``up`` levels above the working directory: ``./data`` for 0,
-    ``../../data`` for 2): the first 1024 (or ``train``) training and 512 test images of
-    MNIST, as uncompressed IDX files (torchvision's layout, so its download step finds
-    them)."""
+    ``../../data`` for 2; ``folder`` instead of ``data``): the first 1024 (or ``train``)
+    training and 512 test images of MNIST, as uncompressed IDX files (torchvision's layout,
+    so its download step finds them)."""
     root = work
     for _ in range(up):
         root = os.path.dirname(root)
-    raw = os.path.join(root, "data", "MNIST", "raw")
+    raw = os.path.join(root, folder, "MNIST", "raw")
     os.makedirs(raw, exist_ok=True)
     for name, n in MNIST_FILES:
         n = train if train and name.startswith("train") else n
@@ -550,7 +550,7 @@ PROGRAMS = [
     # MorvanZhou/PyTorch-Tutorial: small scripts that plot (to nothing, with Agg) and print
     # their nets, batches and values; 201, 304 and 406_conditional_GAN stop with the same
     # error under both (torch.dot of 2-D tensors, torch.load's weights_only default, an
-    # in-place update before a second backward), 401/402/404 download MNIST, 405 needs gym,
+    # in-place update before a second backward), 405 needs gym,
     # 501 draws its sequence lengths from NumPy's unseeded global generator
     *(Program(f"morvan-{name}", "PyTorch-Tutorial", "MorvanZhou/PyTorch-Tutorial",
               [[f"tutorial-contents/{name}.py"]], env={"MPLBACKEND": "Agg"})
@@ -558,6 +558,11 @@ PROGRAMS = [
                    "303_build_nn_quickly", "305_batch_train", "306_optimizer",
                    "403_RNN_regressor", "503_dropout",
                    "504_batch_normalization", "406_GAN")),
+    # the three that read MNIST from ./mnist (downloading it when the folder is missing)
+    *(Program(f"morvan-{name}", "PyTorch-Tutorial", "MorvanZhou/PyTorch-Tutorial",
+              [[f"tutorial-contents/{name}.py"]], env={"MPLBACKEND": "Agg"},
+              prepare=functools.partial(prepare_mnist, up=0, folder="mnist"))
+      for name in ("401_CNN", "402_RNN_classifier", "404_autoencoder")),
 ]
 
 

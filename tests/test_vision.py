@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 from data_helpers import mnist_dir, time_limit
+from vision_helpers import torchvision
 
 import jtorch
 from jtorch.utils.data import DataLoader
@@ -209,3 +210,26 @@ def test_random_flip_and_crop():
     assert tuple(tc.shape) == (1, 2, 4) and tc.dtype == jtorch.float32
     with pytest.raises(ValueError, match="Required crop size"):
         transforms.RandomCrop(9)(img)
+
+
+@pytest.mark.parametrize("name", ["MNIST", "FashionMNIST", "KMNIST"])
+def test_class_attributes_and_deprecated_names_as_torchvision(tmp_path, name):
+    """classes, resources and the legacy file names are torchvision's; the pre-0.3 names
+    (train_data, test_labels...) return data/targets with torchvision's warning (real programs,
+    e.g. MorvanZhou's tutorials, still use them)."""
+    tv_cls = getattr(torchvision().datasets, name)
+    jt_cls = getattr(datasets, name)
+    for attr in ("classes", "resources", "training_file", "test_file", "mirrors"):
+        assert getattr(jt_cls, attr) == getattr(tv_cls, attr), attr
+    ref = _fake_mnist(tmp_path / name / "raw", gz=False)
+    tv_ds, jt_ds = tv_cls(tmp_path, train=True), jt_cls(tmp_path, train=True)
+    for old, new in (("train_data", "data"), ("test_data", "data"),
+                     ("train_labels", "targets"), ("test_labels", "targets")):
+        with pytest.warns(UserWarning) as tv_rec:
+            tv_value = getattr(tv_ds, old)
+        with pytest.warns(UserWarning) as jt_rec:
+            jt_value = getattr(jt_ds, old)
+        assert [str(w.message) for w in jt_rec] == [str(w.message) for w in tv_rec]
+        assert str(jt_rec[0].message) == f"{old} has been renamed {new}"
+        np.testing.assert_array_equal(jt_value.numpy(), tv_value.numpy())
+    np.testing.assert_array_equal(jt_ds.data.numpy(), ref["train-images-idx3-ubyte"])

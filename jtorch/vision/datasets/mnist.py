@@ -14,6 +14,7 @@ import gzip
 import os
 import urllib.error
 import urllib.request
+import warnings
 
 import numpy as np
 
@@ -62,11 +63,30 @@ def _array_property(name, dtype, doc):
                     doc=doc)
 
 
+def _resources(*md5s):
+    return [(name + ".gz", md5) for name, md5 in zip(_FILES, md5s)]
+
+
+def _renamed(old, new):
+    """torchvision's deprecated name ``old`` of attribute ``new`` (warns as torchvision)."""
+
+    def get(self):
+        warnings.warn(f"{old} has been renamed {new}", stacklevel=2)  # (at the caller)
+        return getattr(self, new)
+
+    return property(get, doc=f"Deprecated: ``{new}``.")
+
+
 class MNIST(VisionDataset):
     """The MNIST digits: ``(image, target)`` with a ``uint8`` 28x28 NumPy image (see module)."""
 
     mirrors = ["https://ossci-datasets.s3.amazonaws.com/mnist/",
                "http://yann.lecun.com/exdb/mnist/"]
+    # torchvision's (file, MD5) list; jtorch checks a download by parsing it (module doc)
+    resources = _resources("f68b3c2dcbeaaa9fbdd348bbdeb94873", "d53e105ee54ea40749a09fcbcd1e9432",
+                           "9fb629c4189551a2d022fa330f9573f3", "ec29112dd5afa0611ce80d1b7f02629c")
+    training_file = "training.pt"
+    test_file = "test.pt"
     classes = ["0 - zero", "1 - one", "2 - two", "3 - three", "4 - four", "5 - five",
                "6 - six", "7 - seven", "8 - eight", "9 - nine"]
 
@@ -157,6 +177,10 @@ class MNIST(VisionDataset):
 
     data = _array_property("data", np.uint8, "The images as a ``uint8`` tensor ``N x 28 x 28``.")
     targets = _array_property("targets", np.int64, "The labels as an ``int64`` tensor.")
+    train_data = _renamed("train_data", "data")
+    test_data = _renamed("test_data", "data")
+    train_labels = _renamed("train_labels", "targets")
+    test_labels = _renamed("test_labels", "targets")
 
     @property
     def class_to_idx(self):
@@ -195,12 +219,16 @@ class FashionMNIST(MNIST):
     """Zalando's Fashion-MNIST (same files and layout as MNIST)."""
 
     mirrors = ["http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/"]
-    classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Shirt", "Sneaker", "Bag",
-               "Ankle boot"]
+    resources = _resources("8d4fb7e6c68d591d4c3dfef9ec88bf0d", "25c81989df183df01b3e8a0aad5dffbe",
+                           "bef4ecab320f06d8554ea6380940ec79", "bb300cfdad3c16e7a12a480ee83cd310")
+    classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt",
+               "Sneaker", "Bag", "Ankle boot"]
 
 
 class KMNIST(MNIST):
     """Kuzushiji-MNIST (same files and layout as MNIST)."""
 
     mirrors = ["http://codh.rois.ac.jp/kmnist/dataset/kmnist/"]
+    resources = _resources("bdb82020997e1d708af4cf47b453dcf7", "e144d726b3acfaa3e44228e80efcd344",
+                           "5c965bf0a639b31b8f53240b1b52f4d7", "7320c461ea6c1c855c0b718fb2a4b134")
     classes = ["o", "ki", "su", "tsu", "na", "ha", "ma", "ya", "re", "wo"]
