@@ -91,6 +91,22 @@ class MissingModule(types.ModuleType):
         raise missing_attribute(f"{self.__name__}.{name}", self._instead)
 
 
+def missing_names(api: str, names) -> object:
+    """A module ``__getattr__`` for jtorch's mirror of namespace ``api`` (a torchvision one,
+    which torch_names.json does not record): reading one of ``names`` (that namespace's public
+    names jtorch lacks) raises NotImplementedError naming it; any other name is Python's
+    AttributeError."""
+    module_name = "jtorch." + api.replace("torchvision", "vision", 1)
+    names = frozenset(names)
+
+    def __getattr__(name):
+        if name in names:
+            raise missing_attribute(f"{api}.{name}")
+        raise AttributeError(f"module '{module_name}' has no attribute '{name}'")
+
+    return __getattr__
+
+
 # ------------------------------------------------------------------ names PyTorch has
 _TORCH_NAMES = []   # [namespaces dict], loaded on first use from jtorch/_data/torch_names.json
 

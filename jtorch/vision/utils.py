@@ -21,7 +21,7 @@ import jtorch.nn.functional as F
 from jtorch._tensor import Tensor
 
 from .._core.dtypes import int64, uint8
-from .._core.errors import missing_function, not_implemented
+from .._core.errors import missing_function, missing_names, not_implemented
 from .._ops.creation import full
 from .._ops.shape_copy import cat, stack, tile
 from ..autograd.grad_mode import no_grad
@@ -226,3 +226,7 @@ def draw_bounding_boxes(image, boxes, labels=None, colors=None, fill=False, widt
     if original_dtype.is_floating_point:
         out = TF.to_dtype(out, dtype=original_dtype, scale=True)
     return out
+
+
+# torchvision 0.28's other public name (its __all__)
+__getattr__ = missing_names("torchvision.utils", ("flow_to_image",))

@@ -1,10 +1,24 @@
-"""``torchvision.ops``: the layers torchvision's classification models are built from.
+"""``torchvision.ops``: the layers torchvision's classification models are built from, the
+box functions and the focal loss.
 
 Differences from torchvision: the detection operators (``nms``, ``batched_nms``,
-``roi_align``, ``roi_pool``, ``box_iou``, ``deform_conv2d``) raise NotImplementedError.
+``roi_align``, ``roi_pool``, ``deform_conv2d``...), the box losses and the other names in
+``_NOT_IMPLEMENTED`` raise NotImplementedError.
 """
 
-from ..._core.errors import missing_function
+from ..._core.errors import missing_function, missing_names
+from .boxes import (
+           box_area as box_area,
+           box_convert as box_convert,
+           box_iou as box_iou,
+           clip_boxes_to_image as clip_boxes_to_image,
+           complete_box_iou as complete_box_iou,
+           distance_box_iou as distance_box_iou,
+           generalized_box_iou as generalized_box_iou,
+           masks_to_boxes as masks_to_boxes,
+           remove_small_boxes as remove_small_boxes,
+           sigmoid_focal_loss as sigmoid_focal_loss,
+)
 from .misc import (
            MLP as MLP,
            Conv2dNormActivation as Conv2dNormActivation,
@@ -19,11 +33,21 @@ from .stochastic_depth import (
 )
 
 __all__ = ["Conv2dNormActivation", "Conv3dNormActivation", "FrozenBatchNorm2d", "MLP",
-           "Permute", "SqueezeExcitation", "StochasticDepth", "stochastic_depth"]
+           "Permute", "SqueezeExcitation", "StochasticDepth", "box_area", "box_convert",
+           "box_iou", "clip_boxes_to_image", "complete_box_iou", "distance_box_iou",
+           "generalized_box_iou", "masks_to_boxes", "remove_small_boxes", "sigmoid_focal_loss",
+           "stochastic_depth"]
 
 nms = missing_function("torchvision.ops.nms")
 batched_nms = missing_function("torchvision.ops.batched_nms")
 roi_align = missing_function("torchvision.ops.roi_align")
 roi_pool = missing_function("torchvision.ops.roi_pool")
-box_iou = missing_function("torchvision.ops.box_iou")
 deform_conv2d = missing_function("torchvision.ops.deform_conv2d")
+
+# torchvision 0.28's other public names (its __all__)
+_NOT_IMPLEMENTED = (
+    "DeformConv2d", "DropBlock2d", "DropBlock3d", "FeaturePyramidNetwork", "MultiScaleRoIAlign",
+    "PSRoIAlign", "PSRoIPool", "RoIAlign", "RoIPool", "complete_box_iou_loss",
+    "distance_box_iou_loss", "drop_block2d", "drop_block3d", "generalized_box_iou_loss",
+    "ps_roi_align", "ps_roi_pool")
+__getattr__ = missing_names("torchvision.ops", _NOT_IMPLEMENTED)

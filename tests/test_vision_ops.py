@@ -1,0 +1,160 @@
+"""jtorch.vision.ops' box functions and focal loss against torchvision 0.28's (run on real
+torch: they are Python over torch ops), values and gradients; and every other public name of
+torchvision.ops, .datasets and .utils raises NotImplementedError naming it."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+import torch
+from helpers import assert_close
+from vision_helpers import torchvision
+
+import jtorch
+from jtorch._core.errors import NotImplementedAttribute
+
+tv = torchvision()
+
+
+def _boxes(rng, n, fmt="xyxy", dtype=np.float32):
+    """``n`` boxes with positive sizes in ``fmt``, some overlapping and some disjoint."""
+    xy = rng.uniform(0, 20, (n, 2))
+    wh = rng.uniform(0.5, 12, (n, 2))
+    if fmt == "xyxy":
+        out = np.concatenate([xy, xy + wh], 1)
+    elif fmt == "xywh":
+        out = np.concatenate([xy, wh], 1)
+    else:
+        out = np.concatenate([xy + wh / 2, wh], 1)
+    return out.astype(dtype)
+
+
+def _both(fn_name, arrays, *args, grad=True, **kwargs):
+    """(torch result, jtorch result, torch grads, jtorch grads) of ops.<fn_name>."""
+    results, grads = [], []
+    for lib, ops in ((torch, tv.ops), (jtorch, jtorch.vision.ops)):
+        ts = [lib.tensor(a, requires_grad=grad and a.dtype.kind == "f") for a in arrays]
+        out = getattr(ops, fn_name)(*ts, *args, **kwargs)
+        results.append(out)
+        if grad and out.requires_grad:
+            seed = np.random.default_rng(1).uniform(-1, 1, tuple(out.shape)).astype(
+                np.float32)
+            out.backward(lib.tensor(seed, dtype=out.dtype))
+            grads.append([t.grad for t in ts])
+    return results, grads
+
+
+@pytest.mark.parametrize("fmt", ["xyxy", "xywh", "cxcywh"])
+def test_box_area_iou_and_convert(fmt):
+    rng = np.random.default_rng(0)
+    b1, b2 = _boxes(rng, 5, fmt), _boxes(rng, 7, fmt)
+    for name, arrays, kw in (("box_area", [b1], {"fmt": fmt}),
+                             ("box_iou", [b1, b2], {"fmt": fmt})):
+        (ref, got), grads = _both(name, arrays, **kw)
+        assert_close(got, ref, msg=name)
+        for g_ref, g_got in zip(*grads):
+            assert_close(g_got, g_ref, atol=1e-5, msg=f"{name} grad")
+    for out_fmt in ("xyxy", "xywh", "cxcywh"):
+        (ref, got), grads = _both("box_convert", [b1], fmt, out_fmt)
+        assert_close(got, ref)
+        for g_ref, g_got in zip(*grads):
+            assert_close(g_got, g_ref)
+
+
+@pytest.mark.parametrize("name", ["generalized_box_iou", "distance_box_iou", "complete_box_iou"])
+def test_pairwise_ious_values_and_gradients(name):
+    rng = np.random.default_rng(2)
+    b1, b2 = _boxes(rng, 4), _boxes(rng, 6)
+    b2[0] = b1[0]   # one identical pair (IoU 1)
+    (ref, got), grads = _both(name, [b1, b2])
+    assert_close(got, ref, atol=1e-6)
+    for g_ref, g_got in zip(*grads):
+        assert_close(g_got, g_ref, atol=1e-5)
+
+
+def test_batched_boxes_and_dtypes():
+    rng = np.random.default_rng(3)
+    b1 = np.stack([_boxes(rng, 3), _boxes(rng, 3)])   # (2, 3, 4) against (2, 5, 4)
+    b2 = np.stack([_boxes(rng, 5), _boxes(rng, 5)])
+    (ref, got), _ = _both("box_iou", [b1, b2], grad=False)
+    assert got.shape == (2, 3, 5)
+    assert_close(got, ref)
+    ints = np.round(_boxes(rng, 4)).astype(np.int16)   # upcast to int32, as torchvision
+    (ref, got), _ = _both("box_area", [ints], grad=False)
+    assert got.dtype == jtorch.int32
+    assert_close(got, ref)
+    half = _boxes(rng, 4).astype(np.float16)
+    (ref, got), _ = _both("box_iou", [half, half], grad=False)
+    assert got.dtype == jtorch.float32
+    assert_close(got, ref)
+
+
+def test_clip_remove_small_and_masks_to_boxes():
+    rng = np.random.default_rng(4)
+    boxes = rng.uniform(-5, 30, (6, 4)).astype(np.float32)
+    (ref, got), grads = _both("clip_boxes_to_image", [boxes], (20, 25))
+    assert_close(got, ref)
+    assert_close(grads[1][0], grads[0][0])
+    small = _boxes(rng, 8)
+    (ref, got), _ = _both("remove_small_boxes", [small], 4.0, grad=False)
+    assert got.dtype == jtorch.int64
+    assert_close(got, ref)
+    masks = np.zeros((3, 9, 11), np.uint8)
+    masks[0, 2:5, 3:8] = 1
+    masks[1, 7, 0] = 5      # one pixel; masks[2] empty
+    (ref, got), _ = _both("masks_to_boxes", [masks], grad=False)
+    assert_close(got, ref)
+    (ref, got), _ = _both("masks_to_boxes", [np.zeros((0, 4, 4), np.uint8)], grad=False)
+    assert tuple(got.shape) == (0, 4) and got.dtype == jtorch.float32
+
+
+@pytest.mark.parametrize("alpha,gamma,reduction", [(0.25, 2, "none"), (-1, 1.5, "mean"),
+                                                   (0.5, 0, "sum")])
+def test_sigmoid_focal_loss(alpha, gamma, reduction):
+    rng = np.random.default_rng(5)
+    logits = rng.normal(0, 2, (4, 6)).astype(np.float32)
+    targets = (rng.uniform(size=(4, 6)) > 0.7).astype(np.float32)
+    results, grads = [], []
+    for lib, ops in ((torch, tv.ops), (jtorch, jtorch.vision.ops)):
+        x = lib.tensor(logits, requires_grad=True)
+        out = ops.sigmoid_focal_loss(x, lib.tensor(targets), alpha, gamma, reduction)
+        out.sum().backward()
+        results.append(out)
+        grads.append(x.grad)
+    assert_close(results[1], results[0])
+    assert_close(grads[1], grads[0])
+
+
+def test_errors_as_torchvision():
+    b = np.zeros((1, 4), np.float32)
+    for name, args in (("box_area", ([b], {"fmt": "xyz"})),
+                       ("box_convert", ([b, "xyxy", "abc"], {})),
+                       ("sigmoid_focal_loss", ([b, b, 2.0], {}))):
+        arrays, kw = args
+        errors = []
+        for lib, ops in ((torch, tv.ops), (jtorch, jtorch.vision.ops)):
+            with pytest.raises(ValueError) as e:
+                getattr(ops, name)(lib.tensor(arrays[0]), *[
+                    lib.tensor(a) if isinstance(a, np.ndarray) else a for a in arrays[1:]], **kw)
+            errors.append(str(e.value))
+        assert errors[1] == errors[0], name
+    with pytest.raises(NotImplementedError, match="rotated"):
+        jtorch.vision.ops.box_iou(jtorch.zeros(1, 5), jtorch.zeros(1, 5), fmt="cxcywhr")
+
+
+@pytest.mark.parametrize("module", ["datasets", "ops", "utils"])
+def test_every_torchvision_name_works_or_says_not_implemented(module):
+    theirs = importlib.import_module(f"torchvision.{module}")
+    ours = importlib.import_module(f"jtorch.vision.{module}")
+    for name in theirs.__all__:
+        if name.startswith("_"):
+            continue
+        try:
+            getattr(ours, name)
+        except NotImplementedAttribute as e:
+            assert f"torchvision.{module}.{name}" in str(e)
+    with pytest.raises(AttributeError) as e:
+        ours.no_such_name   # noqa: B018
+    assert not isinstance(e.value, NotImplementedError)
