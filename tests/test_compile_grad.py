@@ -152,3 +152,28 @@ def test_second_call_runs_the_first_calls_program_on_a_committed_device(caplog):
     np.testing.assert_array_equal(losses, ref_losses)
     for a, b in zip(params, ref_params):
         np.testing.assert_array_equal(a, b)
+
+
+def test_backward_inside_gives_the_tensor_arguments_their_grad_as_torch_compile():
+    """A compiled step that runs backward itself fills (and accumulates into) the .grad of the
+    leaf tensors it was passed, and reads it as the eager step would (FGSM's x + eps *
+    x.grad.sign()); before, the arguments' gradients were dropped."""
+    (xs,) = _data(3, (4,))
+    results = {}
+    for lib in (torch, jtorch):
+        def fgsm(x, eps):
+            loss = (x ** 3 - 2 * x).sum()
+            loss.backward()
+            return (x + eps * x.grad.sign()).detach(), loss.detach()
+
+        step = lib.compile(fgsm)
+        x = lib.tensor(xs, requires_grad=True)
+        first = step(x, 0.1)
+        grad_once = x.grad.clone()
+        second = step(x, 0.1)   # .grad now exists: backward adds to it, the step reads the sum
+        results[lib] = [t.numpy() for t in (*first, grad_once, *second, x.grad)]
+        x.grad = None
+        step(x, 0.1)
+        results[lib].append(x.grad.numpy())
+    for got, ref in zip(results[jtorch], results[torch]):
+        np.testing.assert_allclose(got, ref, rtol=1e-6)

@@ -144,18 +144,26 @@ class _Entry:
     def run(self, leaves):
         st = self.st
         args = ([t._array for t in st.tensors], [p._grad._value for p in self.grads_in],
-                st.hyper_arrays(self.device), [x._value for x in leaves if isinstance(x, Tensor)])
+                st.hyper_arrays(self.device), _input_arrays(leaves))
         try:
-            outs, new_state, new_grads = self.jitted(*args)
+            outs, new_state, new_grads, input_grads = self.jitted(*args)
         except ValueError:   # (free when nothing is raised) JAX's "incompatible devices"
             state = _place_neutral(st.tensors, args[0], self.device)
             if state is args[0]:
                 raise
-            outs, new_state, new_grads = self.jitted(state, *args[1:])
+            outs, new_state, new_grads, input_grads = self.jitted(state, *args[1:])
         _write_back(self.post, new_state, new_grads)
+        _write_input_grads(leaves, input_grads)
         for fn, obj, a, k in self.replays:
             fn(obj, *a, **k)
         return _outputs(self.out_tree, self.out_static, outs, self.out_device)
+
+
+def _input_arrays(leaves):
+    """The program's inputs: the tensor arguments' values, then the ``.grad`` values of those
+    that have one (``_grad_leaves``)."""
+    return [x._value for x in leaves if isinstance(x, Tensor)] + \
+        [x._grad._value for x in _grad_leaves(leaves) if x._grad is not None]
 
 
 def _place_neutral(tensors, arrays, device):
@@ -184,6 +192,19 @@ def _write_back(post, new_state, new_grads):
                 p._grad = Tensor._make(g, p._device)
 
 
+def _grad_leaves(leaves):
+    """The tensor arguments a backward in the step gives a ``.grad``: leaves that require grad
+    (as in PyTorch; a non-leaf argument is a leaf of the traced step)."""
+    return [x for x in leaves if isinstance(x, Tensor) and x._requires_grad and x._node is None]
+
+
+def _write_input_grads(leaves, grads):
+    """The arguments' ``.grad`` after the step: each grad-requiring leaf's, as the program
+    computed it (its ``.grad`` before the call was the program's starting value)."""
+    for x, g in zip(_grad_leaves(leaves), grads):
+        x._grad = None if g is None else Tensor._make(g, x._device)
+
+
 def _outputs(tree, static, arrays, device):
     return rebuild(tree, static, [Tensor._make(a, device) for a in arrays])
 
@@ -194,7 +215,7 @@ def _grads_and_values(params):
     return [(p._grad, None if p._grad is None else p._grad._array, p._array) for p in params]
 
 
-def _wants_vjp(out, st, before, inputs):
+def _wants_vjp(out, st, before, inputs, inputs_before):
     """Whether a traced call returned tensors that require grad (grad mode on) without running
     backward itself (no ``.grad`` and no parameter changed): then autograd must reach through
     its outputs."""
@@ -203,9 +224,9 @@ def _wants_vjp(out, st, before, inputs):
     if not any(isinstance(o, Tensor) and o._requires_grad
                for o in jax.tree_util.tree_leaves(out, is_leaf=is_leaf)):
         return False
-    after = _grads_and_values(st.grad_params)
-    return all(a is b for x, y in zip(before, after) for a, b in zip(x, y)) and \
-        all(x._grad is None for x in inputs if isinstance(x, Tensor))
+    pairs = zip(before + inputs_before,
+                _grads_and_values(st.grad_params) + _grads_and_values(_grad_leaves(inputs)))
+    return all(a is b for x, y in pairs for a, b in zip(x, y))
 
 
 class _NeedsVjp(Exception):
@@ -366,7 +387,8 @@ class CompiledFunction:
 
     @staticmethod
     def _key(st, leaves, treedef):
-        return (st.signature(), spec(leaves), treedef, STATE.grad_enabled, stats.amp_key())
+        return (st.signature(), spec(leaves), treedef, STATE.grad_enabled, stats.amp_key(),
+                tuple(x._grad is None for x in _grad_leaves(leaves)))
 
     def _probe(self, args, kwargs, leaves, treedef):
         """The ``first_call.Plan`` of the state this call creates (from ``jax.eval_shape`` of
@@ -410,8 +432,9 @@ class CompiledFunction:
         arguments = state, grads, st.hyper_arrays(device), inputs
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
-            outs, new_state, new_grads = jitted(*arguments)
+            outs, new_state, new_grads, input_grads = jitted(*arguments)
         _write_back(rec["post"], new_state, new_grads)
+        _write_input_grads(leaves, input_grads)
         # (every output of a program is on its device: read once, from the first)
         out_device = of_array(outs[0]) if outs else None
         entry = _Entry(st, rec["grads_in"], rec["post"], jitted, rec["out_tree"],
@@ -452,10 +475,14 @@ class CompiledFunction:
                         new_leaves.append(y)
                     else:
                         new_leaves.append(x)
+                for x, y in zip(_grad_leaves(leaves), _grad_leaves(new_leaves)):
+                    if x._grad is not None:   # (the call's existing .grad: backward adds to it)
+                        y._grad = Tensor._make(next(it), x._device)
                 a2, k2 = jax.tree_util.tree_unflatten(treedef, new_leaves)
                 before = _grads_and_values(st.grad_params)
+                inputs_before = _grads_and_values(_grad_leaves(new_leaves))
                 out = fn(*a2, **k2)
-                if _wants_vjp(out, st, before, new_leaves):
+                if _wants_vjp(out, st, before, new_leaves, inputs_before):
                     raise _NeedsVjp
                 if guessed is not None and not guessed.took_effect(
                         {id(t): a for t, a in zip(st.tensors, state_arrs)},
@@ -468,10 +495,12 @@ class CompiledFunction:
                 rec.update(post=post, replays=list(ctx.replays))
                 return (outs, [t._value for t in post.tensors],
                         [None if p._grad is None else p._grad._value
-                         for p in post.grad_params])
+                         for p in post.grad_params],
+                        [None if y._grad is None else y._grad._value
+                         for y in _grad_leaves(new_leaves)])
 
         arguments = ([t._array for t in st.tensors], [p._grad._value for p in grads_in],
-                     st.hyper_values(), [x._value for x in leaves if isinstance(x, Tensor)])
+                     st.hyper_values(), _input_arrays(leaves))
         return pure, rec, arguments
 
     # ------------------------------------------------------------------ fallback
