@@ -158,3 +158,25 @@ def test_every_torchvision_name_works_or_says_not_implemented(module):
     with pytest.raises(AttributeError) as e:
         ours.no_such_name   # noqa: B018
     assert not isinstance(e.value, NotImplementedError)
+
+
+def test_box_functions_compile_to_the_eager_values():
+    rng = np.random.default_rng(6)
+    b1 = jtorch.tensor(_boxes(rng, 4), requires_grad=True)
+    b2 = jtorch.tensor(_boxes(rng, 5))
+    masks = jtorch.tensor((rng.uniform(size=(2, 6, 7)) > 0.8).astype(np.uint8))
+
+    def step(b1, b2, masks):
+        ops = jtorch.vision.ops
+        loss = ops.complete_box_iou(b1, b2).sum() + ops.generalized_box_iou(b1, b2).sum() \
+            + ops.sigmoid_focal_loss(b1, (b1 > 10).float(), reduction="mean")
+        loss.backward()
+        return loss, ops.masks_to_boxes(masks), ops.clip_boxes_to_image(b1, (15, 15))
+
+    eager = step(b1, b2, masks)
+    eager_grad = b1.grad.clone()
+    b1.grad = None
+    compiled = jtorch.compile(step)(b1, b2, masks)
+    for e, c in zip(eager, compiled):
+        assert_close(c, e, atol=1e-6)
+    assert_close(b1.grad, eager_grad, atol=1e-6)

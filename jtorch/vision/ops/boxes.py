@@ -14,9 +14,14 @@ from __future__ import annotations
 
 import math
 
-import jtorch
+import jtorch.nn.functional as F
+from jtorch.autograd.grad_mode import no_grad
 
+from ..._core.dtypes import float32, float64, int32, int64
 from ..._core.errors import not_implemented
+from ..._ops.compare import maximum, minimum, where
+from ..._ops.creation import zeros, zeros_like
+from ..._ops.shape_copy import stack
 
 _AXIS_ALIGNED = ("xyxy", "xywh", "cxcywh")
 _ROTATED = ("xywhr", "cxcywhr", "xyxyxyxy")
@@ -25,8 +30,8 @@ _ROTATED = ("xywhr", "cxcywhr", "xyxyxyxy")
 def _upcast(t):
     """``t`` in a dtype wide enough for products of coordinates (as torchvision's)."""
     if t.is_floating_point():
-        return t if t.dtype in (jtorch.float32, jtorch.float64) else t.float()
-    return t if t.dtype in (jtorch.int32, jtorch.int64) else t.int()
+        return t if t.dtype in (float32, float64) else t.float()
+    return t if t.dtype in (int32, int64) else t.int()
 
 
 def _corners(boxes, fmt):
@@ -66,7 +71,7 @@ def box_convert(boxes, in_fmt, out_fmt):
         parts = (x1, y1, x2 - x1, y2 - y1)
     else:
         parts = ((x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1)
-    return jtorch.stack(parts, dim=-1)
+    return stack(parts, dim=-1)
 
 
 def box_area(boxes, fmt="xyxy"):
@@ -84,7 +89,7 @@ def _inter_union(boxes1, boxes2, fmt="xyxy"):
     area1, area2 = box_area(boxes1, fmt=fmt), box_area(boxes2, fmt=fmt)
     lt1, rb1 = _corners(boxes1[..., None, :], fmt)
     lt2, rb2 = _corners(boxes2[..., None, :, :], fmt)
-    wh = _upcast(jtorch.min(rb1, rb2) - jtorch.max(lt1, lt2)).clamp(min=0)
+    wh = _upcast(minimum(rb1, rb2) - maximum(lt1, lt2)).clamp(min=0)
     inter = wh[..., 0] * wh[..., 1]
     return inter, area1[..., None] + area2[..., None, :] - inter
 
@@ -103,8 +108,8 @@ def box_iou(boxes1, boxes2, fmt="xyxy"):
 
 def _enclosing_wh(boxes1, boxes2):
     """Width and height of the smallest box enclosing each pair (xyxy): ``(..., N, M, 2)``."""
-    lt = jtorch.min(boxes1[..., None, :2], boxes2[..., None, :, :2])
-    rb = jtorch.max(boxes1[..., None, 2:], boxes2[..., None, :, 2:])
+    lt = minimum(boxes1[..., None, :2], boxes2[..., None, :, :2])
+    rb = maximum(boxes1[..., None, 2:], boxes2[..., None, :, 2:])
     return _upcast(rb - lt).clamp(min=0)
 
 
@@ -143,8 +148,8 @@ def complete_box_iou(boxes1, boxes2, eps=1e-7):
     h1 = boxes1[..., None, 3] - boxes1[..., None, 1]
     w2 = boxes2[..., None, :, 2] - boxes2[..., None, :, 0]
     h2 = boxes2[..., None, :, 3] - boxes2[..., None, :, 1]
-    v = (4 / math.pi ** 2) * jtorch.pow(jtorch.atan(w1 / h1) - jtorch.atan(w2 / h2), 2)
-    with jtorch.no_grad():
+    v = (4 / math.pi ** 2) * ((w1 / h1).atan() - (w2 / h2).atan()) ** 2
+    with no_grad():
         alpha = v / (1 - iou + v + eps)
     return diou - alpha * v
 
@@ -154,20 +159,20 @@ def clip_boxes_to_image(boxes, size):
     height, width = size
     xs = boxes[..., 0::2].clamp(min=0, max=width)
     ys = boxes[..., 1::2].clamp(min=0, max=height)
-    return jtorch.stack((xs, ys), dim=boxes.dim()).reshape(boxes.shape)
+    return stack((xs, ys), dim=boxes.dim()).reshape(boxes.shape)
 
 
 def remove_small_boxes(boxes, min_size):
     """Indices of the boxes (xyxy) whose width and height are both at least ``min_size``."""
     w, h = boxes[..., 2] - boxes[..., 0], boxes[..., 3] - boxes[..., 1]
-    return jtorch.where((w >= min_size) & (h >= min_size))[0]
+    return where((w >= min_size) & (h >= min_size))[0]
 
 
 def masks_to_boxes(masks):
     """The xyxy box (float32) around the nonzero pixels of each of ``masks`` (N, H, W); an
     empty mask gives zeros."""
     if masks.numel() == 0:
-        return jtorch.zeros((0, 4), device=masks.device, dtype=jtorch.float)
+        return zeros((0, 4), device=masks.device, dtype=float32)
     _, h, w = masks.shape
     present = masks.bool()
     rows, cols = present.any(dim=2), present.any(dim=1)
@@ -175,8 +180,8 @@ def masks_to_boxes(masks):
     first_y, first_x = rows.float().argmax(dim=1), cols.float().argmax(dim=1)
     last_y = (h - 1) - rows.float().flip(dims=[1]).argmax(dim=1)
     last_x = (w - 1) - cols.float().flip(dims=[1]).argmax(dim=1)
-    boxes = jtorch.stack([first_x, first_y, last_x, last_y], dim=1).float()
-    return jtorch.where(rows.any(dim=1)[:, None], boxes, jtorch.zeros_like(boxes))
+    boxes = stack([first_x, first_y, last_x, last_y], dim=1).float()
+    return where(rows.any(dim=1)[:, None], boxes, zeros_like(boxes))
 
 
 def sigmoid_focal_loss(inputs, targets, alpha=0.25, gamma=2, reduction="none"):
@@ -185,9 +190,8 @@ def sigmoid_focal_loss(inputs, targets, alpha=0.25, gamma=2, reduction="none"):
     if not (0 <= alpha <= 1) and alpha != -1:
         raise ValueError(f"Invalid alpha value: {alpha}. alpha must be in the range [0,1] or -1 "
                          "for ignore.")
-    p = jtorch.sigmoid(inputs)
-    ce = jtorch.nn.functional.binary_cross_entropy_with_logits(inputs, targets,
-                                                               reduction="none")
+    p = inputs.sigmoid()
+    ce = F.binary_cross_entropy_with_logits(inputs, targets, reduction="none")
     p_t = p * targets + (1 - p) * (1 - targets)
     loss = ce * ((1 - p_t) ** gamma)
     if alpha >= 0:
