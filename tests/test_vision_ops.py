@@ -127,11 +127,38 @@ def test_sigmoid_focal_loss(alpha, gamma, reduction):
     assert_close(grads[1], grads[0])
 
 
+@pytest.mark.parametrize("name", ["generalized_box_iou_loss", "distance_box_iou_loss",
+                                  "complete_box_iou_loss"])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_box_losses_values_and_gradients(name, reduction):
+    rng = np.random.default_rng(7)
+    pred, target = _boxes(rng, 6), _boxes(rng, 6)
+    target[0] = pred[0]                       # a perfect match
+    target[1] = pred[1] + [30, 30, 30, 30]    # no overlap (the intersection's mask)
+    (ref, got), grads = _both(name, [pred, target], reduction=reduction)
+    assert_close(got, ref, atol=1e-6)
+    for g_ref, g_got in zip(*grads):
+        assert_close(g_got, g_ref, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["generalized_box_iou_loss", "distance_box_iou_loss",
+                                  "complete_box_iou_loss"])
+def test_box_losses_empty_mean_and_integer_boxes(name):
+    empty = np.zeros((0, 4), np.float32)
+    (ref, got), _ = _both(name, [empty, empty], reduction="mean", grad=False)
+    assert_close(got, ref)
+    ints = np.round(_boxes(np.random.default_rng(8), 4) * 3).astype(np.int64)
+    (ref, got), _ = _both(name, [ints, ints[::-1].copy()], reduction="none", grad=False)
+    assert got.dtype == jtorch.float32
+    assert_close(got, ref)
+
+
 def test_errors_as_torchvision():
     b = np.zeros((1, 4), np.float32)
     for name, args in (("box_area", ([b], {"fmt": "xyz"})),
                        ("box_convert", ([b, "xyxy", "abc"], {})),
-                       ("sigmoid_focal_loss", ([b, b, 2.0], {}))):
+                       ("sigmoid_focal_loss", ([b, b, 2.0], {})),
+                       ("generalized_box_iou_loss", ([b, b], {"reduction": "max"}))):
         arrays, kw = args
         errors = []
         for lib, ops in ((torch, tv.ops), (jtorch, jtorch.vision.ops)):

@@ -1,12 +1,17 @@
 """``torchvision.ops``: the layers torchvision's classification models are built from, the
-box functions and the focal loss.
+box functions, the box losses and the focal loss.
 
 Differences from torchvision: the detection operators (``nms``, ``batched_nms``,
-``roi_align``, ``roi_pool``, ``deform_conv2d``...), the box losses and the other names in
+``roi_align``, ``roi_pool``, ``deform_conv2d``...) and the other names in
 ``_NOT_IMPLEMENTED`` raise NotImplementedError.
 """
 
 from ..._core.errors import missing_function, missing_names
+from .box_losses import (
+           complete_box_iou_loss as complete_box_iou_loss,
+           distance_box_iou_loss as distance_box_iou_loss,
+           generalized_box_iou_loss as generalized_box_iou_loss,
+)
 from .boxes import (
            box_area as box_area,
            box_convert as box_convert,
@@ -34,8 +39,9 @@ from .stochastic_depth import (
 
 __all__ = ["Conv2dNormActivation", "Conv3dNormActivation", "FrozenBatchNorm2d", "MLP",
            "Permute", "SqueezeExcitation", "StochasticDepth", "box_area", "box_convert",
-           "box_iou", "clip_boxes_to_image", "complete_box_iou", "distance_box_iou",
-           "generalized_box_iou", "masks_to_boxes", "remove_small_boxes", "sigmoid_focal_loss",
+           "box_iou", "clip_boxes_to_image", "complete_box_iou", "complete_box_iou_loss",
+           "distance_box_iou", "distance_box_iou_loss", "generalized_box_iou",
+           "generalized_box_iou_loss", "masks_to_boxes", "remove_small_boxes", "sigmoid_focal_loss",
            "stochastic_depth"]
 
 nms = missing_function("torchvision.ops.nms")
@@ -47,7 +53,6 @@ deform_conv2d = missing_function("torchvision.ops.deform_conv2d")
 # torchvision 0.28's other public names (its __all__)
 _NOT_IMPLEMENTED = (
     "DeformConv2d", "DropBlock2d", "DropBlock3d", "FeaturePyramidNetwork", "MultiScaleRoIAlign",
-    "PSRoIAlign", "PSRoIPool", "RoIAlign", "RoIPool", "complete_box_iou_loss",
-    "distance_box_iou_loss", "drop_block2d", "drop_block3d", "generalized_box_iou_loss",
+    "PSRoIAlign", "PSRoIPool", "RoIAlign", "RoIPool", "drop_block2d", "drop_block3d",
     "ps_roi_align", "ps_roi_pool")
 __getattr__ = missing_names("torchvision.ops", _NOT_IMPLEMENTED)

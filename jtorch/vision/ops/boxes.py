@@ -196,10 +196,18 @@ def sigmoid_focal_loss(inputs, targets, alpha=0.25, gamma=2, reduction="none"):
     loss = ce * ((1 - p_t) ** gamma)
     if alpha >= 0:
         loss = (alpha * targets + (1 - alpha) * (1 - targets)) * loss
+    return reduce_loss(loss, reduction)
+
+
+def reduce_loss(loss, reduction, empty_mean=None):
+    """``loss`` reduced as torchvision's losses do (``"none"``, ``"mean"``, ``"sum"``); with
+    ``empty_mean``, the mean of an empty loss is that (torchvision's box losses: 0, with the
+    loss's graph)."""
     if reduction == "none":
         return loss
     if reduction == "mean":
-        return loss.mean()
+        return loss.mean() if empty_mean is None or loss.numel() > 0 else \
+            empty_mean * loss.sum()
     if reduction == "sum":
         return loss.sum()
     raise ValueError(f"Invalid Value for arg 'reduction': '{reduction} \n Supported reduction "
