@@ -207,3 +207,73 @@ def test_box_functions_compile_to_the_eager_values():
     for e, c in zip(eager, compiled):
         assert_close(c, e, atol=1e-6)
     assert_close(b1.grad, eager_grad, atol=1e-6)
+
+
+def _nms_reference(boxes, scores, thr):
+    """Greedy NMS as torchvision's CPU kernel loops (written out in NumPy, the boxes' dtype):
+    by decreasing score, keep a box unless a kept box overlaps it with IoU > thr."""
+    order = np.argsort(-scores, kind="stable")
+    x1, y1, x2, y2 = boxes.T
+    area = (x2 - x1) * (y2 - y1)
+    suppressed = np.zeros(len(boxes), bool)
+    keep = []
+    for a, i in enumerate(order):
+        if suppressed[i]:
+            continue
+        keep.append(i)
+        for j in order[a + 1:]:
+            w = max(boxes.dtype.type(0), min(x2[i], x2[j]) - max(x1[i], x1[j]))
+            h = max(boxes.dtype.type(0), min(y2[i], y2[j]) - max(y1[i], y1[j]))
+            inter = w * h
+            if float(inter / (area[i] + area[j] - inter)) > thr:   # (C++: float vs double)
+                suppressed[j] = True
+    return np.array(keep, np.int64)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("thr", [0.0, 0.3, 0.5, 0.9])
+def test_nms_keeps_what_the_greedy_loop_keeps(dtype, thr):
+    rng = np.random.default_rng(9)
+    boxes = _boxes(rng, 60, dtype=dtype) / 2   # crowded: many overlaps
+    scores = rng.uniform(size=60).astype(dtype)
+    scores[10:14] = scores[3]                  # ties keep their order (stable)
+    got = jtorch.vision.ops.nms(jtorch.tensor(boxes), jtorch.tensor(scores), thr)
+    assert got.dtype == jtorch.int64
+    np.testing.assert_array_equal(got.numpy(), _nms_reference(boxes, scores, thr))
+
+
+def test_nms_by_hand_edge_cases_and_errors():
+    nms = jtorch.vision.ops.nms
+    # boxes 0 and 1 overlap with IoU exactly 0.5 (intersection 1, union 2): not suppressed at
+    # threshold 0.5 (only an IoU strictly above it suppresses), suppressed at 0.49
+    boxes = jtorch.tensor([[0.0, 0.0, 2.0, 1.0], [1.0, 0.0, 2.0, 1.0], [5.0, 5.0, 6.0, 6.0]])
+    scores = jtorch.tensor([0.9, 0.8, 0.7])
+    assert nms(boxes, scores, 0.5).tolist() == [0, 1, 2]
+    assert nms(boxes, scores, 0.49).tolist() == [0, 2]
+    # IoU 3/10 in float32 is 0.30000001: above the double 0.3 the kernel compares it with
+    assert nms(jtorch.tensor([[0.0, 0.0, 10.0, 1.0], [0.0, 0.0, 3.0, 1.0]]),
+               jtorch.tensor([0.9, 0.8]), 0.3).tolist() == [0]
+    assert nms(jtorch.zeros(0, 4), jtorch.zeros(0), 0.5).tolist() == []
+    for b, s, msg in ((jtorch.zeros(3), jtorch.zeros(3), "boxes should be a 2d tensor, got 1D"),
+                      (jtorch.zeros(3, 5), jtorch.zeros(3), "boxes should have 4 elements"),
+                      (jtorch.zeros(3, 4), jtorch.zeros(2), "boxes and scores should have same"),
+                      (jtorch.zeros(3, 4), jtorch.zeros(3, dtype=jtorch.float64),
+                       "dets should have the same type as scores")):
+        with pytest.raises(RuntimeError, match=msg):
+            nms(b, s, 0.5)
+    with pytest.raises(Exception, match="nms"):
+        jtorch.compile(lambda b, s: nms(b, s, 0.5), fullgraph=True)(boxes, scores)
+
+
+@pytest.mark.parametrize("n", [50, 1200])   # torchvision's two ways: under and over 4000 values
+def test_batched_nms_never_suppresses_across_categories(n):
+    rng = np.random.default_rng(10)
+    boxes = _boxes(rng, n) / 3
+    scores = rng.uniform(size=n).astype(np.float32)
+    idxs = rng.integers(0, 4, n)
+    got = jtorch.vision.ops.batched_nms(jtorch.tensor(boxes), jtorch.tensor(scores),
+                                        jtorch.tensor(idxs), 0.4).numpy()
+    expected = np.concatenate([np.nonzero(idxs == c)[0][_nms_reference(
+        boxes[idxs == c], scores[idxs == c], 0.4)] for c in range(4)])
+    expected = expected[np.argsort(-scores[expected], kind="stable")]
+    np.testing.assert_array_equal(got, expected)

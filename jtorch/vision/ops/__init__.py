@@ -1,9 +1,9 @@
 """``torchvision.ops``: the layers torchvision's classification models are built from, the
 box functions, the box losses and the focal loss.
 
-Differences from torchvision: the detection operators (``nms``, ``batched_nms``,
-``roi_align``, ``roi_pool``, ``deform_conv2d``...) and the other names in
-``_NOT_IMPLEMENTED`` raise NotImplementedError.
+Differences from torchvision: ``nms`` and ``batched_nms`` run eagerly only (their output's
+length depends on the values); the other detection operators (``roi_align``, ``roi_pool``,
+``deform_conv2d``...) and the names in ``_NOT_IMPLEMENTED`` raise NotImplementedError.
 """
 
 from ..._core.errors import missing_function, missing_names
@@ -32,20 +32,19 @@ from .misc import (
            Permute as Permute,
            SqueezeExcitation as SqueezeExcitation,
 )
+from .nms import batched_nms as batched_nms, nms as nms
 from .stochastic_depth import (
            StochasticDepth as StochasticDepth,
            stochastic_depth as stochastic_depth,
 )
 
-__all__ = ["Conv2dNormActivation", "Conv3dNormActivation", "FrozenBatchNorm2d", "MLP",
-           "Permute", "SqueezeExcitation", "StochasticDepth", "box_area", "box_convert",
+__all__ = ["Conv2dNormActivation", "Conv3dNormActivation", "FrozenBatchNorm2d", "MLP", "Permute",
+           "SqueezeExcitation", "StochasticDepth", "batched_nms", "box_area", "box_convert",
            "box_iou", "clip_boxes_to_image", "complete_box_iou", "complete_box_iou_loss",
            "distance_box_iou", "distance_box_iou_loss", "generalized_box_iou",
-           "generalized_box_iou_loss", "masks_to_boxes", "remove_small_boxes", "sigmoid_focal_loss",
-           "stochastic_depth"]
+           "generalized_box_iou_loss", "masks_to_boxes", "nms", "remove_small_boxes",
+           "sigmoid_focal_loss", "stochastic_depth"]
 
-nms = missing_function("torchvision.ops.nms")
-batched_nms = missing_function("torchvision.ops.batched_nms")
 roi_align = missing_function("torchvision.ops.roi_align")
 roi_pool = missing_function("torchvision.ops.roi_pool")
 deform_conv2d = missing_function("torchvision.ops.deform_conv2d")
