@@ -177,3 +177,28 @@ def test_backward_inside_gives_the_tensor_arguments_their_grad_as_torch_compile(
         results[lib].append(x.grad.numpy())
     for got, ref in zip(results[jtorch], results[torch]):
         np.testing.assert_allclose(got, ref, rtol=1e-6)
+
+
+def test_backward_reaching_a_non_leaf_argument_runs_eagerly_with_torch_compiles_grads():
+    """A backward inside the compiled function that reaches a tensor argument made by earlier
+    ops carries its gradient on into that graph in PyTorch; the program cannot, so the call
+    runs eagerly, with a warning, and the leaves behind the argument get PyTorch's grads."""
+    (ws,) = _data(4, (3,))
+    grads = {}
+    for lib in (torch, jtorch):
+        w = lib.tensor(ws, requires_grad=True)
+
+        def step(h):
+            (h * h).sum().backward()
+            return h.detach() * 2
+
+        f = lib.compile(step)
+        if lib is jtorch:
+            with pytest.warns(UserWarning, match="not a leaf"):
+                out = f(w * 3)
+        else:
+            out = f(w * 3)
+        out2 = f(w * 3)   # (jtorch: the same key runs eagerly at once, no second warning)
+        grads[lib] = [w.grad.numpy().copy(), out.detach().numpy(), out2.detach().numpy()]
+    for got, ref in zip(grads[jtorch], grads[torch]):
+        np.testing.assert_allclose(got, ref, rtol=1e-6)

@@ -482,6 +482,11 @@ class CompiledFunction:
                 before = _grads_and_values(st.grad_params)
                 inputs_before = _grads_and_values(_grad_leaves(new_leaves))
                 out = fn(*a2, **k2)
+                if any(isinstance(x, Tensor) and x._node is not None and y._grad is not None
+                       for x, y in zip(leaves, new_leaves)):
+                    raise Unsupported("a backward inside it reached a tensor argument that is "
+                                      "not a leaf; eager PyTorch carries its gradient on into "
+                                      "the graph that made it")
                 if _wants_vjp(out, st, before, new_leaves, inputs_before):
                     raise _NeedsVjp
                 if guessed is not None and not guessed.took_effect(
