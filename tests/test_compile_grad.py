@@ -202,3 +202,24 @@ def test_backward_reaching_a_non_leaf_argument_runs_eagerly_with_torch_compiles_
         grads[lib] = [w.grad.numpy().copy(), out.detach().numpy(), out2.detach().numpy()]
     for got, ref in zip(grads[jtorch], grads[torch]):
         np.testing.assert_allclose(got, ref, rtol=1e-6)
+
+
+def test_a_leaf_argument_after_a_non_leaf_one_gets_its_own_grad():
+    """The .grad written back belongs to the leaf argument itself, not to the traced stand-in of
+    a non-leaf argument before it (whose gradient the backward here never reaches)."""
+    (xs, ws) = _data(5, (3,), (3,))
+    grads = {}
+    for lib in (torch, jtorch):
+        w = lib.tensor(ws, requires_grad=True)
+        x = lib.tensor(xs, requires_grad=True)
+        x.grad = lib.ones(3)
+
+        def step(h, x):
+            (x * x).sum().backward()
+            return h.detach() + x.grad
+
+        out = lib.compile(step)(w * 2, x)
+        grads[lib] = [x.grad.numpy().copy(), out.numpy()]
+        assert w.grad is None
+    for got, ref in zip(grads[jtorch], grads[torch]):
+        np.testing.assert_allclose(got, ref, rtol=1e-6)

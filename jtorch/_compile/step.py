@@ -215,7 +215,7 @@ def _grads_and_values(params):
     return [(p._grad, None if p._grad is None else p._grad._array, p._array) for p in params]
 
 
-def _wants_vjp(out, st, before, inputs, inputs_before):
+def _wants_vjp(out, st, before, input_leaves, inputs_before):
     """Whether a traced call returned tensors that require grad (grad mode on) without running
     backward itself (no ``.grad`` and no parameter changed): then autograd must reach through
     its outputs."""
@@ -225,7 +225,7 @@ def _wants_vjp(out, st, before, inputs, inputs_before):
                for o in jax.tree_util.tree_leaves(out, is_leaf=is_leaf)):
         return False
     pairs = zip(before + inputs_before,
-                _grads_and_values(st.grad_params) + _grads_and_values(_grad_leaves(inputs)))
+                _grads_and_values(st.grad_params) + _grads_and_values(input_leaves))
     return all(a is b for x, y in pairs for a, b in zip(x, y))
 
 
@@ -447,6 +447,7 @@ class CompiledFunction:
         replay), and its arguments for this call. With a ``guessed`` first-call plan, the
         trace raises ``first_call.Misguessed`` where the call did not write all its state."""
         grads_in = [p for p in st.grad_params if p._grad is not None]
+        grad_xs = _grad_leaves(leaves)
         rec = {"grads_in": grads_in}
         fn = self._fn
         roots = self._roots
@@ -475,19 +476,23 @@ class CompiledFunction:
                         new_leaves.append(y)
                     else:
                         new_leaves.append(x)
-                for x, y in zip(_grad_leaves(leaves), _grad_leaves(new_leaves)):
+                # the traced stand-ins of the grad-requiring leaf arguments (paired by
+                # position: a non-leaf argument's stand-in is a leaf too, and is not one)
+                grad_ys = [y for x, y in zip(leaves, new_leaves)
+                           if any(x is g for g in grad_xs)]
+                for x, y in zip(grad_xs, grad_ys):
                     if x._grad is not None:   # (the call's existing .grad: backward adds to it)
                         y._grad = Tensor._make(next(it), x._device)
                 a2, k2 = jax.tree_util.tree_unflatten(treedef, new_leaves)
                 before = _grads_and_values(st.grad_params)
-                inputs_before = _grads_and_values(_grad_leaves(new_leaves))
+                inputs_before = _grads_and_values(grad_ys)
                 out = fn(*a2, **k2)
                 if any(isinstance(x, Tensor) and x._node is not None and y._grad is not None
                        for x, y in zip(leaves, new_leaves)):
                     raise Unsupported("a backward inside it reached a tensor argument that is "
                                       "not a leaf; eager PyTorch carries its gradient on into "
                                       "the graph that made it")
-                if _wants_vjp(out, st, before, new_leaves, inputs_before):
+                if _wants_vjp(out, st, before, grad_ys, inputs_before):
                     raise _NeedsVjp
                 if guessed is not None and not guessed.took_effect(
                         {id(t): a for t, a in zip(st.tensors, state_arrs)},
@@ -501,8 +506,7 @@ class CompiledFunction:
                 return (outs, [t._value for t in post.tensors],
                         [None if p._grad is None else p._grad._value
                          for p in post.grad_params],
-                        [None if y._grad is None else y._grad._value
-                         for y in _grad_leaves(new_leaves)])
+                        [None if y._grad is None else y._grad._value for y in grad_ys])
 
         arguments = ([t._array for t in st.tensors], [p._grad._value for p in grads_in],
                      st.hyper_values(), _input_arrays(leaves))
