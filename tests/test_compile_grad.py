@@ -159,7 +159,7 @@ def test_backward_inside_gives_the_tensor_arguments_their_grad_as_torch_compile(
     leaf tensors it was passed, and reads it as the eager step would (FGSM's x + eps *
     x.grad.sign()); before, the arguments' gradients were dropped."""
     (xs,) = _data(3, (4,))
-    results = {}
+    results, identity = {}, {}
     for lib in (torch, jtorch):
         def fgsm(x, eps):
             loss = (x ** 3 - 2 * x).sum()
@@ -169,14 +169,17 @@ def test_backward_inside_gives_the_tensor_arguments_their_grad_as_torch_compile(
         step = lib.compile(fgsm)
         x = lib.tensor(xs, requires_grad=True)
         first = step(x, 0.1)
+        grad_object = x.grad
         grad_once = x.grad.clone()
         second = step(x, 0.1)   # .grad now exists: backward adds to it, the step reads the sum
         results[lib] = [t.numpy() for t in (*first, grad_once, *second, x.grad)]
+        identity[lib] = x.grad is grad_object   # accumulated in place: the same tensor object
         x.grad = None
         step(x, 0.1)
         results[lib].append(x.grad.numpy())
     for got, ref in zip(results[jtorch], results[torch]):
         np.testing.assert_allclose(got, ref, rtol=1e-6)
+    assert identity[jtorch] == identity[torch]
 
 
 def test_backward_reaching_a_non_leaf_argument_runs_eagerly_with_torch_compiles_grads():

@@ -181,15 +181,21 @@ def _write_back(post, new_state, new_grads):
         t._array = a
         t._version_counter += 1
     for p, g in zip(post.grad_params, new_grads):
-        if g is None:
-            p._grad = None
-        else:
-            gt = p._grad
-            if gt is not None and gt._base is None and gt._node is None and not gt._requires_grad:
-                gt._array = g  # keep the grad tensor object (and its identity) across steps
-                gt._version_counter += 1
-            else:
-                p._grad = Tensor._make(g, p._device)
+        _set_grad(p, g)
+
+
+def _set_grad(t, g):
+    """Give ``t`` the ``.grad`` value ``g`` (None clears it). An existing plain ``.grad`` tensor
+    keeps its identity, as PyTorch's accumulation into it does in place."""
+    if g is None:
+        t._grad = None
+        return
+    gt = t._grad
+    if gt is not None and gt._base is None and gt._node is None and not gt._requires_grad:
+        gt._array = g
+        gt._version_counter += 1
+    else:
+        t._grad = Tensor._make(g, t._device)
 
 
 def _grad_leaves(leaves):
@@ -202,7 +208,7 @@ def _write_input_grads(leaves, grads):
     """The arguments' ``.grad`` after the step: each grad-requiring leaf's, as the program
     computed it (its ``.grad`` before the call was the program's starting value)."""
     for x, g in zip(_grad_leaves(leaves), grads):
-        x._grad = None if g is None else Tensor._make(g, x._device)
+        _set_grad(x, g)
 
 
 def _outputs(tree, static, arrays, device):
