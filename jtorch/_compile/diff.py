@@ -72,18 +72,22 @@ def trace_diff(fn, st, leaves, treedef, tape=False):
                     t._array = a
                     t._version_counter += 1
                 di, oi = iter(din_arrs), iter(other_arrs)
-                new_leaves = []
+                new_leaves, stand_ins = [], []
                 for x in leaves:
                     if isinstance(x, Tensor):
                         y = Tensor._make(next(di) if x._requires_grad else next(oi), x._device)
                         y._requires_grad = tape and x._requires_grad
                         x = y
+                        stand_ins.append((y, y._array))
                     new_leaves.append(x)
                 a2, k2 = jax.tree_util.tree_unflatten(treedef, new_leaves)
                 out = fn(*a2, **k2)
                 if any(t._array is not a for t, a in zip(diff, d_arrs)):
                     raise Unsupported("the function writes in place to a tensor that requires "
                                       "grad and returns outputs that require grad")
+                if any(y._array is not a for y, a in stand_ins):
+                    raise Unsupported("the function writes in place into a tensor argument "
+                                      "and returns outputs that require grad")
                 outs, rec["out_tree"], rec["static"] = split_outputs(out)
                 new_rest = [None if t._array is a else t._value
                             for t, a in zip(rest, r_arrs)]

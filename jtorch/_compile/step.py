@@ -25,7 +25,8 @@ import jax
 
 from .._core import errors as _compile_errors
 from .._core.device import commit_to, committed_device, of_array, placed_on
-from .._core.state import STATE, structure_epoch
+from .._core.state import STATE, grad_mode, structure_epoch
+from .._core.views import assign
 from .._tensor import Tensor
 from ..distributed._spmd import program as spmd_program
 from . import first_call, stats
@@ -134,8 +135,9 @@ class _Entry:
     """One compiled program: its slots in, its slots out, and how to rebuild outputs."""
 
     def __init__(self, st, grads_in, post, jitted, out_tree, out_static, replays, device,
-                 out_device):
+                 out_device, mutated):
         self.st, self.grads_in, self.post = st, grads_in, post
+        self.mutated = mutated   # the positions of the tensor arguments it writes in place
         self.jitted, self.out_tree, self.out_static = jitted, out_tree, out_static
         self.replays = replays
         self.device = device   # the program's committed jax.Device, or None (uncommitted)
@@ -146,14 +148,14 @@ class _Entry:
         args = ([t._array for t in st.tensors], [p._grad._value for p in self.grads_in],
                 st.hyper_arrays(self.device), _input_arrays(leaves))
         try:
-            outs, new_state, new_grads, input_grads = self.jitted(*args)
+            outs, new_state, new_grads, inputs_after = self.jitted(*args)
         except ValueError:   # (free when nothing is raised) JAX's "incompatible devices"
             state = _place_neutral(st.tensors, args[0], self.device)
             if state is args[0]:
                 raise
-            outs, new_state, new_grads, input_grads = self.jitted(state, *args[1:])
+            outs, new_state, new_grads, inputs_after = self.jitted(state, *args[1:])
         _write_back(self.post, new_state, new_grads)
-        _write_input_grads(leaves, input_grads)
+        _write_inputs(leaves, self.mutated, inputs_after)
         for fn, obj, a, k in self.replays:
             fn(obj, *a, **k)
         return _outputs(self.out_tree, self.out_static, outs, self.out_device)
@@ -204,11 +206,29 @@ def _grad_leaves(leaves):
     return [x for x in leaves if isinstance(x, Tensor) and x._requires_grad and x._node is None]
 
 
-def _write_input_grads(leaves, grads):
-    """The arguments' ``.grad`` after the step: each grad-requiring leaf's, as the program
-    computed it (its ``.grad`` before the call was the program's starting value)."""
+def _write_inputs(leaves, mutated, inputs_after):
+    """The tensor arguments after the step: the values of those it wrote in place (at
+    positions ``mutated`` among the tensor arguments), as eager code leaves them, and each
+    grad-requiring leaf's ``.grad``, as the program computed it (its ``.grad`` before the call
+    was the program's starting value)."""
+    grads, values = inputs_after
+    tensors = [x for x in leaves if isinstance(x, Tensor)]
+    with grad_mode(False):   # (a write into a view updates its base; no history is recorded)
+        for i, a in zip(mutated, values):
+            assign(tensors[i], Tensor._make(a, tensors[i]._device))
     for x, g in zip(_grad_leaves(leaves), grads):
         _set_grad(x, g)
+
+
+def _written_arguments(stand_ins):
+    """The positions of the tensor arguments the traced call wrote in place (their stand-in
+    holds another array than it was given). A write into one with autograd history cannot be
+    carried into that history by the program: such a call runs eagerly."""
+    written = [i for i, (_, y, before) in enumerate(stand_ins) if y._array is not before]
+    if any(stand_ins[i][0]._node is not None for i in written):
+        raise Unsupported("it writes in place into a tensor argument that has autograd "
+                          "history; eager PyTorch records that write in the argument's graph")
+    return written
 
 
 def _outputs(tree, static, arrays, device):
@@ -438,13 +458,13 @@ class CompiledFunction:
         arguments = state, grads, st.hyper_arrays(device), inputs
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
-            outs, new_state, new_grads, input_grads = jitted(*arguments)
+            outs, new_state, new_grads, inputs_after = jitted(*arguments)
         _write_back(rec["post"], new_state, new_grads)
-        _write_input_grads(leaves, input_grads)
+        _write_inputs(leaves, rec["mutated"], inputs_after)
         # (every output of a program is on its device: read once, from the first)
         out_device = of_array(outs[0]) if outs else None
         entry = _Entry(st, rec["grads_in"], rec["post"], jitted, rec["out_tree"],
-                       rec["static"], rec["replays"], device, out_device)
+                       rec["static"], rec["replays"], device, out_device, rec["mutated"])
         return entry, _outputs(rec["out_tree"], rec["static"], outs, out_device)
 
     def _pure(self, st, leaves, treedef, guessed=None):
@@ -492,7 +512,10 @@ class CompiledFunction:
                 a2, k2 = jax.tree_util.tree_unflatten(treedef, new_leaves)
                 before = _grads_and_values(st.grad_params)
                 inputs_before = _grads_and_values(grad_ys)
+                stand_ins = [(x, y, y._array) for x, y in zip(leaves, new_leaves)
+                             if isinstance(x, Tensor)]
                 out = fn(*a2, **k2)
+                rec["mutated"] = _written_arguments(stand_ins)
                 if any(isinstance(x, Tensor) and x._node is not None and y._grad is not None
                        for x, y in zip(leaves, new_leaves)):
                     raise Unsupported("a backward inside it reached a tensor argument that is "
@@ -512,7 +535,8 @@ class CompiledFunction:
                 return (outs, [t._value for t in post.tensors],
                         [None if p._grad is None else p._grad._value
                          for p in post.grad_params],
-                        [None if y._grad is None else y._grad._value for y in grad_ys])
+                        ([None if y._grad is None else y._grad._value for y in grad_ys],
+                         [stand_ins[i][1]._value for i in rec["mutated"]]))
 
         arguments = ([t._array for t in st.tensors], [p._grad._value for p in grads_in],
                      st.hyper_values(), _input_arrays(leaves))
