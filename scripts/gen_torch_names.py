@@ -30,7 +30,8 @@ NAMESPACES = [
     "torch.optim.lr_scheduler", "torch.autograd", "torch.cuda", "torch.backends", "torch.amp",
     "torch.func", "torch.random", "torch.testing", "torch.jit", "torch.onnx", "torch.export",
     "torch.profiler", "torch.hub", "torch.multiprocessing", "torch.distributed", "torch.cpu",
-    "torch.accelerator", "torch.version", "torch.compiler", "torch.sparse", "torch.Tensor",
+    "torch.accelerator", "torch.version", "torch.compiler", "torch.sparse", "torch.fx",
+    "torch.Tensor",
 ]
 
 

@@ -326,3 +326,22 @@ def test_loader_lengths_equal_torch():
             tkw["sampler"] = TD.RandomSampler(range(10), num_samples=7)
         n = len(TD.DataLoader(list(range(10)), **tkw))
         assert len(JD.DataLoader(list(range(10)), **kw)) == n
+
+
+DATA_CLASSES = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
+                "DistributedSampler", "IterableDataset", "RandomSampler", "Sampler",
+                "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler",
+                "TensorDataset", "WeightedRandomSampler"]
+
+
+@pytest.mark.parametrize("name", DATA_CLASSES)
+def test_data_classes_are_generic_as_torch(name):
+    """``Sampler[list[int]]``, ``Dataset[int]``...: libraries subclass them subscripted (timm's
+    ``ScheduledBatchSampler(Sampler[List[Tuple[Any, int]]])``)."""
+    t_cls, j_cls = getattr(torch.utils.data, name), getattr(jtorch.utils.data, name)
+    assert len(j_cls.__parameters__) == len(t_cls.__parameters__)
+    assert type(j_cls).__name__ == type(t_cls).__name__   # (IterableDataset: an ABC)
+    if j_cls.__parameters__:
+        class Sub(j_cls[int]):
+            pass
+        assert issubclass(Sub, j_cls)

@@ -130,3 +130,15 @@ def test_stand_ins():
             warnings.filterwarnings("ignore", category=T.jit.TracerWarning)
         with pytest.raises(TypeError, match="'NoneType' object is not iterable"):
             T.jit.trace(_fn)
+
+
+def test_jit_annotations_gives_typing_names_as_torch():
+    import torch.jit.annotations as t_ann
+
+    import jtorch.jit.annotations as j_ann
+    assert jtorch.jit.annotations is j_ann
+    for name in ("Any", "Dict", "List", "Optional", "Tuple", "Union"):
+        assert getattr(j_ann, name) is getattr(t_ann, name)
+    assert j_ann.BroadcastingList2[int] is None and t_ann.BroadcastingList2[int] is None
+    with pytest.raises(NotImplementedError, match="torch.jit.annotations.ann_to_type"):
+        j_ann.ann_to_type

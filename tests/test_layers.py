@@ -41,7 +41,7 @@ LAYERS = [
       "jtorch._weights_only", "jtorch.vision", "jtorch.func", "jtorch.distributions",
       "jtorch.testing", "jtorch.hub", "jtorch.cuda", "jtorch.cpu", "jtorch.onnx",
       "jtorch.export", "jtorch.profiler", "jtorch.backends", "jtorch.accelerator",
-      "jtorch.version", "jtorch.distributed", "jtorch.multiprocessing"]),
+      "jtorch.version", "jtorch.distributed", "jtorch.multiprocessing", "jtorch.fx"]),
     ("compile and the top floor", ["jtorch._compile", "jtorch.parity", "jtorch.compiler",
                                    "jtorch.jit", "jtorch"]),
 ]
@@ -144,7 +144,8 @@ PUBLIC_MODULES = ["jtorch", "jtorch.linalg", "jtorch.special", "jtorch.fft", "jt
                   "jtorch.utils.data", "jtorch.utils.checkpoint", "jtorch.utils.dlpack",
                   "jtorch.amp", "jtorch.func",
                   "jtorch.cuda", "jtorch.random", "jtorch.serialization", "jtorch.vision",
-                  "jtorch.compiler", "jtorch.backends", "jtorch.accelerator",
+                  "jtorch.compiler", "jtorch.backends", "jtorch.accelerator", "jtorch.fx",
+                  "jtorch.jit.annotations",
                   "jtorch.distributed", "jtorch.distributed.fsdp", "jtorch.distributed.run",
                   "jtorch.multiprocessing", "jtorch.nn.parallel"]
 

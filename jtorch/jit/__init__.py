@@ -271,9 +271,13 @@ last_executed_optimized_graph = missing_function("torch.jit.last_executed_optimi
 set_module = missing_function("torch.jit.set_module")
 jit_module_from_flatbuffer = missing_function("torch.jit.jit_module_from_flatbuffer")
 save_jit_module_to_flatbuffer = missing_function("torch.jit.save_jit_module_to_flatbuffer")
-annotations = MissingModule("torch.jit.annotations")
 frontend = MissingModule("torch.jit.frontend")
 fuser = missing_function("torch.jit.fuser")
+
+# a real submodule (`from torch.jit.annotations import List`); the __future__ feature this file
+# imported under that name goes first, or the import would return it instead
+del annotations
+from . import annotations  # noqa: E402
 
 # a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
 __getattr__ = torch_name_fallback("torch.jit")

@@ -26,11 +26,12 @@ import os
 import queue
 import time
 import warnings
+from typing import Generic
 
 from ... import accelerator
 from . import _main_guard as main_guard, _worker as worker
 from ._collate import default_collate, default_convert
-from .dataset import IterableDataset, _seed_from
+from .dataset import IterableDataset, T_co, _seed_from
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
@@ -106,7 +107,7 @@ def _make_fetcher(kind, auto_collation, collate_fn, drop_last, dataset):
 
 
 # ------------------------------------------------------------------------------ DataLoader
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """Combines a dataset and a sampler, and iterates over batches (PyTorch's arguments)."""
 
     __initialized = False

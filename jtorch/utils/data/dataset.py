@@ -12,6 +12,8 @@ import bisect
 import itertools
 import math
 import warnings
+from collections.abc import Iterable
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -22,8 +24,13 @@ from . import _worker as worker
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
 
+# PyTorch's type parameters: its dataset, sampler and loader classes are generic
+# (``Dataset[int]``, ``Sampler[list[int]]``), and libraries subclass them subscripted
+T_co = TypeVar("T_co", covariant=True)
+T_stack = TypeVar("T_stack", tuple, dict)
 
-class Dataset:
+
+class Dataset(Generic[T_co]):
     """A map-style dataset: implement ``__getitem__`` (and usually ``__len__``)."""
 
     def __getitem__(self, index):
@@ -33,7 +40,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[T_co], Iterable[T_co]):
     """An iterable-style dataset: implement ``__iter__``."""
 
     def __iter__(self):
@@ -47,7 +54,7 @@ def _children_safe(datasets):
     return all(worker.fork_safe(d) for d in datasets)
 
 
-class TensorDataset(Dataset):
+class TensorDataset(Dataset[tuple[Tensor, ...]]):
     """Wraps tensors sharing their first dimension; sample ``i`` is ``(t[i] for t in tensors)``."""
 
     def __init__(self, *tensors):
@@ -93,7 +100,7 @@ def _host_index(arr, index):
     return worker.host_tensor(out if isinstance(out, np.ndarray) else np.asarray(out))
 
 
-class StackDataset(Dataset):
+class StackDataset(Dataset[T_stack]):
     """Stacks datasets of equal length: samples are tuples (positional) or dicts (keywords)."""
 
     def __init__(self, *args, **kwargs):
@@ -154,7 +161,7 @@ def _getitems(dataset, indices, kind):
     return [dataset[i] for i in indices]
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(Dataset[T_co]):
     """Concatenation of map-style datasets."""
 
     @staticmethod
@@ -227,7 +234,7 @@ class ChainDataset(IterableDataset):
         return total
 
 
-class Subset(Dataset):
+class Subset(Dataset[T_co]):
     """The samples of ``dataset`` at ``indices``."""
 
     def __init__(self, dataset, indices):

@@ -14,12 +14,13 @@ import math
 import numpy as np
 
 from ...distributed.c10d import get_rank, get_world_size, is_available
+from .dataset import T_co
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
 
 
-class DistributedSampler(Sampler):
+class DistributedSampler(Sampler[T_co]):
     """Restricts data loading to a subset of the dataset, one per replica."""
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0,

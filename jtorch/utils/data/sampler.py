@@ -8,13 +8,14 @@ when None) per permutation and run NumPy's PCG64 from it on the host, so
 from __future__ import annotations
 
 import warnings
+from typing import Generic
 
 import numpy as np
 
 from ..._core.dtypes import float64
 from ..._ops.creation import as_tensor
 from ..._tensor import Tensor
-from .dataset import _seed_from
+from .dataset import T_co, _seed_from
 
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler",
            "SubsetRandomSampler", "WeightedRandomSampler"]
@@ -24,7 +25,7 @@ def _rng(generator):
     return np.random.default_rng(_seed_from(generator))
 
 
-class Sampler:
+class Sampler(Generic[T_co]):
     """Base class: iterate indices (or lists of indices) of a dataset."""
 
     def __init__(self, data_source=None):
@@ -38,7 +39,7 @@ class Sampler:
         raise NotImplementedError
 
 
-class SequentialSampler(Sampler):
+class SequentialSampler(Sampler[int]):
     """Samples elements sequentially, always in the same order."""
 
     def __init__(self, data_source):
@@ -51,7 +52,7 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
-class RandomSampler(Sampler):
+class RandomSampler(Sampler[int]):
     """Samples elements randomly: a permutation, or ``num_samples`` draws with replacement."""
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
@@ -86,7 +87,7 @@ class RandomSampler(Sampler):
         return self.num_samples
 
 
-class SubsetRandomSampler(Sampler):
+class SubsetRandomSampler(Sampler[int]):
     """Samples the given indices in a random order (without replacement)."""
 
     def __init__(self, indices, generator=None):
@@ -101,7 +102,7 @@ class SubsetRandomSampler(Sampler):
         return len(self.indices)
 
 
-class WeightedRandomSampler(Sampler):
+class WeightedRandomSampler(Sampler[int]):
     """Samples ``range(len(weights))`` with probabilities proportional to ``weights``."""
 
     def __init__(self, weights, num_samples, replacement=True, generator=None):
@@ -139,7 +140,7 @@ class WeightedRandomSampler(Sampler):
         return self.num_samples
 
 
-class BatchSampler(Sampler):
+class BatchSampler(Sampler[list[int]]):
     """Wraps a sampler to yield lists of ``batch_size`` indices."""
 
     def __init__(self, sampler, batch_size, drop_last):
