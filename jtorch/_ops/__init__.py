@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     cumulative,
     dlpack,
     fft,
+    foreach,
     frombuffer,
     gradient,
     indexing,
