@@ -377,6 +377,11 @@ KV_CACHE_ARGS = ["--emb_dim", "64", "--n_heads", "4", "--n_layers", "2", "--max_
 IMAGENET_ARGS = ["imagenet/main.py", "data", "-b", "8", "--workers", "0", "-p", "1", "--seed",
                  "0", "--lr", "0.001"]
 
+TIMM_TRAIN = ["--data-dir", "data", "--val-split", "val", "--num-classes", "2", "-b", "4",
+              "--epochs", "2", "--workers", "1", "--device", "cpu", "--no-prefetcher",
+              "--log-interval", "1", "--output", "out", "--experiment", "run",
+              "--warmup-epochs", "0", "--seed", "0", "--no-aug"]
+
 PROGRAMS = [
     Program("nanogpt", "nanoGPT", "karpathy/nanoGPT", [NANOGPT_TRAIN, NANOGPT_SAMPLE],
             cwd="tree", prepare=prepare_nanogpt_data, path=("{work}/stubs",)),
@@ -547,6 +552,43 @@ PROGRAMS = [
           ("vae", "03-advanced/variational_autoencoder", (),
            ("samples/sampled-1.png", "samples/reconst-1.png", "samples/sampled-15.png",
             "samples/reconst-15.png"), ""))),
+    # huggingface/pytorch-image-models (timm): its own training script on the image folder
+    # (no augmentation: the random crops of its DataLoader workers draw from each framework's
+    # own generator), then its validation script on the best checkpoint it saved
+    *(Program(f"timm-{name}", "pytorch-image-models", "huggingface/pytorch-image-models",
+              [["train.py", *TIMM_TRAIN, "--model", model, *args],
+               ["validate.py", "data", "--split", "val", "--model", model, "--num-classes",
+                "2", "-b", "4", "--workers", "1", "--device", "cpu", "--no-prefetcher",
+                "--checkpoint", "out/run/model_best.pth.tar", *valid]],
+              prepare=prepare_imagefolder, path=(".",),
+              checkpoints=("out/run/last.pth.tar",), note=note)
+      for name, model, args, valid, note in (
+          ("resnet18", "resnet18", ["--img-size", "64"], ["--img-size", "64"],
+           "expected: the checkpoint's largest differences are in tensors of float32 rounding "
+           "noise (layer3.1.bn1.bias, all under 1e-8, and two momentum buffers under 2e-5 "
+           "behind BatchNorm); timm's resnet18 run in float64 (a three-step driver) agrees to 12 "
+           "digits"),
+          # AdamW with layer decay, model EMA, mixup and cutmix, label smoothing, drop path,
+          # gradient clipping and accumulation, channels-last
+          ("vit", "vit_tiny_patch16_224",
+           ["--model-kwargs", "img_size=32", "--img-size", "32", "--warmup-epochs", "1",
+            "--opt", "adamw", "--lr", "1e-3", "--weight-decay", "0.05", "--layer-decay",
+            "0.75", "--model-ema", "--model-ema-decay", "0.9", "--mixup", "0.2", "--cutmix",
+            "0.5", "--smoothing", "0.1", "--drop-path", "0.1", "--clip-grad", "1.0",
+            "--grad-accum-steps", "2", "--channels-last"],
+           ["--model-kwargs", "img_size=32", "--img-size", "32", "--use-ema"],
+           "expected: only the attention's qkv bias differs (2e-3): its key part has a zero "
+           "gradient in exact arithmetic (softmax ignores a constant per query), and AdamW "
+           "turns the float32 rounding noise into full steps"),
+          # timm's ImageNet recipe for MobileNet: RMSprop (TensorFlow's form), step decay
+          ("mobilenetv3", "mobilenetv3_small_100",
+           ["--img-size", "64", "--opt", "rmsproptf", "--opt-eps", ".001", "--lr", "1e-3",
+            "--sched", "step", "--decay-epochs", "1", "--decay-rate", ".97", "--model-ema",
+            "--model-ema-decay", "0.9"],
+           ["--img-size", "64"],
+           "expected: the printed numbers agree to 1e-5; in the checkpoint, BatchNorm running "
+           "means of rounding noise (all under 1e-8) differ, every tensor above 1e-6 within "
+           "4.4e-4"))),
     # MorvanZhou/PyTorch-Tutorial: small scripts that plot (to nothing, with Agg) and print
     # their nets, batches and values; 201, 304 and 406_conditional_GAN stop with the same
     # error under both (torch.dot of 2-D tensors, torch.load's weights_only default, an
@@ -662,10 +704,11 @@ def _tensors(obj, prefix=""):
 def _compare_checkpoint(a_path, b_path):
     """The largest relative difference (a tensor's max abs difference over its max abs value)
     between the tensors of two ``torch.save`` files, read by real PyTorch; None when their
-    keys or shapes differ."""
+    keys or shapes differ. (timm's checkpoints also hold its argparse Namespace.)"""
     import torch  # optional heavy dependency: only programs that save checkpoints need it
-    a, b = (_tensors(torch.load(p, map_location="cpu", weights_only=True))
-            for p in (a_path, b_path))
+    with torch.serialization.safe_globals([argparse.Namespace]):
+        a, b = (_tensors(torch.load(p, map_location="cpu", weights_only=True))
+                for p in (a_path, b_path))
     if a.keys() != b.keys() or any(a[k].shape != b[k].shape for k in a):
         return None
     worst = 0.0
