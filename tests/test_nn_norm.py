@@ -233,3 +233,21 @@ def test_norm_module_repr_and_init():
 def test_norm_no_grad_input():
     parity(lambda T, x, w, b: T.nn.functional.layer_norm(x, (5,), w, b), NoGrad(rand(2, 5)),
            rand(5), rand(5))
+
+
+def test_batch_norm_grad_through_a_transposed_flatten_at_batch_one():
+    """EfficientFormer's ``Flat()`` (``bn(x).flatten(2).transpose(1, 2)``) at batch size 1: the
+    gradient reaching the BatchNorm is channels-last with a batch stride PyTorch 2.13's CPU
+    kernel misreads, so PyTorch's own ``x.grad`` is wrong there (by 3.3 on values near 1 here;
+    found running timm's efficientformer_l1). The reference is PyTorch's backward given the
+    same gradient as a contiguous tensor (it agrees with the textbook formula in float64)."""
+    g = np.random.default_rng(0)
+    xs = g.standard_normal((1, 6, 3, 3)).astype(np.float32)
+    ws = g.standard_normal((1, 9, 6)).astype(np.float32)
+    tx = torch.tensor(xs, requires_grad=True)
+    bn = torch.nn.BatchNorm2d(6)
+    upstream = torch.tensor(ws).transpose(1, 2).reshape(1, 6, 3, 3).contiguous()
+    (ref,) = torch.autograd.grad(bn(tx), tx, upstream)
+    jx = jtorch.tensor(xs, requires_grad=True)
+    (jtorch.nn.BatchNorm2d(6)(jx).flatten(2).transpose(1, 2) * jtorch.tensor(ws)).sum().backward()
+    np.testing.assert_allclose(jx.grad.numpy(), ref.numpy(), rtol=1e-5, atol=1e-6)
