@@ -212,10 +212,11 @@ def _write_inputs(leaves, mutated, inputs_after):
     grad-requiring leaf's ``.grad``, as the program computed it (its ``.grad`` before the call
     was the program's starting value)."""
     grads, values = inputs_after
-    tensors = [x for x in leaves if isinstance(x, Tensor)]
-    with grad_mode(False):   # (a write into a view updates its base; no history is recorded)
-        for i, a in zip(mutated, values):
-            assign(tensors[i], Tensor._make(a, tensors[i]._device))
+    if mutated:   # (most steps write no argument: nothing to do per call)
+        tensors = [x for x in leaves if isinstance(x, Tensor)]
+        with grad_mode(False):   # (a write into a view updates its base; no history recorded)
+            for i, a in zip(mutated, values):
+                assign(tensors[i], Tensor._make(a, tensors[i]._device))
     for x, g in zip(_grad_leaves(leaves), grads):
         _set_grad(x, g)
 
