@@ -15,6 +15,9 @@ Differences from PyTorch:
     - The ``Tensor`` overload of ``_foreach_addcmul``/``_foreach_addcdiv`` reads its 1-D
       ``scalars`` tensor on the host, as PyTorch does (it must be a CPU tensor there); inside
       ``jtorch.compile`` that read makes the call run eagerly.
+    - A 0-d tensor given as the ``scalar`` of ``sub``/``clamp_*``/``maximum``/``minimum``/
+      ``pow`` takes part in type promotion as a 0-d tensor, not as PyTorch's number: integer
+      tensors with a float64 0-d scalar give float64 results here (PyTorch: the default dtype).
 """
 
 from __future__ import annotations
