@@ -28,6 +28,11 @@ from ._core.dtypes import (  # noqa: E402
     float16,
     float32,
     float64,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
     get_default_dtype,
     int8,
     int16,
@@ -35,6 +40,9 @@ from ._core.dtypes import (  # noqa: E402
     int64,
     set_default_dtype,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from ._core.dtypes import (  # noqa: E402 - PyTorch's dtype aliases
     bool_ as bool,  # noqa: A001
@@ -699,6 +707,7 @@ from ._ops.random_sampling import (
     binomial as binomial,
 )
 from ._ops.reduction import (
+    _softmax_backward_data as _softmax_backward_data,
     all as all,
     amax as amax,
     amin as amin,

@@ -31,6 +31,10 @@ STORAGE_NAMES = {
 }
 STORAGE_DTYPES = {v: getattr(dtypes, k if k != "bool" else "bool_")
                   for k, v in STORAGE_NAMES.items()}
+# the dtypes without a typed storage class (float8, uint16/32/64) are saved as bytes in an
+# ``UntypedStorage`` with ``_rebuild_tensor_v3``, which names the dtype
+UNTYPED_STORAGE = "storage.UntypedStorage"
+STORAGE_DTYPES[UNTYPED_STORAGE] = dtypes.uint8
 
 
 class StorageType:

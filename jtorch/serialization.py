@@ -100,7 +100,11 @@ class _Pickler(pickle._Pickler):
 
     def persistent_id(self, obj):
         if isinstance(obj, _StorageRef):
-            name = STORAGE_NAMES[str(obj.array.dtype) if obj.array.dtype != np.bool_ else "bool"]
+            name = STORAGE_NAMES.get(str(obj.array.dtype) if obj.array.dtype != np.bool_
+                                     else "bool")
+            if name is None:   # bytes, as PyTorch saves the dtypes without a storage class
+                return ("storage", _Global("torch.storage", "UntypedStorage"), obj.key,
+                        obj.location, obj.array.nbytes)
             return ("storage", _Global("torch", name), obj.key, obj.location, obj.array.size)
         return None
 
@@ -127,9 +131,11 @@ class _Pickler(pickle._Pickler):
                 return (_Global("torch._utils", "_rebuild_parameter"),
                         (data, obj.requires_grad, collections.OrderedDict()))
             ref = self._storage(obj)
-            return (_Global("torch._utils", "_rebuild_tensor_v2"),
-                    (ref, obj.storage_offset(), tuple(obj.shape), tuple(obj.stride()),
-                     obj.requires_grad, collections.OrderedDict()))
+            args = (ref, obj.storage_offset(), tuple(obj.shape), tuple(obj.stride()),
+                    obj.requires_grad, collections.OrderedDict())
+            if obj.dtype.name not in STORAGE_NAMES:
+                return _Global("torch._utils", "_rebuild_tensor_v3"), args + (obj.dtype,)
+            return _Global("torch._utils", "_rebuild_tensor_v2"), args
         if isinstance(obj, Size):
             return _Global("torch", "Size"), (tuple(obj),)
         if isinstance(obj, device):
@@ -261,6 +267,17 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     return t
 
 
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
+                       dtype, metadata=None):
+    """A tensor of ``dtype`` over an untyped (byte) storage; offset and strides count elements
+    of ``dtype``."""
+    if storage.array.dtype != dtype.np:
+        if storage.owner is not None:   # the bytes already back a tensor of another dtype
+            storage = _Loaded(storage.array, storage.device)
+        storage.array = storage.array.view(dtype.np)
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad)
+
+
 def _rebuild_tensor(storage, storage_offset, size, stride):
     return _rebuild_tensor_v2(storage, storage_offset, size, stride)
 
@@ -282,6 +299,7 @@ def _rebuild_from_type_v2(func, new_type, args, state):
 
 register_rebuilders({
     "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+    "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
     "torch._utils._rebuild_tensor": _rebuild_tensor,
     "torch._utils._rebuild_parameter": _rebuild_parameter,
     "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,

@@ -75,9 +75,26 @@ int32 = dtype("int32", jnp.int32, INT, "Int", "int", "i32")
 int64 = dtype("int64", jnp.int64, INT, "Long", "long int", "i64")
 uint8 = dtype("uint8", jnp.uint8, INT, "Byte", "unsigned char", "u8", is_signed=False)
 bool_ = dtype("bool", jnp.bool_, BOOL, "Bool", "bool", "b8", is_signed=False)
+# PyTorch's "shell" dtypes: storage, conversion and a few ops, and no promotion with the others
+# (promote_types raises); JAX computes with them where PyTorch's CPU kernels are missing
+uint16 = dtype("uint16", jnp.uint16, INT, "UInt16", "uint16_t", "u16", is_signed=False)
+uint32 = dtype("uint32", jnp.uint32, INT, "UInt32", "uint32_t", "u32", is_signed=False)
+uint64 = dtype("uint64", jnp.uint64, INT, "UInt64", "uint64_t", "u64", is_signed=False)
+float8_e4m3fn = dtype("float8_e4m3fn", jnp.float8_e4m3fn, FLOAT, "Float8_e4m3fn",
+                      "c10::Float8_e4m3fn", "f8e4m3fn")
+float8_e5m2 = dtype("float8_e5m2", jnp.float8_e5m2, FLOAT, "Float8_e5m2", "c10::Float8_e5m2",
+                    "f8e5m2")
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", jnp.float8_e4m3fnuz, FLOAT, "Float8_e4m3fnuz",
+                        "c10::Float8_e4m3fnuz", "f8e4m3fnuz")
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", jnp.float8_e5m2fnuz, FLOAT, "Float8_e5m2fnuz",
+                        "c10::Float8_e5m2fnuz", "f8e5m2fnuz")
+float8_e8m0fnu = dtype("float8_e8m0fnu", jnp.float8_e8m0fnu, FLOAT, "Float8_e8m0fnu",
+                       "c10::Float8_e8m0fnu", "f8e8m0fnu", is_signed=False)
+FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+WIDE_UNSIGNED = (uint16, uint32, uint64)
 
 ALL = (float16, bfloat16, float32, float64, complex64, complex128,
-       int8, int16, int32, int64, uint8, bool_)
+       int8, int16, int32, int64, uint8, bool_) + WIDE_UNSIGNED + FLOAT8
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NP = {d.np: d for d in ALL}
 
@@ -160,6 +177,13 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     category (bool < integers < floating < complex)."""
     if a is b:
         return a
+    if a in FLOAT8 or b in FLOAT8:
+        raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote "
+                           f"{a.scalar_name} and {b.scalar_name}")
+    if (a in WIDE_UNSIGNED and b.category != FLOAT) or (b in WIDE_UNSIGNED
+                                                         and a.category != FLOAT):
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {a.scalar_name} and {b.scalar_name}")
     if a.category != b.category:
         lo, hi = (a, b) if a.category < b.category else (b, a)
         if hi.category == COMPLEX and lo.category == FLOAT and lo.itemsize > hi.itemsize // 2:

@@ -36,6 +36,18 @@ def _float_to_int(x, np_dt):
     return y.astype(np_dt)  # integer narrowing wraps
 
 
+def _to_e8m0(x):
+    """c10's float -> Float8_e8m0fnu: the float32 value's exponent, rounded to nearest (ties to
+    even) by its mantissa; the sign is dropped, zero becomes the smallest value (2**-127) and
+    NaN, infinities and overflow become NaN (ml_dtypes gives NaN for zero and negatives)."""
+    bits = jax.lax.bitcast_convert_type(x.astype(jnp.float32), jnp.uint32)
+    exponent = (bits >> 23) & 0xFF
+    guard = (bits & 0x400000) != 0
+    rest = (bits & 0x3FFFFF) != 0
+    up = guard & (rest | (exponent > 0)) & (exponent != 0xFF)
+    return jax.lax.bitcast_convert_type((exponent + up).astype(jnp.uint8), jnp.float8_e8m0fnu)
+
+
 @op("_to_dtype", method=False, out=False, grad_name="ToCopyBackward0", saves=False)
 def _to_dtype(input, dtype):
     src = dtypes.from_np(input.dtype)
@@ -48,6 +60,11 @@ def _to_dtype(input, dtype):
         src = src.to_real()
     if src.category == dtypes.FLOAT and dtype.category == dtypes.INT:
         return _float_to_int(input, dtype.np)
+    if dtype is dtypes.float8_e8m0fnu and src is not dtype:
+        return _to_e8m0(input)
+    if dtype is dtypes.float8_e4m3fn and src is not dtype:
+        # PyTorch's CPU conversion saturates: beyond +-448 (infinities too) gives +-448
+        input = jnp.clip(input, -448, 448)
     return input.astype(dtype.np)
 
 

@@ -206,15 +206,19 @@ def _flatten(x, sizes, dim, out):
 
 def _bounds(dt):
     """The Python-number range PyTorch converts to integer dtype ``dt`` without an error."""
-    if dt is dtypes.uint8:
-        return -255, 255
     info = np.iinfo(dt.np)
+    if dt in (dtypes.uint8, dtypes.uint16, dtypes.uint32):   # -x wraps as C's unsigned does
+        return -int(info.max), int(info.max)
     return int(info.min), int(info.max)
 
 
 def convert_scalars(nat, dt):
     """NumPy array ``nat`` of Python numbers -> dtype ``dt``, with PyTorch's overflow errors."""
     kind = nat.dtype.kind
+    if dt is dtypes.uint64 and kind in "iuO":   # Python ints up to 2**64 - 1, none negative
+        if nat.size and (min(nat.flat) if kind == "O" else nat.min()) < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        return nat.astype(np.uint64)
     if kind == "O" or (kind == "u" and nat.dtype.itemsize == 8):
         raise ValueError("Overflow when unpacking long long")
     if kind == "c" and dt.category < dtypes.COMPLEX:

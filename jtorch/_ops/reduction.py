@@ -437,6 +437,19 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _softmax(x, d, True)
 
 
+@op("_softmax_backward_data", method=False, public=True, tensors=("grad_output", "output"))
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    """softmax's input gradient from its output (``torch._softmax_backward_data``):
+    ``output * (grad - sum(grad * output))`` along ``dim``. ``input_dtype`` is accepted as
+    PyTorch's CPU kernel does: the result has the gradient's dtype."""
+    if grad_output.dtype != output.dtype:
+        raise RuntimeError(f"expected scalar type {type_name(grad_output)} but found "
+                           f"{type_name(output)}")
+    d = wrap_dim(dim, output.ndim)
+    inner = jnp.sum(grad_output * output, axis=d, keepdims=True) if output.ndim else 0
+    return output * (grad_output - inner)
+
+
 @op("softmin", namespace="nn.functional", method=False, grad_name="SoftmaxBackward0")
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     x, d = _softmax_dim("softmin", input, dim, _stacklevel, dtype)

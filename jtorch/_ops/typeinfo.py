@@ -3,6 +3,8 @@ predicates (is_tensor, is_floating_point, is_complex, numel)."""
 
 from __future__ import annotations
 
+import math
+
 import ml_dtypes
 import numpy as np
 
@@ -57,7 +59,10 @@ class finfo:
         self.min = float(info.min)
         self.tiny = float(info.tiny)
         self.smallest_normal = float(info.smallest_normal)
-        self.resolution = 10.0 ** -int(info.precision)
+        # c10's numeric_limits: digits10 = floor((mantissa bits) * log10(2))
+        self.resolution = 10.0 ** -math.floor(info.nmant * math.log10(2))
+        if real is dtypes.float8_e5m2fnuz:
+            self.eps = 0.125  # c10's epsilon() for it (0x34), not the 2**-2 of its format
         self.dtype = real.name
 
     def _key(self):
