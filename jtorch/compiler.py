@@ -16,7 +16,8 @@ from ._core.state import STATE
 from .nn.modules.module import Module
 
 __all__ = ["compile", "reset", "counters", "compile_log", "set_logs", "disable",
-           "is_compiling", "CompileError"]
+           "is_compiling", "is_dynamo_compiling", "is_exporting", "allow_in_graph",
+           "assume_constant_result", "cudagraph_mark_step_begin", "CompileError"]
 
 _MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
@@ -84,6 +85,31 @@ def disable(fn=None, recursive=True):
 def is_compiling():
     """True while jtorch.compile traces a function."""
     return STATE.trace is not None
+
+
+is_dynamo_compiling = is_compiling
+
+
+def is_exporting():
+    """False: ``jtorch.export`` traces with JAX's tracer, not through a flag user code can
+    branch on (PyTorch's is True only inside ``torch.export``)."""
+    return False
+
+
+def allow_in_graph(fn):
+    """``fn`` itself: jtorch.compile traces every function it calls into the program, so there
+    is no graph to let ``fn`` into."""
+    return fn
+
+
+def assume_constant_result(fn):
+    """``fn`` itself: jtorch.compile runs ``fn`` while tracing, and a result that depends on no
+    tensor is a constant of the program, as PyTorch assumes."""
+    return fn
+
+
+def cudagraph_mark_step_begin():
+    """Nothing to do: jtorch records no CUDA graphs whose outputs a new step would overwrite."""
 
 # a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
 __getattr__ = torch_name_fallback("torch.compiler")

@@ -5,7 +5,8 @@ jtorch/_data/torch_names.json) as works / not implemented in jtorch.
     python scripts/gen_coverage.py --check   # exit 1 when docs/coverage.md is stale
 
 "works" means jtorch has the name (its behaviour is tested elsewhere, where it is tested);
-"not implemented" means reading it raises NotImplementedError naming the PyTorch API.
+"not implemented" means reading it raises NotImplementedError naming the PyTorch API, or gives
+a stand-in (a class or function that raises it when made or called).
 """
 
 from __future__ import annotations
@@ -28,15 +29,17 @@ def status(api: str, name: str) -> str:
             importlib.import_module(api.replace("torch", "jtorch", 1))
     except ModuleNotFoundError:
         return "missing"
+    from jtorch._core.errors import is_stand_in
+
     try:
-        getattr(obj, name)
+        value = getattr(obj, name)
     except NotImplementedError:
         return "not implemented"
     except AttributeError:
         return "missing"
     except Exception:   # PyTorch raises too for this instance (Tensor.imag of a real tensor)
         return "works"
-    return "works"
+    return "not implemented" if is_stand_in(value) else "works"
 
 
 def main(argv):
@@ -86,7 +89,9 @@ def build() -> str:
         "`scripts/gen_torch_names.py`); `tests/test_namespaces.py` checks that this page is "
         "current and that no name is missing. *Works* means jtorch has the name; how each one is "
         "tested is in the tests and in docs/ops.md. *Not implemented* means reading it raises "
-        "NotImplementedError naming the PyTorch API (and an alternative where there is one). "
+        "NotImplementedError naming the PyTorch API (and an alternative where there is one); "
+        "for a class, or a function some module names, reading it gives a stand-in that raises "
+        "so when made or called. "
         "Some names are PyTorch internals that leak into `dir()` (`torch.nn.init.torch`, "
         "`typing` helpers): they are listed as PyTorch lists them.",
         "",

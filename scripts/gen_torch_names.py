@@ -3,10 +3,12 @@
     python scripts/gen_torch_names.py
 
 Writes jtorch/_data/torch_names.json: for each namespace jtorch mirrors, every public name of
-real torch's module (``dir()``, no leading underscore) and what it is: ``"torch"`` (PyTorch's
-own function, class, value or submodule: jtorch implements it or names it as not implemented)
-or ``"python:<module>:<qualname>"`` (an object PyTorch re-exports from the standard library or
-a third-party package, e.g. ``typing.Optional``: jtorch gives the same object). jtorch reads it
+real torch's module (``dir()``, no leading underscore) and what it is: ``"torch-class"``
+(PyTorch's own class: where jtorch lacks it, a stand-in class that raises NotImplementedError
+when made, so annotations and ``isinstance`` that name it work), ``"torch"`` (PyTorch's own
+function, value or submodule: jtorch implements it or names it as not implemented) or
+``"python:<module>:<qualname>"`` (an object PyTorch re-exports from the standard library or a
+third-party package, e.g. ``typing.Optional``: jtorch gives the same object). jtorch reads it
 when a name is not found (``jtorch._core.errors.torch_name_fallback``), so nothing PyTorch has
 is an AttributeError; tests/test_namespaces.py walks real torch against it.
 """
@@ -43,7 +45,7 @@ def _kind(value):
     if isinstance(module, str) and not module.startswith("torch") and qual and \
             "<" not in qual and _importable(module, qual, value):
         return f"python:{module}:{qual}"
-    return "torch"
+    return "torch-class" if isinstance(value, type) else "torch"
 
 
 def _importable(module, qual, value):

@@ -60,6 +60,7 @@ def missing_function(api: str, instead: str | None = None):
         raise not_implemented(api, instead)
 
     missing.__name__ = missing.__qualname__ = name
+    missing._jtorch_missing = api
     missing.__doc__ = f"Not implemented in jtorch: ``{api}``" + (f" (use {instead})."
                                                               if instead else ".")
     return missing
@@ -74,7 +75,15 @@ def missing_class(api: str, instead: str | None = None, bases: tuple = ()):
         raise not_implemented(api, instead)
 
     return type(name, bases, {"__init__": __init__, "__doc__": f"Not implemented: ``{api}``.",
-                              "__module__": api.rsplit(".", 1)[0]})
+                              "__module__": api.rsplit(".", 1)[0], "_jtorch_missing": api})
+
+
+def is_stand_in(obj) -> bool:
+    """True for the stand-ins :func:`missing_function` and :func:`missing_class` make."""
+    return getattr(obj, "_jtorch_missing", None) is not None
+
+
+_STAND_IN_CLASSES: dict = {}   # one class per PyTorch name, so isinstance and `is` agree
 
 
 class MissingModule(types.ModuleType):
@@ -92,11 +101,12 @@ class MissingModule(types.ModuleType):
 
 
 def missing_names(api: str, names) -> object:
-    """A module ``__getattr__`` for jtorch's mirror of namespace ``api`` (a torchvision one,
-    which torch_names.json does not record): reading one of ``names`` (that namespace's public
-    names jtorch lacks) raises NotImplementedError naming it; any other name is Python's
-    AttributeError."""
-    module_name = "jtorch." + api.replace("torchvision", "vision", 1)
+    """A module ``__getattr__`` for jtorch's mirror of namespace ``api`` (a torchvision or a
+    private torch one, which torch_names.json does not record): reading one of ``names`` (that
+    namespace's names jtorch lacks) raises NotImplementedError naming it; any other name is
+    Python's AttributeError."""
+    module_name = ("jtorch." + api.replace("torchvision", "vision", 1)
+                   if api.startswith("torchvision") else api.replace("torch", "jtorch", 1))
     names = frozenset(names)
 
     def __getattr__(name):
@@ -135,28 +145,41 @@ def torch_name_fallback(api: str):
     """A module ``__getattr__`` for jtorch's mirror of PyTorch namespace ``api``: a submodule
     jtorch has is imported on first use (``jtorch.distributed`` as ``torch.distributed``); a
     name PyTorch has there and jtorch does not raises NotImplementedError naming it (or gives
-    the same standard-library object PyTorch re-exports, e.g. ``typing.Optional``); any other
-    name is Python's AttributeError."""
+    the same standard-library object PyTorch re-exports, e.g. ``typing.Optional``; or, for a
+    class, a stand-in class that raises NotImplementedError when made, so that annotations and
+    ``isinstance`` naming it work); any other name is Python's AttributeError."""
     module_name = api.replace("torch", "jtorch", 1)
+
+    def submodule(name):
+        """The submodule ``name`` if jtorch has it (run-time need: imported on first use, as
+        PyTorch imports ``torch._dynamo`` lazily), else None."""
+        try:
+            spec = importlib.util.find_spec(f"{module_name}.{name}")
+        except ImportError:   # module_name is a module, not a package
+            spec = None
+        return None if spec is None else importlib.import_module(f"{module_name}.{name}")
 
     def __getattr__(name):
         kind = torch_names(api).get(name) if not name.startswith("_") else None
         if kind is None:
-            raise AttributeError(f"module '{module_name}' has no attribute '{name}'")
+            found = submodule(name) if not name.startswith("__") else None
+            if found is None:
+                raise AttributeError(f"module '{module_name}' has no attribute '{name}'")
+            return found
         if kind.startswith("python:"):
             _, module, qual = kind.split(":", 2)
             obj = importlib.import_module(module)
             for part in filter(None, qual.split(".")):
                 obj = getattr(obj, part)
             return obj
-        # a submodule jtorch has but has not imported yet (run-time need: imported on use)
-        try:
-            spec = importlib.util.find_spec(f"{module_name}.{name}")
-        except ImportError:   # module_name is a module, not a package
-            spec = None
-        if spec is not None:
-            return importlib.import_module(f"{module_name}.{name}")
+        found = submodule(name)
+        if found is not None:
+            return found
         full = f"{api}.{name}"
+        if kind == "torch-class":
+            if full not in _STAND_IN_CLASSES:
+                _STAND_IN_CLASSES[full] = missing_class(full, ALTERNATIVES.get(full))
+            return _STAND_IN_CLASSES[full]
         raise missing_attribute(full, ALTERNATIVES.get(full))
 
     return __getattr__

@@ -14,7 +14,7 @@ import collections
 import jax
 
 from .._core.device import CURRENT_CUDA as _current, _make, device as _Device, jax_devices, to_jax
-from .._core.errors import torch_name_fallback
+from .._core.errors import ALTERNATIVES, missing_class, torch_name_fallback
 from .._core.generator import initial_seed as _is, manual_seed as _ms, seed as _seed
 from .._ops.legacy_types import (  # the legacy *Tensor types, *Storage stand-ins
     CudaBFloat16Storage as BFloat16Storage,
@@ -224,6 +224,10 @@ def initial_seed() -> int:
     _lazy_init()
     return _is()
 
+
+# a class programs name in annotations at definition time (``-> torch.cuda.CUDAGraph | None``):
+# it exists, and making one raises NotImplementedError
+CUDAGraph = missing_class("torch.cuda.CUDAGraph", ALTERNATIVES["torch.cuda.CUDAGraph"])
 
 from . import amp  # noqa: E402 - torch.cuda.amp (deprecated aliases of torch.amp)
 

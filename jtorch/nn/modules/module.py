@@ -34,7 +34,7 @@ from ._hooks import (
     register_module_module_registration_hook,  # noqa: F401
     register_module_parameter_registration_hook,  # noqa: F401
 )
-from ._state_dict import StateDictMixin, _IncompatibleKeys  # noqa: F401
+from ._state_dict import _EXTRA_STATE_KEY_SUFFIX, StateDictMixin, _IncompatibleKeys  # noqa: F401
 
 __all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_backward_hook",
