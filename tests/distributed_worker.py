@@ -13,6 +13,7 @@ checks (``reinit`` names reinit_checks) for debugging one check by hand.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -23,6 +24,7 @@ from datetime import timedelta
 import numpy as np
 import torch
 import torch.distributed as tdist
+import torch.distributed._functional_collectives as tfuncol
 import torch.distributed.checkpoint.state_dict as tstate
 import torch.distributed.fsdp as tfsdp
 import torch.distributed.tensor as tdtensor
@@ -30,6 +32,7 @@ import torch.nn.functional as tF
 
 import jtorch
 import jtorch.distributed as jdist
+import jtorch.distributed._functional_collectives as jfuncol
 import jtorch.distributed.checkpoint.state_dict as jstate
 import jtorch.distributed.fsdp as jfsdp
 import jtorch.distributed.tensor as jdtensor
@@ -39,6 +42,7 @@ LIBS = {"torch": (torch, tdist, tF), "jtorch": (jtorch, jdist, jF)}
 F_OF = {torch: tF, jtorch: jF}
 FSDP = {torch: (tfsdp, tstate), jtorch: (jfsdp, jstate)}
 DTENSOR = {torch: tdtensor, jtorch: jdtensor}
+FUNCOL = {torch: tfuncol, jtorch: jfuncol}
 WORLD = 2
 OUT_DIR = [None]  # where the checkpoint check saves (set by main)
 
@@ -221,6 +225,33 @@ def dtensor(T, D, F, rank):
             mesh.get_local_rank(), mesh.size()]
 
 
+def functional_collectives(T, D, F, rank):
+    """torch.distributed._functional_collectives: new tensors, the argument unchanged."""
+    fc, group = FUNCOL[T], D.group.WORLD
+    t = _tensor(T, rank, (4, 4), "float32")
+    mesh = DTENSOR[T].init_device_mesh("cpu", (WORLD,))
+    return [fc.wait_tensor(fc.all_reduce(t, "sum", group)), fc.all_reduce(t, "max", mesh),
+            fc.all_gather_tensor(t, 0, group), fc.all_gather_tensor(t, 1, group),
+            fc.reduce_scatter_tensor(t, "sum", 0, group),
+            fc.reduce_scatter_tensor(t, "avg", 1, group), fc.broadcast(t, 1, group),
+            fc.all_to_all_single(t, [1, 3] if rank == 0 else [3, 1],
+                                 [1, 3] if rank == 0 else [3, 1], group), t]
+
+
+def local_shape_and_offset(T, D, F, rank):
+    """This rank's shard of a global shape, without a DTensor (transformers' sharded loading):
+    uneven, even and empty chunks, replicated dims."""
+    dt = DTENSOR[T]
+    utils = importlib.import_module(f"{T.__name__}.distributed.tensor._utils")
+    mesh = dt.init_device_mesh("cpu", (WORLD,))
+    out = []
+    for shape, placement in (((5, 3), dt.Shard(0)), ((4, 3), dt.Shard(1)), ((1, 2), dt.Shard(0)),
+                             ((4, 6), dt.Replicate()), ((3, 4, 5), dt.Shard(-1))):
+        shape_, offset = utils.compute_local_shape_and_global_offset(shape, mesh, [placement])
+        out.append([list(shape_), list(offset)])
+    return out
+
+
 def collective_checks():
     checks = {}
     for dtype in ("float32", "float64", "bfloat16", "int64", "bool"):
@@ -229,7 +260,7 @@ def collective_checks():
     for fn in (broadcast, all_gather, all_gather_into_tensor, reduce_scatter_tensor,
                all_to_all_single, scatter, gather, reduce, object_collectives,
                barrier_and_queries, new_group, async_work, send_recv, all_to_all_list,
-               reduce_scatter_list, dtensor):
+               reduce_scatter_list, dtensor, functional_collectives, local_shape_and_offset):
         checks[fn.__name__] = fn
     return checks
 

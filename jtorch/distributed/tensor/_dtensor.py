@@ -36,7 +36,7 @@ from .._grad_sync import broadcast_arrays
 from ..collectives import array
 from ..device_mesh import DeviceMesh, init_device_mesh
 from ..process_group import AXIS
-from .placement_types import Replicate, Shard
+from .placement_types import Replicate, Shard, _StridedShard
 
 __all__ = ["DTensor", "distribute_tensor", "gather_rows", "shard_rows"]
 
@@ -131,6 +131,9 @@ def distribute_tensor(tensor, device_mesh=None, placements=None, *, src_data_ran
     ones distributed."""
     mesh = device_mesh if device_mesh is not None else init_device_mesh("cpu", (1,))
     placements = tuple(placements) if placements is not None else (Replicate(),) * mesh.ndim
+    if any(isinstance(p, _StridedShard) for p in placements):
+        raise not_implemented("torch.distributed.tensor.distribute_tensor with _StridedShard "
+                              "placements")
     if len(placements) != mesh.ndim:
         raise ValueError(f"`placements` must have the same length as `device_mesh.ndim`! "
                          f"Found placements length: {len(placements)}, and device_mesh.ndim: "
