@@ -15,7 +15,7 @@ import jax
 from jax import export as jax_export
 
 from .._tensor import Tensor
-from ..func import _pytree as pt
+from ..utils import _pytree as pt
 
 _INT_OO = 2 ** 63 - 1   # PyTorch's "no upper bound" (int_oo)
 
@@ -175,7 +175,7 @@ def input_avals(mod, args, kwargs, dynamic_shapes):
     """``jax.ShapeDtypeStruct`` per Tensor leaf of ``(args, kwargs)`` (flattening order),
     with the symbolic dimensions ``dynamic_shapes`` asks for, and ``{name: (min, max)}`` of
     those dimensions (``max`` None: unbounded)."""
-    tensors = [x for x in pt.flatten((args, kwargs))[0] if isinstance(x, Tensor)]
+    tensors = [x for x in pt.tree_flatten((args, kwargs))[0] if isinstance(x, Tensor)]
     table = SymbolTable()
     if dynamic_shapes is None:
         names = [[None] * t.dim() for t in tensors]
@@ -184,7 +184,7 @@ def input_avals(mod, args, kwargs, dynamic_shapes):
         tops = list(args) + list(kwargs.values())
         for top, spec, path in zip(tops, _per_input(mod, args, kwargs, dynamic_shapes),
                                    _top_paths(args, kwargs)):
-            leaves, tree = pt.flatten(top)
+            leaves, tree = pt.tree_flatten(top)
             specs = [None] * len(leaves) if spec is None else _spec_leaves(spec, tree, path)
             for j, (leaf, s) in enumerate(zip(leaves, specs)):
                 if isinstance(leaf, Tensor):
@@ -204,9 +204,9 @@ def _spec_leaves(spec, tree, path):
     """A nested input's spec as one entry per leaf (a tensor's spec is a dict/tuple itself)."""
     if tree.is_leaf():
         return [spec]
-    if isinstance(spec, dict) and tree.kind is not dict:
+    if isinstance(spec, dict) and tree.type is not dict:
         raise RuntimeError(f"Dynamic shape spec at {path} does not match the input's structure")
     kids = list(spec.values()) if isinstance(spec, dict) else list(spec)
-    if len(kids) != len(tree.children):
+    if len(kids) != tree.num_children:
         raise RuntimeError(f"Dynamic shape spec at {path} does not match the input's structure")
-    return [s for k, c in zip(kids, tree.children) for s in _spec_leaves(k, c, path)]
+    return [s for k, c in zip(kids, tree.children()) for s in _spec_leaves(k, c, path)]

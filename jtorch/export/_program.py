@@ -8,9 +8,9 @@ from jax import export as jax_export
 
 from .._core.errors import not_implemented
 from .._ops.creation import as_tensor
-from ..func import _pytree as pt
 from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
+from ..utils import _pytree as pt
 from ._trace import InputSpec
 
 
@@ -150,7 +150,7 @@ class ExportedProgram:
         self._check(tensors)
         outs = self._exported.call([jnp.asarray(s) for s in state],
                                    [jnp.asarray(t) for t in tensors])
-        return pt.unflatten([as_tensor(o) for o in outs], self._out_tree)
+        return pt.tree_unflatten([as_tensor(o) for o in outs], self._out_tree)
 
 
 class _ExportedModule(Module):
@@ -183,12 +183,12 @@ class _ExportedModule(Module):
 def input_labels(mod_forward_names, spec: InputSpec):
     """Guard-message names of the Tensor inputs: the forward's argument name (of positional
     inputs; keyword inputs by their keyword), with ``[i]`` for a leaf inside a container."""
-    n_args = len(spec.tree.children[0].children)
-    mod_forward_names = list(mod_forward_names[:n_args]) + list(spec.tree.children[1].context
+    n_args = spec.tree.children()[0].num_children
+    mod_forward_names = list(mod_forward_names[:n_args]) + list(spec.tree.children()[1].context
                                                                 or ())
     labels = []
-    leaves_per_top = [c.num_leaves for c in spec.tree.children[0].children] + \
-        [c.num_leaves for c in spec.tree.children[1].children]
+    leaves_per_top = [c.num_leaves for c in spec.tree.children()[0].children()] + \
+        [c.num_leaves for c in spec.tree.children()[1].children()]
     k = 0
     for name, n in zip(mod_forward_names, leaves_per_top):
         for j in range(n):

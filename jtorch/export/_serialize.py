@@ -17,9 +17,9 @@ import zipfile
 
 from jax import export as jax_export
 
-from ..func import _pytree as pt
 from ..nn.parameter import Parameter
 from ..serialization import atomic_file, load as torch_load, save as torch_save
+from ..utils import _pytree as pt
 from ._program import ExportedProgram
 from ._trace import InputSpec
 
@@ -30,20 +30,19 @@ _KINDS = {"tuple": tuple, "list": list, "dict": dict}
 def _spec_to_json(spec):
     if spec.is_leaf():
         return None
-    name = next((k for k, v in _KINDS.items() if v is spec.kind), None)
+    name = next((k for k, v in _KINDS.items() if v is spec.type), None)
     if name is None:
         raise NotImplementedError(f"jtorch does not implement torch.export.save of a program "
-                                  f"whose inputs or outputs hold a {spec.kind.__name__} yet")
+                                  f"whose inputs or outputs hold a {spec.type.__name__} yet")
     return [name, list(spec.context) if spec.context is not None else None,
-            [_spec_to_json(c) for c in spec.children]]
+            [_spec_to_json(c) for c in spec.children()]]
 
 
 def _spec_from_json(obj):
     if obj is None:
-        return pt.LEAF
+        return pt.treespec_leaf()
     name, ctx, kids = obj
-    return pt.Spec(_KINDS[name], tuple(ctx) if ctx is not None else None,
-                   [_spec_from_json(k) for k in kids])
+    return pt.TreeSpec(_KINDS[name], ctx, [_spec_from_json(k) for k in kids])
 
 
 def _open_for_write(f):

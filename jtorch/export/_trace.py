@@ -14,8 +14,8 @@ from jax import export as jax_export
 from .._core.state import grad_mode
 from .._ops.creation import as_tensor
 from .._tensor import Tensor
-from ..func import _pytree as pt
 from ..func._modules import functional_call
+from ..utils import _pytree as pt
 
 
 class InputSpec:
@@ -23,7 +23,7 @@ class InputSpec:
     ``None`` (a Tensor, an input of the program) or the constant it was at export."""
 
     def __init__(self, args, kwargs):
-        leaves, self.tree = pt.flatten((tuple(args), dict(kwargs)))
+        leaves, self.tree = pt.tree_flatten((tuple(args), dict(kwargs)))
         self.constants = [None if isinstance(x, Tensor) else x for x in leaves]
         self.paths = [f"args[{i}]" for i in range(len(args))] + \
             [f"kwargs['{k}']" for k in kwargs]
@@ -31,10 +31,10 @@ class InputSpec:
     def tensors(self, args, kwargs):
         """The Tensor leaves of a new call, checked against the exported structure (keyword
         inputs in any order)."""
-        order = self.tree.children[1].context or ()
+        order = self.tree.children()[1].context or ()
         if set(kwargs) == set(order):
             kwargs = {k: kwargs[k] for k in order}
-        leaves, tree = pt.flatten((tuple(args), dict(kwargs)))
+        leaves, tree = pt.tree_flatten((tuple(args), dict(kwargs)))
         if tree != self.tree:
             raise ValueError("Trying to flatten user inputs with exported input tree spec: \n"
                              f"{self.tree}\nbut actually got inputs with tree spec of: \n"
@@ -52,7 +52,7 @@ class InputSpec:
 
     def rebuild(self, tensors):
         it = iter(tensors)
-        args, kwargs = pt.unflatten([next(it) if c is None else c for c in self.constants],
+        args, kwargs = pt.tree_unflatten([next(it) if c is None else c for c in self.constants],
                                     self.tree)
         return args, kwargs
 
@@ -68,7 +68,7 @@ def pure_function(mod, names, spec):
             params = {k: as_tensor(v) for k, v in zip(names, state)}
             args, kwargs = spec.rebuild([as_tensor(x) for x in inputs])
             out = functional_call(mod, params, args, kwargs)
-        leaves, tree = pt.flatten(out)
+        leaves, tree = pt.tree_flatten(out)
         bad = [type(x).__name__ for x in leaves if not isinstance(x, Tensor)]
         if bad:
             raise RuntimeError(f"jtorch.export: the module returned a {bad[0]} among its "

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._core.state import STATE
 from .._tensor import Tensor
-from . import _pytree as pt
+from ..utils import _pytree as pt
 from ._core import (
     Inputs,
     check_differentiable,
@@ -100,9 +100,9 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
 
     res = run(compute, inp.tensors, "GradBackward")
     n = len(dpos)
-    _, spec = pt.flatten(slice_argnums(args, argnums, as_tuple=False))
-    grads = pt.unflatten(res[:n], spec)
-    aux = pt.unflatten(res[n + 1:], side.aux_spec) if has_aux else None
+    _, spec = pt.tree_flatten(slice_argnums(args, argnums, as_tuple=False))
+    grads = pt.tree_unflatten(res[:n], spec)
+    aux = pt.tree_unflatten(res[n + 1:], side.aux_spec) if has_aux else None
     return grads, (res[n], aux)
 
 
@@ -122,7 +122,7 @@ def _call_rebuilt(func, inp, arrays, has_aux, api, side):
     if has_aux:
         out, aux = split_aux(out, api)
         aux_arrays, side.aux_spec = unwrap_aux(aux)
-    leaves, side.out_spec = pt.flatten(out)
+    leaves, side.out_spec = pt.tree_flatten(out)
     check_tensor_outputs(leaves, api)
     if api == _VJP:
         for o in leaves:
@@ -156,14 +156,15 @@ def vjp(func, *primals, has_aux=False):
         pull = None
     n = side.out_spec.num_leaves
     outs_t = res[:n]
-    _, primals_spec = pt.flatten(primals)
+    _, primals_spec = pt.tree_flatten(primals)
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
-        leaves, spec = pt.flatten(cotangents)
+        leaves, spec = pt.tree_flatten(cotangents)
         if spec != side.out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as "
                                "pytree structure of outputs to the function. cotangents: "
-                               f"{spec.pprint()}, primal output: {side.out_spec.pprint()}")
+                               f"{pt.treespec_pprint(spec)}, primal output: "
+                               f"{pt.treespec_pprint(side.out_spec)}")
         for i, (c, o) in enumerate(zip(leaves, outs_t)):
             if tuple(c.shape) != tuple(o.shape):
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
@@ -183,11 +184,11 @@ def vjp(func, *primals, has_aux=False):
             return any(p is not t._value for p, t in zip(prim, tensors))
 
         grads = run(pullback, [*tensors, *leaves], "VjpFnBackward")
-        return pt.unflatten(grads, primals_spec)
+        return pt.tree_unflatten(grads, primals_spec)
 
-    output = pt.unflatten(outs_t, side.out_spec)
+    output = pt.tree_unflatten(outs_t, side.out_spec)
     if has_aux:
-        return output, vjp_fn, pt.unflatten(res[n:], side.aux_spec)
+        return output, vjp_fn, pt.tree_unflatten(res[n:], side.aux_spec)
     return output, vjp_fn
 
 
@@ -198,8 +199,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     if not isinstance(primals, tuple):
         raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. E.g. it should be valid "
                            "to call f(*primals).")
-    p_leaves, p_spec = pt.flatten(primals)
-    t_leaves, t_spec = pt.flatten(tangents)
+    p_leaves, p_spec = pt.tree_flatten(primals)
+    t_leaves, t_spec = pt.tree_flatten(tangents)
     if p_spec != t_spec:
         raise RuntimeError(f"{_JVP}: Expected primals and tangents to have the same python "
                            "structure. For example, if primals is a tuple of 3 tensors, "
@@ -231,10 +232,10 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 
     res = run(compute, [*p_leaves, *t_leaves], "JvpBackward")
     m = side.out_spec.num_leaves
-    out = pt.unflatten(res[:m], side.out_spec)
-    tout = pt.unflatten(res[m:2 * m], side.out_spec)
+    out = pt.tree_unflatten(res[:m], side.out_spec)
+    tout = pt.tree_unflatten(res[m:2 * m], side.out_spec)
     if has_aux:
-        return out, tout, pt.unflatten(res[2 * m:], side.aux_spec)
+        return out, tout, pt.tree_unflatten(res[2 * m:], side.aux_spec)
     return out, tout
 
 
@@ -269,15 +270,15 @@ def _diff_outputs(func, inp, dpos, arrays, has_aux, api, jac_name, side):
 def _jacobian_tree(res, side, args, argnums, n_in, has_aux):
     """Nest the flat [out0-in0, out0-in1, ..., aux...] list as PyTorch does: outputs outside,
     differentiated inputs inside (a bare jacobian per output when ``argnums`` is an int)."""
-    _, p_spec = pt.flatten(slice_argnums(args, argnums))
+    _, p_spec = pt.tree_flatten(slice_argnums(args, argnums))
     n_out = side.out_spec.num_leaves
     per_out = []
     for i in range(n_out):
-        t = pt.unflatten(res[i * n_in:(i + 1) * n_in], p_spec)
+        t = pt.tree_unflatten(res[i * n_in:(i + 1) * n_in], p_spec)
         per_out.append(t[0] if isinstance(argnums, int) else t)
-    jac = pt.unflatten(per_out, side.out_spec)
+    jac = pt.tree_unflatten(per_out, side.out_spec)
     if has_aux:
-        return jac, pt.unflatten(res[n_out * n_in:], side.aux_spec)
+        return jac, pt.tree_unflatten(res[n_out * n_in:], side.aux_spec)
     return jac
 
 
@@ -382,7 +383,7 @@ def linearize(func, *primals):
 
     def pure(*arrays):
         a, _ = inp.rebuild(arrays)
-        leaves, side.out_spec = pt.flatten(func(*a))
+        leaves, side.out_spec = pt.tree_flatten(func(*a))
         check_tensor_outputs(leaves, "linearize(f, *primals)")
         return [o._value for o in leaves]
 
@@ -395,10 +396,10 @@ def linearize(func, *primals):
     if recorded or closed:
         out = run(pure, tensors, "LinearizeBackward")
         f_jvp = None
-    _, p_spec = pt.flatten(primals)
+    _, p_spec = pt.tree_flatten(primals)
 
     def jvp_fn(*tangents):
-        leaves, spec = pt.flatten(tangents)
+        leaves, spec = pt.tree_flatten(tangents)
         if spec != p_spec:
             raise RuntimeError(f"Expected the tangents {spec} to have the same argspec as the "
                                f"primals {p_spec}")
@@ -415,6 +416,6 @@ def linearize(func, *primals):
                 return f_jvp(*tans)
             return jax.jvp(pure, [t._value for t in tensors], list(tans))[1]
 
-        return pt.unflatten(run(push, leaves, "LinearizeJvpBackward"), side.out_spec)
+        return pt.tree_unflatten(run(push, leaves, "LinearizeJvpBackward"), side.out_spec)
 
-    return pt.unflatten(out, side.out_spec), jvp_fn
+    return pt.tree_unflatten(out, side.out_spec), jvp_fn

@@ -26,7 +26,7 @@ from .._core.graph import AccumulateGrad
 from .._core.python_node import record_python_node
 from .._core.state import STATE
 from .._tensor import Tensor
-from . import _pytree as pt
+from ..utils import _pytree as pt
 
 
 class Inputs:
@@ -39,11 +39,11 @@ class Inputs:
         self.kwargs = kwargs or {}
         self.arg_leaves, self.arg_specs, self.arg_offsets = [], [], []
         for a in args:
-            leaves, spec = pt.flatten(a)
+            leaves, spec = pt.tree_flatten(a)
             self.arg_offsets.append(len(self.arg_leaves))
             self.arg_leaves.extend(leaves)
             self.arg_specs.append(spec)
-        self.kw_leaves, self.kw_spec = pt.flatten(self.kwargs)
+        self.kw_leaves, self.kw_spec = pt.tree_flatten(self.kwargs)
         self.leaves = self.arg_leaves + self.kw_leaves
         self.tensor_pos = [i for i, x in enumerate(self.leaves) if isinstance(x, Tensor)]
         self.tensors = [self.leaves[i] for i in self.tensor_pos]
@@ -65,9 +65,9 @@ class Inputs:
         n = len(self.arg_leaves)
         args, i = [], 0
         for spec in self.arg_specs:
-            args.append(pt.unflatten(leaves[i:i + spec.num_leaves], spec))
+            args.append(pt.tree_unflatten(leaves[i:i + spec.num_leaves], spec))
             i += spec.num_leaves
-        return tuple(args), pt.unflatten(leaves[n:], self.kw_spec)
+        return tuple(args), pt.tree_unflatten(leaves[n:], self.kw_spec)
 
 
 def wrap(arr, like=None, device=None):
@@ -221,7 +221,7 @@ def diff_positions(inputs, argnums):
     nums = (argnums,) if isinstance(argnums, int) else argnums
     out = []
     for n in nums:
-        leaves, _ = pt.flatten(inputs.args[n])
+        leaves, _ = pt.tree_flatten(inputs.args[n])
         for x in leaves:
             check_differentiable(x)
         out.extend(inputs.positions(n))
@@ -237,7 +237,7 @@ def check_differentiable(x):
 
 def unwrap_aux(aux):
     """(arrays, spec, tensors) of a ``has_aux`` auxiliary output: Tensors only, as PyTorch."""
-    leaves, spec = pt.flatten(aux)
+    leaves, spec = pt.tree_flatten(aux)
     for x in leaves:
         if not isinstance(x, Tensor):
             raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")

@@ -20,7 +20,7 @@ import jax.numpy as jnp
 
 from .._core import generator as _random
 from .._tensor import Tensor
-from . import _pytree as pt
+from ..utils import _pytree as pt
 from ._core import note, run, transform_wraps, wrap
 
 _RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "
@@ -98,7 +98,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 def _check_out_dims(out_dims, func):
     if isinstance(out_dims, int):
         return
-    leaves, _ = pt.flatten(out_dims)
+    leaves, _ = pt.tree_flatten(out_dims)
     for x in leaves:
         if x is not None and not isinstance(x, int):
             raise ValueError(f"vmap({_get_name(func)}, ..., out_dims={out_dims}): `out_dims` "
@@ -118,12 +118,12 @@ def _process_inputs(in_dims, args, func):
         raise ValueError(f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add "
                          "inputs, or you are trying to vmap over a function with no inputs. "
                          "The latter is unsupported.")
-    flat_args, spec = pt.flatten(args)
-    flat_dims = pt.broadcast_to_and_flatten(in_dims, spec)
+    flat_args, spec = pt.tree_flatten(args)
+    flat_dims = pt._broadcast_to_and_flatten(in_dims, spec)
     if flat_dims is None:
         raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not "
                          "compatible with the structure of `inputs`. in_dims has structure "
-                         f"{pt.flatten(in_dims)[1]} but inputs has structure {spec}.")
+                         f"{pt.tree_flatten(in_dims)[1]} but inputs has structure {spec}.")
     for i, (arg, d) in enumerate(zip(flat_args, flat_dims)):
         if not isinstance(d, int) and d is not None:
             raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} "
@@ -154,7 +154,7 @@ def _flat_out_dims(out, spec, out_dims, func):
     def incompatible():
         raise ValueError(f"vmap({_get_name(func)}, ..., out_dims={out_dims})(<inputs>): "
                          "out_dims is not compatible with the structure of `outputs`. out_dims "
-                         f"has structure {pt.flatten(out_dims)[1]} but outputs has structure "
+                         f"has structure {pt.tree_flatten(out_dims)[1]} but outputs has structure "
                          f"{spec}.")
 
     if isinstance(out, Tensor):
@@ -163,7 +163,7 @@ def _flat_out_dims(out, spec, out_dims, func):
         if isinstance(out_dims, tuple) and len(out_dims) == 1:
             return list(out_dims)
         incompatible()
-    dims = pt.broadcast_to_and_flatten(out_dims, spec)
+    dims = pt._broadcast_to_and_flatten(out_dims, spec)
     if dims is None:
         incompatible()
     return dims
@@ -173,7 +173,7 @@ def _vmap_impl(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
     _check_out_dims(out_dims, func)
     size, flat_dims, flat_args, spec = _process_inputs(in_dims, args, func)
     name = _get_name(func)
-    kw_leaves, kw_spec = pt.flatten(kwargs)
+    kw_leaves, kw_spec = pt.tree_flatten(kwargs)
     t_pos = [i for i, a in enumerate(flat_args) if isinstance(a, Tensor)]
     k_pos = [i for i, a in enumerate(kw_leaves) if isinstance(a, Tensor)]
     tensors = [flat_args[i] for i in t_pos] + [kw_leaves[i] for i in k_pos]
@@ -188,8 +188,8 @@ def _vmap_impl(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
         for p, a in zip(k_pos, arrays[len(t_pos):]):
             kws[p] = wrap(a, kw_leaves[p])
         with rng_mode(randomness, keys):
-            out = func(*pt.unflatten(leaves, spec), **pt.unflatten(kws, kw_spec))
-        outs, side.out_spec = pt.flatten(out)
+            out = func(*pt.tree_unflatten(leaves, spec), **pt.tree_unflatten(kws, kw_spec))
+        outs, side.out_spec = pt.tree_flatten(out)
         note(outs)
         dims = _flat_out_dims(out, side.out_spec, out_dims, func)
         batched, unbatched, plan = [], [], []
@@ -244,7 +244,7 @@ def _vmap_impl(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
     nb = sum(1 for kind, _, _ in side.plan if kind == "b")
     flat = [res[i] if kind == "b" else res[nb + i] if kind == "u" else i
             for kind, i, _ in side.plan]
-    return pt.unflatten(flat, side.out_spec)
+    return pt.tree_unflatten(flat, side.out_spec)
 
 
 def _move_out(x, d):

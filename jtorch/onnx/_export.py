@@ -17,8 +17,8 @@ from ..export._dims import Dim, arg_names, input_avals
 from ..export._export import check_call, lifted_state
 from ..export._program import ExportedProgram, input_labels
 from ..export._trace import InputSpec, pure_function
-from ..func import _pytree as pt
 from ..serialization import atomic_file
+from ..utils import _pytree as pt
 from ._jaxpr import OPSET, GraphBuilder
 
 _INSTALL = "torch.onnx.export needs the onnx package: pip install jtorch[onnx]"
@@ -84,7 +84,7 @@ class ONNXProgram:
             self._session = onnxruntime.InferenceSession(
                 self.model_proto.SerializeToString(), providers=["CPUExecutionProvider"])
         names = [i.name for i in self._session.get_inputs()]
-        tensors = [x for x in pt.flatten((args, kwargs))[0] if isinstance(x, Tensor)]
+        tensors = [x for x in pt.tree_flatten((args, kwargs))[0] if isinstance(x, Tensor)]
         feeds = {n: np.asarray(t.detach().cpu().numpy()) for n, t in zip(names, tensors)}
         return [as_tensor(np.asarray(o)) for o in self._session.run(None, feeds)]
 
