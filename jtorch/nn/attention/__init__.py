@@ -13,8 +13,9 @@ Differences from PyTorch:
       available kernel. Aborting execution."); jtorch's kernel runs any input, so only switching
       off every backend raises there.
     - The flash-attention implementation registry (``register_flash_attention_impl`` and
-      friends) and the submodules ``bias``, ``flex_attention``, ``varlen`` and
-      ``experimental`` raise NotImplementedError.
+      friends) and the submodules ``bias``, ``varlen`` and ``experimental`` raise
+      NotImplementedError. ``flex_attention`` is a dense implementation (see
+      jtorch/nn/attention/flex_attention.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import enum
 
 from ..._core.errors import MissingModule, missing_function
 from ..._ops import sdp_backends
+from . import flex_attention  # the submodule (torch.nn.attention.flex_attention)
 
 __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS",
            "register_flash_attention_impl", "activate_flash_attention_impl",
@@ -121,6 +123,5 @@ restore_flash_attention_impl = missing_function(
     "torch.nn.attention.restore_flash_attention_impl")
 
 bias = MissingModule("torch.nn.attention.bias")
-flex_attention = MissingModule("torch.nn.attention.flex_attention")
 varlen = MissingModule("torch.nn.attention.varlen")
 experimental = MissingModule("torch.nn.attention.experimental")
