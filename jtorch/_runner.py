@@ -5,7 +5,8 @@ program: an import hook first on ``sys.meta_path`` maps every ``torch[.X]`` impo
 module ``jtorch[.X]`` and every ``torchvision[.X]`` to ``jtorch.vision[.X]`` (the very same
 module objects: ``sys.modules["torch.nn"] is jtorch.nn``), then the script runs as
 ``python script.py`` would run it (``sys.argv``, ``__main__``, ``sys.path[0]``).
-``python -m jtorch -m package.module args`` runs a module as ``python -m`` does.
+``python -m jtorch -m package.module args`` runs a module as ``python -m`` does, and
+``python -m jtorch -c "command" args`` a command as ``python -c`` does.
 
 Child Python processes (DataLoader and multiprocessing ``spawn`` workers, ``subprocess``, the
 distributed launcher's workers) get the same aliasing: the runner puts
@@ -42,6 +43,7 @@ SITE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_runner_sit
 
 USAGE = """usage: python -m jtorch script.py [args ...]
        python -m jtorch -m module [args ...]
+       python -m jtorch -c command [args ...]
 
 Runs a PyTorch program unchanged on jtorch: `import torch` gives jtorch and
 `import torchvision` gives jtorch.vision, in this process and in every Python child it starts.
@@ -133,16 +135,18 @@ def child_environment(environ):
 
 
 def run(argv):
-    """Runs ``argv`` (``["script.py", *args]`` or ``["-m", "module", *args]``) as ``python``
-    would, with the alias installed here and in every child process. Returns the exit code:
-    0, or 1 after an uncaught exception, reported by ``sys.excepthook`` from the script's own
-    frames on, as ``python`` reports it; ``SystemExit`` and ``KeyboardInterrupt`` propagate."""
+    """Runs ``argv`` (``["script.py", *args]``, ``["-m", "module", *args]`` or
+    ``["-c", "command", *args]``) as ``python`` would, with the alias installed here and in
+    every child process. Returns the exit code: 0, or 1 after an uncaught exception, reported
+    by ``sys.excepthook`` from the script's own frames on, as ``python`` reports it;
+    ``SystemExit`` and ``KeyboardInterrupt`` propagate."""
     os.environ.update(child_environment(os.environ))
     install()
-    if argv[0] == "-m" and len(argv) < 2:
-        print("python -m jtorch: -m needs a module name\n" + USAGE, end="", file=sys.stderr)
+    if argv[0] in ("-m", "-c") and len(argv) < 2:
+        what = "a module name" if argv[0] == "-m" else "a command"
+        print(f"python -m jtorch: {argv[0]} needs {what}\n" + USAGE, end="", file=sys.stderr)
         return 2
-    if argv[0] != "-m" and not os.path.exists(argv[0]):
+    if argv[0] not in ("-m", "-c") and not os.path.exists(argv[0]):
         print(f"{sys.executable}: can't open file {os.path.abspath(argv[0])!r}: "
               "[Errno 2] No such file or directory", file=sys.stderr)
         return 2
@@ -157,6 +161,11 @@ def run(argv):
                 return 1
             sys.argv = [argv[1]] + argv[2:]  # runpy sets sys.argv[0] to the module's file
             runpy.run_module(module, run_name="__main__", alter_sys=True)
+        elif argv[0] == "-c":
+            sys.argv = ["-c"] + argv[2:]
+            sys.path[0] = ""   # as ``python -c``: the current directory
+            main_module = sys.modules["__main__"] = types.ModuleType("__main__")
+            exec(compile(argv[1], "<string>", "exec"), main_module.__dict__)  # noqa: S102
         else:
             sys.argv = list(argv)
             sys.path[0] = os.path.dirname(os.path.realpath(argv[0]))

@@ -223,6 +223,22 @@ def test_dash_m_runs_a_module_as_python_dash_m(torch_free, tmp_path, runner):
     assert _lines(got.stdout, "alias") == ["True jtorch"]
 
 
+def test_dash_c_runs_a_command_as_python_dash_c(torch_free, tmp_path):
+    command = ARGV.replace('__file__ if __name__ == "__main__" else ""', '"<string>"')
+    got = _run(["-m", "jtorch", "-c", command, "a", "b"], cwd=tmp_path, python=torch_free)
+    assert got.returncode == 0, got.stderr[-3000:]
+    assert _lines(got.stdout, "argv") == [str(["-c", "a", "b"])]
+    assert _lines(got.stdout, "main") == ["__main__ <string>"]
+    assert _lines(got.stdout, "path0") == [""]
+    assert _lines(got.stdout, "alias") == ["True jtorch"]
+    failed = _run(["-m", "jtorch", "-c", "import torch\nraise ValueError(torch.__name__)"],
+                  cwd=tmp_path, python=torch_free)
+    assert failed.returncode == 1
+    assert failed.stderr.startswith("Traceback (most recent call last):\n"
+                                    '  File "<string>", line 2, in <module>\n'), failed.stderr
+    assert failed.stderr.rstrip().endswith("ValueError: jtorch")
+
+
 def test_an_exception_in_the_script_exits_1_with_its_traceback(torch_free, tmp_path):
     script = _script(tmp_path, "fails.py", """
         import torch
