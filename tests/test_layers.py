@@ -35,7 +35,7 @@ LAYERS = [
     ("autograd API", ["jtorch.autograd"]),
     ("Tensor methods and the public namespaces",
      ["jtorch._tensor_ops", "jtorch._tensor_str", "jtorch._tensor", "jtorch.linalg",
-      "jtorch.special", "jtorch.fft", "jtorch.random", "jtorch.sparse"]),
+      "jtorch.special", "jtorch.fft", "jtorch.random", "jtorch.sparse", "jtorch.types"]),
     ("nn, optim, utils, amp, serialization, vision, func",
      ["jtorch.nn", "jtorch.optim", "jtorch.utils", "jtorch.amp", "jtorch.serialization",
       "jtorch._weights_only", "jtorch.vision", "jtorch.func", "jtorch.distributions",
@@ -43,7 +43,8 @@ LAYERS = [
       "jtorch.export", "jtorch.profiler", "jtorch.backends", "jtorch.accelerator",
       "jtorch.version", "jtorch.distributed", "jtorch.multiprocessing", "jtorch.fx"]),
     ("compile and the top floor", ["jtorch._compile", "jtorch.parity", "jtorch.compiler",
-                                   "jtorch.jit", "jtorch"]),
+                                   "jtorch.jit", "jtorch._dynamo", "jtorch.library",
+                                   "jtorch.ops", "jtorch"]),
 ]
 
 # the most function-local imports of jtorch's own modules allowed (each with a comment why)
@@ -147,7 +148,10 @@ PUBLIC_MODULES = ["jtorch", "jtorch.linalg", "jtorch.special", "jtorch.fft", "jt
                   "jtorch.compiler", "jtorch.backends", "jtorch.accelerator", "jtorch.fx",
                   "jtorch.jit.annotations",
                   "jtorch.distributed", "jtorch.distributed.fsdp", "jtorch.distributed.run",
-                  "jtorch.multiprocessing", "jtorch.nn.parallel"]
+                  "jtorch.multiprocessing", "jtorch.nn.parallel", "jtorch.types",
+                  "jtorch.library", "jtorch.ops", "jtorch._dynamo", "jtorch.utils._pytree",
+                  "jtorch.nn.attention.flex_attention",
+                  "jtorch.distributed._functional_collectives"]
 
 
 def _fresh_import(module):
