@@ -1,17 +1,17 @@
 """jtorch.vision: torchvision's API (``import torchvision`` under jtorch's drop-in runner):
-``datasets``, ``transforms`` (and ``transforms.v2``), ``models``, ``ops``, ``utils``.
-See docs/vision.md for what is supported and every difference from torchvision."""
+``datasets``, ``transforms`` (and ``transforms.v2``), ``models``, ``ops``, ``utils``, ``io``
+(image files). See docs/vision.md for what is supported and every difference from
+torchvision."""
 
 import sys
 
 from .._core.errors import MissingModule
-from . import datasets, models, ops, transforms, utils
+from . import datasets, io, models, ops, transforms, utils
 
 # torchvision's submodules jtorch does not provide: importable, and any name read from them
 # raises NotImplementedError naming the torchvision API
-io = MissingModule("torchvision.io", instead="PIL.Image.open with transforms.PILToTensor")
 tv_tensors = MissingModule("torchvision.tv_tensors")
-for _name, _mod in (("io", io), ("tv_tensors", tv_tensors)):
+for _name, _mod in (("tv_tensors", tv_tensors),):
     sys.modules.setdefault(f"{__name__}.{_name}", _mod)
 
 __version__ = "0.28.0"
