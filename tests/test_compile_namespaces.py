@@ -56,6 +56,27 @@ def test_dynamo_hints_return_what_pytorch_returns():
         jtorch._dynamo.optimize
 
 
+def test_optimized_module_class_is_what_compile_returns():
+    """Libraries unwrap a compiled model by ``isinstance(m,
+    torch._dynamo.eval_frame.OptimizedModule)`` (accelerate, transformers' Trainer)."""
+    for T in (torch, jtorch):
+        model = T.nn.Linear(2, 2)
+        compiled = T.compile(model)
+        assert isinstance(compiled, T._dynamo.eval_frame.OptimizedModule)
+        assert compiled._orig_mod is model
+        assert not isinstance(model, T._dynamo.eval_frame.OptimizedModule)
+
+
+def test_join_is_a_stand_in():
+    from torch.distributed.algorithms.join import Join as TorchJoin
+
+    from jtorch.distributed.algorithms import Join
+
+    assert Join.__name__ == TorchJoin.__name__
+    with pytest.raises(NotImplementedError, match=r"torch\.distributed\.algorithms\.join\.Join"):
+        Join([])
+
+
 def test_hints_inside_compiled_functions():
     """Inside a compiled function the hints run, ``is_compiling`` is True and an
     ``assume_constant_result`` function is part of the program; results equal eager."""

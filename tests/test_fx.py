@@ -29,7 +29,14 @@ def test_wrap_errors_match_torch():
 
 
 def test_the_rest_of_fx_is_named_as_not_implemented():
-    for name in ("symbolic_trace", "GraphModule", "Tracer", "Graph", "Interpreter"):
-        assert hasattr(torch.fx, name)
+    """A function raises when read; a class reads as a stand-in that raises when made (so
+    ``isinstance(m, torch.fx.GraphModule)`` works and is False)."""
+    assert hasattr(torch.fx, "symbolic_trace")
+    with pytest.raises(NotImplementedError, match="torch.fx.symbolic_trace"):
+        jtorch.fx.symbolic_trace  # noqa: B018 - the attribute read raises
+    for name in ("GraphModule", "Tracer", "Graph", "Interpreter"):
+        assert isinstance(getattr(torch.fx, name), type)
+        stand_in = getattr(jtorch.fx, name)
+        assert not isinstance(jtorch.nn.Linear(1, 1), stand_in)
         with pytest.raises(NotImplementedError, match=f"torch.fx.{name}"):
-            getattr(jtorch.fx, name)
+            stand_in()
