@@ -375,10 +375,11 @@ def test_compile_matches_eager():
     w = jtorch.tensor(arr(4, seed=1), requires_grad=True)
     eager = step(x, w)
     compiled = jtorch.compile(step)
+    fallbacks = jtorch.compiler.counters()["fallbacks"]   # other tests' count before this one
     for _ in range(2):
         for a, b in zip(compiled(x, w), eager):
             close(a, b)
-    assert jtorch.compiler.counters()["fallbacks"] == 0
+    assert jtorch.compiler.counters()["fallbacks"] == fallbacks
 
 
 # ------------------------------------------------------------------ torch.ops, registrations
