@@ -39,6 +39,17 @@ INVALID = {
 }
 
 
+@pytest.fixture(autouse=True)
+def torch_validates():
+    """Real PyTorch's first torch.compile (TorchPatcher.patch in torch._dynamo) switches
+    distribution validation off for the whole process; an earlier test on the same worker may
+    have compiled. Validate in PyTorch here, as a fresh process does, and restore afterwards."""
+    before = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(True)
+    yield
+    torch.distributions.Distribution.set_default_validate_args(before)
+
+
 @pytest.mark.parametrize("name", list(INVALID))
 def test_invalid_arguments_raise_pytorchs_error(name):
     with pytest.raises(Exception) as te:
