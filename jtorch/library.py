@@ -16,26 +16,22 @@ dispatcher-level APIs raise NotImplementedError. See docs/differences.md.
 
 from __future__ import annotations
 
-import collections.abc
 import contextlib
 import inspect
 import logging
-import re
 import sys
-import typing
 import warnings
 from collections.abc import Sequence
 
 from . import ops as _ops
 from ._core.device import device as _device
-from ._core.dtypes import dtype as _dtype
 from ._core.errors import missing_class, missing_function, not_implemented
 from ._core.hooks import increment_version
 from ._core.state import STATE, grad_mode
 from ._core.tensor_base import TensorBase
-from ._tensor import Tensor
+from ._library._schema import IDENT, NO_DEFAULT, parse_namespace, parse_schema
+from ._library.infer_schema import infer_schema
 from .autograd.function import Function
-from .types import Number
 
 __all__ = ["Library", "impl", "define", "fallthrough_kernel", "impl_abstract",
            "register_autocast", "register_fake", "register_torch_dispatch", "register_vmap",
@@ -66,229 +62,6 @@ opcheck = missing_function("torch.library.opcheck")
 def fallthrough_kernel():
     """A dummy function to pass to ``Library.impl`` in order to register a fallthrough."""
     raise NotImplementedError("fallthrough_kernel() should never be called.")
-
-
-# ------------------------------------------------------------------ schemas
-class _Arg(typing.NamedTuple):
-    name: str
-    type: str
-    default: object        # _NO_DEFAULT when the schema gives none
-    kwarg_only: bool
-    mutable: bool
-
-    @property
-    def is_tensor(self):
-        return self.type.startswith("Tensor")
-
-
-_NO_DEFAULT = object()
-_TYPE = r"[A-Za-z_]\w*(?:\((?P<alias>[^)]*)\))?(?:\[\d*\])?\??(?:\[\d*\])?\??"
-_ARG_RE = re.compile(rf"^(?P<type>{_TYPE})\s+(?P<name>[A-Za-z_]\w*)\s*(?:=\s*(?P<default>.+))?$")
-_RET_RE = re.compile(rf"^(?P<type>{_TYPE})(?:\s+[A-Za-z_]\w*)?$")
-_IDENT = re.compile(r"^[A-Za-z_]\w*$")
-
-
-def _split_top(text):
-    """``text`` split at the commas outside brackets and quotes."""
-    parts, depth, quote, start = [], 0, None, 0
-    for i, c in enumerate(text):
-        if quote:
-            quote = None if c == quote else quote
-        elif c in "'\"":
-            quote = c
-        elif c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
-    return parts if any(parts) else []
-
-
-def _parse_default(text):
-    text = text.strip()
-    if text in ("None", "True", "False"):
-        return {"None": None, "True": True, "False": False}[text]
-    if text[:1] in "'\"" and text[-1:] == text[:1]:
-        return text[1:-1]
-    if text.startswith("[") and text.endswith("]"):
-        return [_parse_default(t) for t in _split_top(text[1:-1])]
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text   # an enum name (ScalarType, Layout...): kept as written
-
-
-def _parse_schema(schema, qualname):
-    """``"(Tensor x, *, int k=2) -> Tensor"`` as (args, returns); loose: types are not
-    checked against PyTorch's list."""
-    text = schema.strip()
-    if "(" not in text:
-        raise RuntimeError("Tried to parse a function schema but only the operator name was "
-                           "given")
-    close, depth = 0, 0
-    while close < len(text):
-        depth += (text[close] == "(") - (text[close] == ")")
-        if depth == 0 and text[close] == ")":
-            break
-        close += 1
-    if not text.startswith("(") or depth:
-        raise RuntimeError(f"expected a schema of the form '(args) -> returns' but got "
-                           f"{schema!r} for {qualname}")
-    rest = text[close + 1:].strip()
-    if not rest.startswith("->"):
-        found = rest.split()[0] if rest else "eof"
-        raise RuntimeError(f"expected arrow but found '{found}' here:\n{qualname}{schema}")
-    args, kwarg_only = [], False
-    for piece in _split_top(text[1:close]):
-        if piece == "*":
-            kwarg_only = True
-            continue
-        m = _ARG_RE.match(piece)
-        if m is None:
-            raise RuntimeError(f"could not parse the argument '{piece}' of schema "
-                               f"{qualname}{schema}")
-        default = _NO_DEFAULT if m["default"] is None else _parse_default(m["default"])
-        args.append(_Arg(m["name"], m["type"], default, kwarg_only, "!" in (m["alias"] or "")))
-    ret = rest[2:].strip()
-    rets = _split_top(ret[1:-1]) if ret.startswith("(") and ret.endswith(")") else [ret]
-    for r in rets:
-        if not _RET_RE.match(r):
-            raise RuntimeError(f"could not parse the return type '{r}' of schema "
-                               f"{qualname}{schema}")
-    return args, rets
-
-
-def _parse_namespace(qualname):
-    names = qualname.split("::")
-    if len(names) != 2:
-        raise ValueError(f'Expected `qualname` to be of the form "namespace::name", but got '
-                         f"{qualname}. The qualname passed to the torch.library APIs must "
-                         "consist of a namespace and a name, e.g. aten::sin")
-    return names[0], names[1]
-
-
-# ------------------------------------------------------------------ infer_schema
-def _derived(base, name, seq, opt_items_seq, opt_seq):
-    opt = typing.Optional[base]  # noqa: UP045 - the typing form is what hints evaluate to
-    out = [(base, name), (opt, name + "?")]
-
-    def seqs(t):
-        return (typing.Sequence[t], typing.List[t],  # noqa: UP006
-                collections.abc.Sequence[t], list[t])
-
-    if seq:
-        out += [(s, name + "[]") for s in seqs(base)]
-    if opt_items_seq:
-        out += [(s, name + "?[]") for s in seqs(opt)]
-    if opt_seq:
-        out += [(typing.Optional[s], name + "[]?") for s in seqs(base)]  # noqa: UP045
-    return out
-
-
-_PARAM_TYPES = dict(p for row in [
-    (Tensor, "Tensor", True, True, False), (int, "SymInt", True, False, True),
-    (float, "float", True, False, True), (bool, "bool", True, False, True),
-    (str, "str", False, False, False), (Number, "Scalar", True, False, False),
-    (_dtype, "ScalarType", False, False, False), (_device, "Device", False, False, False),
-] for p in _derived(*row))
-_RETURN_TYPES = {Tensor: "Tensor", typing.List[Tensor]: "Tensor[]",  # noqa: UP006
-                 list[Tensor]: "Tensor[]", int: "SymInt", float: "float", bool: "bool",
-                 Number: "Scalar"}
-
-
-def infer_schema(prototype_function, /, *, mutates_args, op_name=None, tags=()):
-    """The schema of ``prototype_function`` from its type hints, e.g.
-    ``"(Tensor x, float alpha=1.0) -> Tensor"`` (with ``op_name`` in front when given).
-    ``mutates_args`` (names, or ``"unknown"`` for every Tensor argument) are marked ``(a!)``."""
-    sig = inspect.signature(prototype_function)
-    if type(mutates_args) is not str:
-        mutates_args = tuple(mutates_args)
-
-    def error_fn(what):
-        raise ValueError(f"infer_schema(func): {what} Got func with signature {sig})")
-
-    def resolve(ann):
-        if not isinstance(ann, str):
-            return ann
-        try:
-            return eval(ann, prototype_function.__globals__)
-        except Exception as e:  # noqa: BLE001 - any failure is a bad annotation
-            error_fn(f"Unsupported type annotation {ann}. It is not a type. "
-                     f"({type(e).__name__}: {e})")
-
-    params, seen, kwarg_only = [], set(), False
-    for idx, (name, param) in enumerate(sig.parameters.items()):
-        if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
-            error_fn("We do not support positional-only args, varargs, or varkwargs.")
-        if param.kind == param.KEYWORD_ONLY and not kwarg_only:
-            params.append("*")
-            kwarg_only = True
-        if param.annotation is param.empty:
-            error_fn(f"Parameter {name} must have a type annotation.")
-        ann = resolve(param.annotation)
-        if ann not in _PARAM_TYPES:
-            error_fn(f"Parameter {name} has unsupported type {param.annotation}. "
-                     f"The valid types are: {_PARAM_TYPES.keys()}.")
-        schema_type = _PARAM_TYPES[ann]
-        if type(mutates_args) is str:
-            if mutates_args != "unknown":
-                raise ValueError("mutates_args must either be a sequence of the names of the "
-                                 "arguments that are mutated or the string 'unknown'. ")
-            if schema_type.startswith("Tensor"):
-                schema_type = f"Tensor(a{idx}!){schema_type[len('Tensor'):]}"
-        elif name in mutates_args:
-            if not schema_type.startswith("Tensor"):
-                error_fn(f"Parameter {name} is in mutable_args but only Tensors or "
-                         "collections of Tensors can be mutated")
-            schema_type = f"Tensor(a{idx}!){schema_type[len('Tensor'):]}"
-        seen.add(name)
-        params.append(f"{schema_type} {name}" + _default_repr(param, error_fn))
-    if mutates_args != "unknown":
-        not_seen = set(mutates_args) - seen
-        if not_seen:
-            error_fn(f"{not_seen} in mutates_args were not found in the custom op's signature. "
-                     "mutates_args should contain the names of all args that the custom op "
-                     "mutates, or just the string 'unknown' if you don't know.")
-    ret = _return_schema(resolve(sig.return_annotation), error_fn)
-    return f"{op_name or ''}({', '.join(params)}) -> {ret}"
-
-
-def _default_repr(param, error_fn):
-    d = param.default
-    if d is param.empty:
-        return ""
-    if d is None or isinstance(d, (int, float, bool)):
-        return f"={d}"
-    if isinstance(d, (str, _device)):
-        return f'="{d}"'
-    if isinstance(d, _dtype):
-        return "=" + str(d).removeprefix("torch.")
-    error_fn(f"Parameter {param.name} has an unsupported default value type {type(d)}. "
-             "Please file an issue on GitHub so we can prioritize this.")
-
-
-def _return_schema(ann, error_fn):
-    if ann is None:
-        return "()"
-    if ann is inspect.Parameter.empty:
-        error_fn("No return type annotation was provided. Please add one.")
-    if typing.get_origin(ann) is not tuple:
-        if ann not in _RETURN_TYPES:
-            error_fn(f"Return has unsupported type {ann}. The valid types are: "
-                     f"{_RETURN_TYPES}.")
-        return _RETURN_TYPES[ann]
-    args = typing.get_args(ann)
-    for a in args:
-        if a not in _RETURN_TYPES:
-            error_fn(f"Return has unsupported type {ann}. The valid types are: "
-                     f"{_RETURN_TYPES}.")
-    out = ", ".join(_RETURN_TYPES[a] for a in args)
-    return f"(({out}))" if len(args) == 1 else f"({out})"
 
 
 # ------------------------------------------------------------------ tensor lists
@@ -366,7 +139,7 @@ class CustomOpDef:
         self._setup_context_fn = None
         self._backward_fn = None
         self._disabled_kernel: set = set()
-        self._args, self._returns = _parse_schema(schema, self._qualname)
+        self._args, self._returns = parse_schema(schema, self._qualname)
         self._decl = f"{self._qualname}{schema}"
         if any(a.kwarg_only and a.is_tensor for a in self._args):
             raise NotImplementedError("custom_op with kwarg-only Tensor args. Please make your "
@@ -498,7 +271,7 @@ class CustomOpDef:
                 continue
             if a.name in kwargs:
                 v = kwargs[a.name]
-            elif a.default is not _NO_DEFAULT:
+            elif a.default is not NO_DEFAULT:
                 v = a.default
             else:
                 raise RuntimeError(f"{self._qualname}() is missing value for argument "
@@ -632,11 +405,11 @@ def custom_op(name, fn=None, /, *, mutates_args, device_types=None, schema=None,
         schema_str = schema if schema is not None else infer_schema(fn,
                                                                     mutates_args=mutates_args)
         namespace, opname = name.split("::")
-        if not (_IDENT.match(namespace) and _IDENT.match(opname)):
+        if not (IDENT.match(namespace) and IDENT.match(opname)):
             raise RuntimeError(f"custom_op: expected a name of the form 'namespace::opname' "
                                f"(each a Python identifier) but got '{name}'")
         if schema is not None:
-            expected = {a.name for a in _parse_schema(schema, name)[0] if a.mutable}
+            expected = {a.name for a in parse_schema(schema, name)[0] if a.mutable}
             if expected != set(mutates_args):
                 raise ValueError(
                     f"Attempted to create a custom op with `mutates_args={mutates_args}` and "
@@ -664,7 +437,7 @@ def _resolve(op, api):
 
 def _not_custom(qualname, api):
     """Raises (aten ops) or returns the (namespace, name) of an op custom_op did not make."""
-    namespace, name = _parse_namespace(qualname)
+    namespace, name = parse_namespace(qualname)
     if namespace == "aten":
         raise not_implemented(f"torch.library.{api} for operators not made by "
                               f"torch.library.custom_op ({qualname})")

@@ -43,7 +43,8 @@ LAYERS = [
       "jtorch.export", "jtorch.profiler", "jtorch.backends", "jtorch.accelerator",
       "jtorch.version", "jtorch.distributed", "jtorch.multiprocessing", "jtorch.fx"]),
     ("compile and the top floor", ["jtorch._compile", "jtorch.parity", "jtorch.compiler",
-                                   "jtorch.jit", "jtorch._dynamo", "jtorch.library",
+                                   "jtorch.jit", "jtorch._dynamo", "jtorch._library",
+                                   "jtorch.library",
                                    "jtorch.ops", "jtorch"]),
 ]
 

@@ -142,6 +142,8 @@ def test_infer_schema_of_lists_and_tuples():
             'f(Tensor[] xs, SymInt[] dims, ScalarType d=float32, str s="a") -> (Tensor, Tensor)'
         assert T.library.infer_schema(f, mutates_args="unknown").startswith(
             "(Tensor(a0!)[] xs, SymInt[] dims")
+        # transformers and others import it from its own module
+        assert T._library.infer_schema.infer_schema is T.library.infer_schema
 
 
 @pytest.mark.parametrize("case", ["missing", "string", "unknown_name", "not_iterable",
