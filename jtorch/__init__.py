@@ -871,6 +871,7 @@ from ._ops.tensor_storage import (
     unsafe_split_with_sizes as unsafe_split_with_sizes,
 )
 from ._ops.typeinfo import (
+    _assert as _assert,
     can_cast as can_cast,
     detach as detach,
     detach_ as detach_,

@@ -313,3 +313,39 @@ def test_pad_modules(make, shape):
 def test_circular_module_dim_error():
     raises_like(lambda: torch.nn.CircularPad2d(1)(torch.randn(3, 3)),
                 lambda: jtorch.nn.CircularPad2d(1)(jtorch.randn(3, 3)))
+
+
+# ------------------------------------------------------------------ nn.modules.utils, _assert
+def test_module_utils_and_assert_as_pytorch():
+    import torch.nn.modules.utils as tu
+
+    import jtorch.nn.modules.utils as ju
+
+    for name in ("_single", "_pair", "_triple", "_quadruple"):
+        for arg in (3, (1, 2), [4, 5, 6], range(2)):
+            assert getattr(ju, name)(arg) == getattr(tu, name)(arg), (name, arg)
+        assert getattr(ju, name).__name__ == getattr(tu, name).__name__
+    assert ju._reverse_repeat_tuple((1, 2, 3), 2) == tu._reverse_repeat_tuple((1, 2, 3), 2)
+    assert ju._list_with_default([None, 4], [8, 9, 10]) == \
+        tu._list_with_default([None, 4], [8, 9, 10])
+    assert ju._list_with_default(5, [1, 2]) == tu._list_with_default(5, [1, 2])
+    raises_like(lambda: tu._list_with_default([1, 2], [3, 4]),
+                lambda: ju._list_with_default([1, 2], [3, 4]))
+    assert ju.__all__ == tu.__all__
+    for T, mod in ((torch, tu), (jtorch, ju)):
+        model = T.nn.Sequential(T.nn.Linear(2, 3), T.nn.BatchNorm1d(3))
+        sd = T.nn.DataParallel(model).state_dict() if T is torch else \
+            {f"module.{k}": v for k, v in model.state_dict().items()}
+        if T is jtorch:
+            sd = type(model.state_dict())(sd)
+            sd._metadata = {"module": {}, "module.0": {"version": 1}, "other": {}}
+        mod.consume_prefix_in_state_dict_if_present(sd, "module.")
+        assert list(sd) == list(model.state_dict())
+        model.load_state_dict(sd)
+        if T is jtorch:
+            assert sd._metadata == {"": {}, "0": {"version": 1}, "other": {}}
+    for T in (torch, jtorch):
+        T._assert(True, "never")
+        T._assert(T.tensor(1.0) > 0, "never")
+        with pytest.raises(AssertionError, match="^boxes are not right$"):
+            T._assert(False, "boxes are not right")

@@ -162,6 +162,13 @@ def is_tensor(obj):
     return isinstance(obj, TensorBase)
 
 
+@export("_assert")
+def _assert(condition, message):
+    """``torch._assert``: ``assert condition, message`` as a function that symbolic tracing
+    sees (torchvision's models call it); a tensor condition is read with ``bool()``."""
+    assert condition, message  # noqa: S101 - this function is PyTorch's assert
+
+
 @export()
 def is_floating_point(input):
     return _tensor_arg("is_floating_point", input).dtype.category == dtypes.FLOAT
