@@ -4,31 +4,26 @@ torchvision's image extension (``image.so``: its libpng, libjpeg-turbo and libwe
 and encoders) is built against the CUDA torch: besides libtorch it links ``libc10_cuda.so``
 and ``libtorch_cuda.so``, which the CPU torch 2.13 of the tests does not have, so
 ``vision_helpers.torchvision()`` imports torchvision without it and ``torchvision.io`` raises
-"Couldn't load the image extension". The ``tvio`` fixture loads it anyway: it compiles two stub
-libraries with the system C compiler that stand in for those two (the 13 ``c10::cuda``
-functions ``image.so`` names abort if called; only the nvjpeg paths, which no test takes, call
-them), loads them with ``RTLD_GLOBAL``, then ``image.so``, whose CPU codecs then run as in
-torchvision. Without a C compiler the parity tests skip; the tests that need no torchvision
-still run.
+"Couldn't load the image extension". The ``tvio`` fixture loads it anyway
+(``vision_helpers.load_torchvision_extension``: stub libraries compiled with the system C
+compiler stand in for those two; only the nvjpeg paths, which no test takes, would call them),
+and its CPU codecs then run as in torchvision. Without a C compiler the parity tests skip;
+the tests that need no torchvision still run.
 """
 
 from __future__ import annotations
 
-import ctypes
 import importlib
 import io
-import os
 import pathlib
-import shutil
 import struct
-import subprocess
 import warnings
 import zlib
 
 import numpy as np
 import pytest
 import torch
-from vision_helpers import torchvision
+from vision_helpers import load_torchvision_extension, torchvision
 
 import jtorch
 import jtorch.vision.io as jio
@@ -37,49 +32,13 @@ from jtorch.utils.data import _worker as worker
 Image = pytest.importorskip("PIL.Image")
 PngImagePlugin = pytest.importorskip("PIL.PngImagePlugin")
 
-# the undefined c10::cuda symbols of torchvision 0.28's image.so (nm -D --undefined-only)
-_C10_CUDA_FUNCTIONS = [
-    "_ZN3c104cuda12device_countEv", "_ZN3c104cuda14ExchangeDeviceEa",
-    "_ZN3c104cuda14MaybeSetDeviceEa", "_ZN3c104cuda14current_deviceEv",
-    "_ZN3c104cuda17getStreamFromPoolEba", "_ZN3c104cuda17getStreamFromPoolEia",
-    "_ZN3c104cuda20getCurrentCUDAStreamEa", "_ZN3c104cuda20getDefaultCUDAStreamEa",
-    "_ZN3c104cuda20setCurrentCUDAStreamENS0_10CUDAStreamE",
-    "_ZN3c104cuda29c10_cuda_check_implementationEiPKcS2_jb", "_ZN3c104cuda9GetDeviceEPa",
-    "_ZN3c104cuda9SetDeviceEab", "_ZNK3c104cuda10CUDAStream11synchronizeEv",
-    "_ZNK3c104cuda10CUDAStream5queryEv", "_ZNK3c104cuda10CUDAStream6streamEv"]
-_C10_CUDA_DATA = ["_ZN3c104cuda20CUDACachingAllocator9allocatorE"]
-_LOADED = []
-
-
-def _load_image_extension(tv, folder):
-    if _LOADED:
-        return
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler to build the CUDA stubs torchvision's image.so needs here")
-    sources = {"libc10_cuda.so": "#include <stdlib.h>\n"
-               + "".join(f"void {s}(void) {{ abort(); }}\n" for s in _C10_CUDA_FUNCTIONS)
-               + "".join(f"void *{s} = 0;\n" for s in _C10_CUDA_DATA),
-               "libtorch_cuda.so": "void jtorch_test_stub(void) {}\n"}
-    for name, code in sources.items():
-        (folder / f"{name}.c").write_text(code)
-        subprocess.run([cc, "-shared", "-fPIC", f"-Wl,-soname,{name}", "-o", str(folder / name),
-                        str(folder / f"{name}.c")], check=True, capture_output=True)
-        ctypes.CDLL(str(folder / name), mode=os.RTLD_GLOBAL)
-    try:
-        ctypes.CDLL(os.path.join(os.path.dirname(tv.__file__), "image.so"))
-    except OSError as e:
-        pytest.skip(f"torchvision's image extension does not load here: {e}")
-    _LOADED.append(True)
-
-
 @pytest.fixture(scope="module")
 def tvio(tmp_path_factory):
     """torchvision.io with torchvision's C++ image codecs loaded."""
     tv = torchvision()
     image = importlib.import_module("torchvision.io.image")
     if not image._has_image_ops():
-        _load_image_extension(tv, tmp_path_factory.mktemp("tv_cuda_stubs"))
+        load_torchvision_extension("image.so", tmp_path_factory.mktemp("tv_cuda_stubs"))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(image, "_has_image_ops", lambda: True)
         yield tv.io

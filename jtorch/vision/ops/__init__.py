@@ -1,9 +1,10 @@
 """``torchvision.ops``: the layers torchvision's classification models are built from, the
-box functions, the box losses and the focal loss.
+box functions, the box losses and the focal loss, and the RoI operators of the detection
+models (RoI Align and pooling, their position-sensitive forms, ``MultiScaleRoIAlign``).
 
 Differences from torchvision: ``nms`` and ``batched_nms`` run eagerly only (their output's
-length depends on the values); the other detection operators (``roi_align``, ``roi_pool``,
-``deform_conv2d``...) and the names in ``_NOT_IMPLEMENTED`` raise NotImplementedError.
+length depends on the values), as do ``roi_align``/``ps_roi_align`` with an adaptive
+``sampling_ratio <= 0``; the names in ``_NOT_IMPLEMENTED`` raise NotImplementedError.
 """
 
 from ..._core.errors import missing_function, missing_names
@@ -33,25 +34,29 @@ from .misc import (
            SqueezeExcitation as SqueezeExcitation,
 )
 from .nms import batched_nms as batched_nms, nms as nms
+from .poolers import MultiScaleRoIAlign as MultiScaleRoIAlign
+from .ps_roi_align import PSRoIAlign as PSRoIAlign, ps_roi_align as ps_roi_align
+from .ps_roi_pool import PSRoIPool as PSRoIPool, ps_roi_pool as ps_roi_pool
+from .roi_align import RoIAlign as RoIAlign, roi_align as roi_align
+from .roi_pool import RoIPool as RoIPool, roi_pool as roi_pool
 from .stochastic_depth import (
            StochasticDepth as StochasticDepth,
            stochastic_depth as stochastic_depth,
 )
 
-__all__ = ["Conv2dNormActivation", "Conv3dNormActivation", "FrozenBatchNorm2d", "MLP", "Permute",
+__all__ = ["Conv2dNormActivation", "Conv3dNormActivation", "FrozenBatchNorm2d", "MLP",
+           "MultiScaleRoIAlign", "PSRoIAlign", "PSRoIPool", "Permute", "RoIAlign", "RoIPool",
            "SqueezeExcitation", "StochasticDepth", "batched_nms", "box_area", "box_convert",
            "box_iou", "clip_boxes_to_image", "complete_box_iou", "complete_box_iou_loss",
            "distance_box_iou", "distance_box_iou_loss", "generalized_box_iou",
-           "generalized_box_iou_loss", "masks_to_boxes", "nms", "remove_small_boxes",
-           "sigmoid_focal_loss", "stochastic_depth"]
+           "generalized_box_iou_loss", "masks_to_boxes", "nms", "ps_roi_align", "ps_roi_pool",
+           "remove_small_boxes", "roi_align", "roi_pool", "sigmoid_focal_loss",
+           "stochastic_depth"]
 
-roi_align = missing_function("torchvision.ops.roi_align")
-roi_pool = missing_function("torchvision.ops.roi_pool")
 deform_conv2d = missing_function("torchvision.ops.deform_conv2d")
 
 # torchvision 0.28's other public names (its __all__)
 _NOT_IMPLEMENTED = (
-    "DeformConv2d", "DropBlock2d", "DropBlock3d", "FeaturePyramidNetwork", "MultiScaleRoIAlign",
-    "PSRoIAlign", "PSRoIPool", "RoIAlign", "RoIPool", "drop_block2d", "drop_block3d",
-    "ps_roi_align", "ps_roi_pool")
+    "DeformConv2d", "DropBlock2d", "DropBlock3d", "FeaturePyramidNetwork", "drop_block2d",
+    "drop_block3d")
 __getattr__ = missing_names("torchvision.ops", _NOT_IMPLEMENTED)
