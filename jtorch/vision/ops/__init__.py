@@ -1,6 +1,7 @@
 """``torchvision.ops``: the layers torchvision's classification models are built from, the
 box functions, the box losses and the focal loss, and the RoI operators of the detection
-models (RoI Align and pooling, their position-sensitive forms, ``MultiScaleRoIAlign``).
+models (RoI Align and pooling, their position-sensitive forms, ``MultiScaleRoIAlign``,
+``FeaturePyramidNetwork``) and DropBlock.
 
 Differences from torchvision: ``nms`` and ``batched_nms`` run eagerly only (their output's
 length depends on the values), as do ``roi_align``/``ps_roi_align`` with an adaptive
@@ -25,6 +26,13 @@ from .boxes import (
            remove_small_boxes as remove_small_boxes,
            sigmoid_focal_loss as sigmoid_focal_loss,
 )
+from .drop_block import (
+           DropBlock2d as DropBlock2d,
+           DropBlock3d as DropBlock3d,
+           drop_block2d as drop_block2d,
+           drop_block3d as drop_block3d,
+)
+from .feature_pyramid_network import FeaturePyramidNetwork as FeaturePyramidNetwork
 from .misc import (
            MLP as MLP,
            Conv2dNormActivation as Conv2dNormActivation,
@@ -44,11 +52,12 @@ from .stochastic_depth import (
            stochastic_depth as stochastic_depth,
 )
 
-__all__ = ["Conv2dNormActivation", "Conv3dNormActivation", "FrozenBatchNorm2d", "MLP",
-           "MultiScaleRoIAlign", "PSRoIAlign", "PSRoIPool", "Permute", "RoIAlign", "RoIPool",
-           "SqueezeExcitation", "StochasticDepth", "batched_nms", "box_area", "box_convert",
-           "box_iou", "clip_boxes_to_image", "complete_box_iou", "complete_box_iou_loss",
-           "distance_box_iou", "distance_box_iou_loss", "generalized_box_iou",
+__all__ = ["Conv2dNormActivation", "Conv3dNormActivation", "DropBlock2d", "DropBlock3d",
+           "FeaturePyramidNetwork", "FrozenBatchNorm2d", "MLP", "MultiScaleRoIAlign",
+           "PSRoIAlign", "PSRoIPool", "Permute", "RoIAlign", "RoIPool", "SqueezeExcitation",
+           "StochasticDepth", "batched_nms", "box_area", "box_convert", "box_iou",
+           "clip_boxes_to_image", "complete_box_iou", "complete_box_iou_loss", "distance_box_iou",
+           "distance_box_iou_loss", "drop_block2d", "drop_block3d", "generalized_box_iou",
            "generalized_box_iou_loss", "masks_to_boxes", "nms", "ps_roi_align", "ps_roi_pool",
            "remove_small_boxes", "roi_align", "roi_pool", "sigmoid_focal_loss",
            "stochastic_depth"]
@@ -56,7 +65,5 @@ __all__ = ["Conv2dNormActivation", "Conv3dNormActivation", "FrozenBatchNorm2d", 
 deform_conv2d = missing_function("torchvision.ops.deform_conv2d")
 
 # torchvision 0.28's other public names (its __all__)
-_NOT_IMPLEMENTED = (
-    "DeformConv2d", "DropBlock2d", "DropBlock3d", "FeaturePyramidNetwork", "drop_block2d",
-    "drop_block3d")
+_NOT_IMPLEMENTED = ("DeformConv2d",)
 __getattr__ = missing_names("torchvision.ops", _NOT_IMPLEMENTED)
