@@ -407,3 +407,35 @@ def test_modified_view_invalidates_saved_base():
         return (b.sum() + c.sum())
 
     raises_like(lambda: run(torch).backward(), lambda: run(jtorch).backward())
+
+
+def test_writes_into_a_detached_copy_record_autograd_as_pytorch():
+    """``y = x.clone().detach(); y[mask] = token`` (a masked-patch model's input): the alias
+    starts its own history with the write (the gradient reaches ``token``), while ``x``'s
+    storage takes the values and its history stays as it was."""
+    mask = np.array([[True, False, True, False, False], [False, True, True, False, True]])
+    rng = np.random.default_rng(0)
+    x0, r0, w = (rng.standard_normal(s) for s in ((2, 5, 4), (2, 5, 4), (2, 5, 4)))
+    results = {}
+    for lib in (torch, jtorch):
+        x = lib.tensor(x0, requires_grad=True)
+        r = lib.tensor(r0, requires_grad=True)
+        token = lib.tensor(rng.standard_normal((1, 1, 4)) * 0 + 0.5, requires_grad=True)
+        m = lib.tensor(mask)
+        y = x.clone().detach()
+        flags = [y.requires_grad]
+        y[m] = r[m] * 2
+        y[m & lib.tensor([[True] * 5, [False] * 5])] = token
+        y[1, 0] = r[0, 0]
+        flags.append(y.requires_grad)
+        z = x.detach()            # an alias of x itself: x's values change, not its history
+        z.add_(r)
+        flags += [z.requires_grad, x.grad_fn is None]
+        ((y * lib.tensor(w)).sum() + (z * z).sum()).backward()
+        results[lib] = (flags, r.grad.numpy(), token.grad.numpy(), x.detach().numpy(),
+                        x.grad)
+    t, j = results[torch], results[jtorch]
+    assert j[0] == t[0] == [False, True, True, True]
+    for a, b in zip(j[1:4], t[1:4]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    assert j[4] is None and t[4] is None

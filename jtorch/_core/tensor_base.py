@@ -109,7 +109,7 @@ class TensorBase:
     _chain = ()            # the view steps from _base: ((Kernel, output index or None), ...)
     _base_version = 0      # the base version this view's _array was derived at
     _layout = None         # (strides, storage offset), computed once when first asked
-    _detached = False      # views made by detach()/.data: writes do not record autograd
+    _detached = False      # aliases made by detach()/.data: writes record no autograd on the base
     _overlap = False       # expanded views: in-place writes are an error
     _has_views = False     # a view of this storage was made (in-place view ops look for them)
     _untyped_storage = None  # Tensor.untyped_storage()'s object, made on first use

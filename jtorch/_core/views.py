@@ -290,7 +290,7 @@ def assign(t, res, *, resize=False):
         base._version_counter += 1
         t._array = res._value
         t._base_version = base._version_counter
-    if record and not t._detached:
+    if record:   # a detach()ed alias too: its own history starts here (its base's does not)
         t._node, t._out_idx, t._requires_grad = res._node, res._out_idx, True
 
 
