@@ -158,11 +158,13 @@ def _build(make_model, weights, progress, kwargs, **from_meta):
     return model
 
 
-def _model_builder(module, name, weights_enum, model_cls, build, summary, kwargs_doc=""):
+def _model_builder(module, name, weights_enum, model_cls, build, summary, kwargs_doc="",
+                   legacy_weights="IMAGENET1K_V1"):
     """The public builder ``name(*, weights=None, progress=True, **kwargs)`` of torchvision's
     registry: verifies ``weights`` (a ``weights_enum`` member, its name or None), then returns
     ``build(weights, progress, kwargs)`` (``kwargs`` a dict); takes the legacy ``pretrained=`` (its
-    ``IMAGENET1K_V1``), is registered under ``name`` and documented by ``summary``."""
+    ``legacy_weights`` member; None: ``pretrained=True`` raises, as for a model without
+    ImageNet-1K weights), is registered under ``name`` and documented by ``summary``."""
 
     def builder(*, weights=None, progress=True, **kwargs):
         return build(weights_enum.verify(weights), progress, kwargs)
@@ -176,7 +178,8 @@ def _model_builder(module, name, weights_enum, model_cls, build, summary, kwargs
         f"        weights ({weights_enum.__name__}, optional): pre-trained weights (None: random"
         " init).\n        progress (bool): show a download progress bar. Default True\n"
         f"        **kwargs: passed to ``{model_cls.__name__}``{kwargs_doc}.\n    ")
-    legacy = handle_legacy_interface(weights=("pretrained", weights_enum.IMAGENET1K_V1))
+    legacy = handle_legacy_interface(weights=(
+        "pretrained", None if legacy_weights is None else weights_enum[legacy_weights]))
     return register_model()(legacy(builder))
 
 

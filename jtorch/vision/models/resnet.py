@@ -1,5 +1,5 @@
-"""ResNet-18/34/50/101 (torchvision's ``models/resnet.py``: same modules, state_dict keys,
-initialization scheme and weights)."""
+"""ResNet-18/34/50/101/152, ResNeXt and wide ResNet (torchvision's ``models/resnet.py``: same
+modules, state_dict keys, initialization scheme and weights)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,20 @@ from jtorch import nn
 
 from ..._ops.shape import flatten
 from ._api import WeightsEnum
-from ._utils import _build, _init_conv_norm_linear, _model_builder, _weights_enum
+from ._utils import (
+    _build,
+    _init_conv_norm_linear,
+    _model_builder,
+    _ovewrite_named_param,
+    _weights_enum,
+)
 
 __all__ = ["ResNet", "ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights",
-           "ResNet101_Weights", "resnet18", "resnet34", "resnet50", "resnet101"]
+           "ResNet101_Weights", "ResNet152_Weights", "ResNeXt50_32X4D_Weights",
+           "ResNeXt101_32X8D_Weights", "ResNeXt101_64X4D_Weights", "Wide_ResNet50_2_Weights",
+           "Wide_ResNet101_2_Weights", "resnet18", "resnet34", "resnet50", "resnet101",
+           "resnet152", "resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d",
+           "wide_resnet50_2", "wide_resnet101_2"]
 
 
 def conv3x3(in_planes: int, out_planes: int, stride: int = 1, groups: int = 1,
@@ -177,8 +187,10 @@ class ResNet(nn.Module):
         return self._forward_impl(x)
 
 
-def _resnet(block, layers: list[int], weights: WeightsEnum | None, progress: bool,
-            kwargs: dict[str, Any]) -> ResNet:
+def _resnet(block, layers: list[int], overrides: dict[str, int], weights: WeightsEnum | None,
+            progress: bool, kwargs: dict[str, Any]) -> ResNet:
+    for param, value in overrides.items():  # ResNeXt / wide ResNet widths
+        _ovewrite_named_param(kwargs, param, value)
     return _build(partial(ResNet, block, layers), weights, progress, kwargs)
 
 
@@ -186,11 +198,19 @@ ResNet18_Weights = _weights_enum(__name__, "ResNet18_Weights")
 ResNet34_Weights = _weights_enum(__name__, "ResNet34_Weights")
 ResNet50_Weights = _weights_enum(__name__, "ResNet50_Weights")
 ResNet101_Weights = _weights_enum(__name__, "ResNet101_Weights")
+ResNet152_Weights = _weights_enum(__name__, "ResNet152_Weights")
+ResNeXt50_32X4D_Weights = _weights_enum(__name__, "ResNeXt50_32X4D_Weights")
+ResNeXt101_32X8D_Weights = _weights_enum(__name__, "ResNeXt101_32X8D_Weights")
+ResNeXt101_64X4D_Weights = _weights_enum(__name__, "ResNeXt101_64X4D_Weights")
+Wide_ResNet50_2_Weights = _weights_enum(__name__, "Wide_ResNet50_2_Weights")
+Wide_ResNet101_2_Weights = _weights_enum(__name__, "Wide_ResNet101_2_Weights")
 
 
-def _resnet_builder(name, weights_enum, block, layers, summary):
+def _resnet_builder(name, weights_enum, block, layers, summary, **overrides):
+    """``overrides``: ``groups``/``width_per_group`` that the builder fixes (as torchvision's
+    ``_ovewrite_named_param``: a different value passed raises)."""
     return _model_builder(__name__, name, weights_enum, ResNet,
-                          partial(_resnet, block, layers), summary)
+                          partial(_resnet, block, layers, overrides), summary)
 
 
 _PAPER = "from `Deep Residual Learning for Image Recognition`."
@@ -200,3 +220,22 @@ resnet34 = _resnet_builder("resnet34", ResNet34_Weights, BasicBlock, [3, 4, 6, 3
 resnet50 = _resnet_builder("resnet50", ResNet50_Weights, Bottleneck, [3, 4, 6, 3], "ResNet-50.")
 resnet101 = _resnet_builder("resnet101", ResNet101_Weights, Bottleneck, [3, 4, 23, 3],
                             "ResNet-101.")
+resnet152 = _resnet_builder("resnet152", ResNet152_Weights, Bottleneck, [3, 8, 36, 3],
+                            "ResNet-152.")
+_RESNEXT = "from `Aggregated Residual Transformation for Deep Neural Networks`."
+resnext50_32x4d = _resnet_builder("resnext50_32x4d", ResNeXt50_32X4D_Weights, Bottleneck,
+                                  [3, 4, 6, 3], f"ResNeXt-50 32x4d {_RESNEXT}", groups=32,
+                                  width_per_group=4)
+resnext101_32x8d = _resnet_builder("resnext101_32x8d", ResNeXt101_32X8D_Weights, Bottleneck,
+                                   [3, 4, 23, 3], f"ResNeXt-101 32x8d {_RESNEXT}", groups=32,
+                                   width_per_group=8)
+resnext101_64x4d = _resnet_builder("resnext101_64x4d", ResNeXt101_64X4D_Weights, Bottleneck,
+                                   [3, 4, 23, 3], f"ResNeXt-101 64x4d {_RESNEXT}", groups=64,
+                                   width_per_group=4)
+_WIDE = ("from `Wide Residual Networks`: ResNet with twice the bottleneck channels in every "
+         "block.")
+wide_resnet50_2 = _resnet_builder("wide_resnet50_2", Wide_ResNet50_2_Weights, Bottleneck,
+                                  [3, 4, 6, 3], f"Wide ResNet-50-2 {_WIDE}", width_per_group=128)
+wide_resnet101_2 = _resnet_builder("wide_resnet101_2", Wide_ResNet101_2_Weights, Bottleneck,
+                                   [3, 4, 23, 3], f"Wide ResNet-101-2 {_WIDE}",
+                                   width_per_group=128)

@@ -1,4 +1,4 @@
-"""VGG-11/16 with and without batch norm (torchvision's ``models/vgg.py``)."""
+"""VGG-11/13/16/19 with and without batch norm (torchvision's ``models/vgg.py``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from ..._ops.shape import flatten
 from ._api import WeightsEnum
 from ._utils import _build, _init_conv_norm_linear, _model_builder, _weights_enum
 
-__all__ = ["VGG", "VGG11_Weights", "VGG11_BN_Weights", "VGG16_Weights", "VGG16_BN_Weights",
-           "vgg11", "vgg11_bn", "vgg16", "vgg16_bn"]
+__all__ = ["VGG", "VGG11_Weights", "VGG11_BN_Weights", "VGG13_Weights", "VGG13_BN_Weights",
+           "VGG16_Weights", "VGG16_BN_Weights", "VGG19_Weights", "VGG19_BN_Weights", "vgg11",
+           "vgg11_bn", "vgg13", "vgg13_bn", "vgg16", "vgg16_bn", "vgg19", "vgg19_bn"]
 
 
 class VGG(nn.Module):
@@ -84,8 +85,12 @@ def _vgg(cfg: str, batch_norm: bool, weights: WeightsEnum | None, progress: bool
 
 VGG11_Weights = _weights_enum(__name__, "VGG11_Weights")
 VGG11_BN_Weights = _weights_enum(__name__, "VGG11_BN_Weights")
+VGG13_Weights = _weights_enum(__name__, "VGG13_Weights")
+VGG13_BN_Weights = _weights_enum(__name__, "VGG13_BN_Weights")
 VGG16_Weights = _weights_enum(__name__, "VGG16_Weights")
 VGG16_BN_Weights = _weights_enum(__name__, "VGG16_BN_Weights")
+VGG19_Weights = _weights_enum(__name__, "VGG19_Weights")
+VGG19_BN_Weights = _weights_enum(__name__, "VGG19_BN_Weights")
 
 
 def _vgg_builder(name, weights_enum, cfg, batch_norm, summary):
@@ -96,5 +101,9 @@ def _vgg_builder(name, weights_enum, cfg, batch_norm, summary):
 _PAPER = "from `Very Deep Convolutional Networks for Large-Scale Image Recognition`."
 vgg11 = _vgg_builder("vgg11", VGG11_Weights, "A", False, f"VGG-11 {_PAPER}")
 vgg11_bn = _vgg_builder("vgg11_bn", VGG11_BN_Weights, "A", True, "VGG-11 with batch normalization.")
+vgg13 = _vgg_builder("vgg13", VGG13_Weights, "B", False, "VGG-13.")
+vgg13_bn = _vgg_builder("vgg13_bn", VGG13_BN_Weights, "B", True, "VGG-13 with batch normalization.")
 vgg16 = _vgg_builder("vgg16", VGG16_Weights, "D", False, "VGG-16.")
 vgg16_bn = _vgg_builder("vgg16_bn", VGG16_BN_Weights, "D", True, "VGG-16 with batch normalization.")
+vgg19 = _vgg_builder("vgg19", VGG19_Weights, "E", False, "VGG-19.")
+vgg19_bn = _vgg_builder("vgg19_bn", VGG19_BN_Weights, "E", True, "VGG-19 with batch normalization.")

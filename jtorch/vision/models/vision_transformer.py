@@ -1,4 +1,5 @@
-"""Vision Transformer ViT-B/16 (torchvision's ``models/vision_transformer.py``)."""
+"""Vision Transformers ViT-B/16, B/32, L/16, L/32, H/14 and ``interpolate_embeddings``
+(torchvision's ``models/vision_transformer.py``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, NamedTuple
 
+import jtorch.nn.functional as F
 from jtorch import nn
 
 from ..._ops.creation import empty, zeros
@@ -16,7 +18,9 @@ from ..ops.misc import MLP, Conv2dNormActivation
 from ._api import WeightsEnum
 from ._utils import _build, _model_builder, _weights_enum
 
-__all__ = ["VisionTransformer", "ViT_B_16_Weights", "vit_b_16"]
+__all__ = ["VisionTransformer", "ViT_B_16_Weights", "ViT_B_32_Weights", "ViT_L_16_Weights",
+           "ViT_L_32_Weights", "ViT_H_14_Weights", "vit_b_16", "vit_b_32", "vit_l_16", "vit_l_32",
+           "vit_h_14"]
 
 
 class ConvStemConfig(NamedTuple):
@@ -219,9 +223,64 @@ def _vision_transformer(patch_size: int, num_layers: int, num_heads: int, hidden
 
 
 ViT_B_16_Weights = _weights_enum(__name__, "ViT_B_16_Weights")
+ViT_B_32_Weights = _weights_enum(__name__, "ViT_B_32_Weights")
+ViT_L_16_Weights = _weights_enum(__name__, "ViT_L_16_Weights")
+ViT_L_32_Weights = _weights_enum(__name__, "ViT_L_32_Weights")
+ViT_H_14_Weights = _weights_enum(__name__, "ViT_H_14_Weights")
 
 
-vit_b_16 = _model_builder(
-    __name__, "vit_b_16", ViT_B_16_Weights, VisionTransformer,
-    partial(_vision_transformer, 16, 12, 12, 768, 3072),
-    "ViT-B/16 from `An Image is Worth 16x16 Words`.", " (``image_size`` defaults to 224)")
+def _builder(name, weights_enum, shape, legacy_weights="IMAGENET1K_V1"):
+    """``shape``: (patch_size, num_layers, num_heads, hidden_dim, mlp_dim)."""
+    label = f"ViT-{name[4].upper()}/{name[6:]}"
+    return _model_builder(
+        __name__, name, weights_enum, VisionTransformer, partial(_vision_transformer, *shape),
+        f"{label} from `An Image is Worth 16x16 Words`.", " (``image_size`` defaults to 224)",
+        legacy_weights=legacy_weights)
+
+
+vit_b_16 = _builder("vit_b_16", ViT_B_16_Weights, (16, 12, 12, 768, 3072))
+vit_b_32 = _builder("vit_b_32", ViT_B_32_Weights, (32, 12, 12, 768, 3072))
+vit_l_16 = _builder("vit_l_16", ViT_L_16_Weights, (16, 24, 16, 1024, 4096))
+vit_l_32 = _builder("vit_l_32", ViT_L_32_Weights, (32, 24, 16, 1024, 4096))
+vit_h_14 = _builder("vit_h_14", ViT_H_14_Weights, (14, 32, 16, 1280, 5120), legacy_weights=None)
+
+
+def interpolate_embeddings(image_size: int, patch_size: int, model_state,
+                           interpolation_mode: str = "bicubic", reset_heads: bool = False):
+    """A state dict's position embeddings resized (``interpolation_mode``, corners aligned)
+    for ``image_size`` and ``patch_size``, to load a pre-trained model at another resolution.
+
+    Args:
+        image_size (int): the new model's image size.
+        patch_size (int): the new model's patch size.
+        model_state (OrderedDict[str, Tensor]): the pre-trained model's state dict (its
+            ``encoder.pos_embedding`` is replaced).
+        interpolation_mode (str): Default ``"bicubic"``
+        reset_heads (bool): leave out the ``heads`` entries (when the embedding changes).
+            Default False
+
+    Returns:
+        OrderedDict[str, Tensor]: the state dict to load into the new model.
+    """
+    pos_embedding = model_state["encoder.pos_embedding"]
+    n, seq_length, hidden_dim = pos_embedding.shape
+    if n != 1:
+        raise ValueError(f"Unexpected position embedding shape: {pos_embedding.shape}")
+    new_seq_length = (image_size // patch_size) ** 2 + 1
+    if new_seq_length != seq_length:
+        seq_length -= 1
+        new_seq_length -= 1
+        token, img = pos_embedding[:, :1, :], pos_embedding[:, 1:, :].permute(0, 2, 1)
+        side = int(math.sqrt(seq_length))
+        if side * side != seq_length:
+            raise ValueError("seq_length is not a perfect square! Instead got seq_length_1d * "
+                             f"seq_length_1d = {side * side} and seq_length = {seq_length}")
+        img = F.interpolate(img.reshape(1, hidden_dim, side, side),
+                            size=image_size // patch_size, mode=interpolation_mode,
+                            align_corners=True)
+        img = img.reshape(1, hidden_dim, new_seq_length).permute(0, 2, 1)
+        model_state["encoder.pos_embedding"] = cat([token, img], dim=1)
+        if reset_heads:
+            model_state = OrderedDict((k, v) for k, v in model_state.items()
+                                      if not k.startswith("heads"))
+    return model_state
