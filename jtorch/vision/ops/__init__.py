@@ -1,14 +1,14 @@
 """``torchvision.ops``: the layers torchvision's classification models are built from, the
 box functions, the box losses and the focal loss, and the RoI operators of the detection
 models (RoI Align and pooling, their position-sensitive forms, ``MultiScaleRoIAlign``,
-``FeaturePyramidNetwork``) and DropBlock.
+``FeaturePyramidNetwork``), DropBlock and deformable convolution: all of torchvision 0.28's
+``torchvision.ops.__all__``.
 
 Differences from torchvision: ``nms`` and ``batched_nms`` run eagerly only (their output's
 length depends on the values), as do ``roi_align``/``ps_roi_align`` with an adaptive
-``sampling_ratio <= 0``; the names in ``_NOT_IMPLEMENTED`` raise NotImplementedError.
+``sampling_ratio <= 0``.
 """
 
-from ..._core.errors import missing_function, missing_names
 from .box_losses import (
            complete_box_iou_loss as complete_box_iou_loss,
            distance_box_iou_loss as distance_box_iou_loss,
@@ -26,6 +26,7 @@ from .boxes import (
            remove_small_boxes as remove_small_boxes,
            sigmoid_focal_loss as sigmoid_focal_loss,
 )
+from .deform_conv import DeformConv2d as DeformConv2d, deform_conv2d as deform_conv2d
 from .drop_block import (
            DropBlock2d as DropBlock2d,
            DropBlock3d as DropBlock3d,
@@ -52,18 +53,12 @@ from .stochastic_depth import (
            stochastic_depth as stochastic_depth,
 )
 
-__all__ = ["Conv2dNormActivation", "Conv3dNormActivation", "DropBlock2d", "DropBlock3d",
-           "FeaturePyramidNetwork", "FrozenBatchNorm2d", "MLP", "MultiScaleRoIAlign",
-           "PSRoIAlign", "PSRoIPool", "Permute", "RoIAlign", "RoIPool", "SqueezeExcitation",
-           "StochasticDepth", "batched_nms", "box_area", "box_convert", "box_iou",
-           "clip_boxes_to_image", "complete_box_iou", "complete_box_iou_loss", "distance_box_iou",
-           "distance_box_iou_loss", "drop_block2d", "drop_block3d", "generalized_box_iou",
-           "generalized_box_iou_loss", "masks_to_boxes", "nms", "ps_roi_align", "ps_roi_pool",
-           "remove_small_boxes", "roi_align", "roi_pool", "sigmoid_focal_loss",
-           "stochastic_depth"]
-
-deform_conv2d = missing_function("torchvision.ops.deform_conv2d")
-
-# torchvision 0.28's other public names (its __all__)
-_NOT_IMPLEMENTED = ("DeformConv2d",)
-__getattr__ = missing_names("torchvision.ops", _NOT_IMPLEMENTED)
+__all__ = ["Conv2dNormActivation", "Conv3dNormActivation", "DeformConv2d", "DropBlock2d",
+           "DropBlock3d", "FeaturePyramidNetwork", "FrozenBatchNorm2d", "MLP",
+           "MultiScaleRoIAlign", "PSRoIAlign", "PSRoIPool", "Permute", "RoIAlign", "RoIPool",
+           "SqueezeExcitation", "StochasticDepth", "batched_nms", "box_area", "box_convert",
+           "box_iou", "clip_boxes_to_image", "complete_box_iou", "complete_box_iou_loss",
+           "deform_conv2d", "distance_box_iou", "distance_box_iou_loss", "drop_block2d",
+           "drop_block3d", "generalized_box_iou", "generalized_box_iou_loss", "masks_to_boxes",
+           "nms", "ps_roi_align", "ps_roi_pool", "remove_small_boxes", "roi_align", "roi_pool",
+           "sigmoid_focal_loss", "stochastic_depth"]
