@@ -316,6 +316,20 @@ def prepare_pytorch_llama(tree, work):
         f.write(PYTORCH_LLAMA_DRIVER)
 
 
+def prepare_pytorch_cifar(tree, work):
+    """The driver of kuangliu/pytorch-cifar's models, ``scripts/real_drivers/pytorch_cifar.py``
+    (its main.py downloads CIFAR-10), copied into the working directory."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "pytorch_cifar.py"),
+                os.path.join(work, "drive_cifar.py"))
+
+
+def prepare_vit_pytorch(tree, work):
+    """The driver of lucidrains/vit-pytorch (``scripts/real_drivers/vit_pytorch.py``), copied
+    into the working directory as ``drive_vit.py``."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "vit_pytorch.py"),
+                os.path.join(work, "drive_vit.py"))
+
+
 def prepare_llama2c(tree, work):
     """llama2.c's pretokenized shards for a custom 64-token vocabulary,
     ``data/tok64/data0{0,1,2}.bin`` (shard 0 the validation split) in the tree (its
@@ -421,6 +435,14 @@ PROGRAMS = [
             [["{work}/drive_llama.py"]], prepare=prepare_pytorch_llama, path=(".",),
             note="model.py unchanged; the driver (a small model, one backward, greedy decoding) "
                  "is in this script"),
+    Program("pytorch-cifar", "pytorch-cifar", "kuangliu/pytorch-cifar",
+            # in float64: float32 rounding through train-mode BatchNorm over 4 images, then
+            # an lr-0.1 step, moves the step-1 and eval numbers of both frameworks by up to
+            # 50% (PyTorch's own float32 run is as far from its float64 run as jtorch's)
+            [["{work}/drive_cifar.py", "--float64"]], prepare=prepare_pytorch_cifar,
+            path=(".",),
+            note="models/ unchanged; the driver (9 models, 2 SGD steps on 4 random images "
+                 "each, then eval, in float64) is scripts/real_drivers/pytorch_cifar.py"),
     Program("mnist", "examples", "pytorch/examples",
             [["mnist/main.py", *MNIST_ARGS, "--test-batch-size", "256", "--no-accel"]],
             prepare=prepare_mnist),
@@ -552,6 +574,14 @@ PROGRAMS = [
           ("vae", "03-advanced/variational_autoencoder", (),
            ("samples/sampled-1.png", "samples/reconst-1.png", "samples/sampled-15.png",
             "samples/reconst-15.png"), ""))),
+    # lucidrains/vit-pytorch: a driver of its package (its 20 default variants of 33, each
+    # trained three Adam steps at dim 32 on 32x32 images, then one eval forward)
+    Program("vit-pytorch", "vit-pytorch", "lucidrains/vit-pytorch", [["{work}/drive_vit.py"]],
+            prepare=prepare_vit_pytorch, path=(".",),
+            note="expected: levit's and cvt's gradient norms differ by up to 1e-2 (BatchNorm "
+                 "over 2 to 8 values of their tiny maps amplifies float32 rounding; PyTorch's "
+                 "float32 run is as far from float64 as jtorch's); in float64 (VIT_FLOAT64=1) "
+                 "both frameworks print the same digits"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
