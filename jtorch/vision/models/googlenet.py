@@ -200,17 +200,26 @@ class GoogLeNet(nn.Module):
 GoogLeNet_Weights = _weights_enum(__name__, "GoogLeNet_Weights")
 
 
-def _googlenet(weights: WeightsEnum | None, progress: bool, kwargs: dict[str, Any]) -> GoogLeNet:
-    original_aux_logits = kwargs.get("aux_logits", False)
+def _build_pretrained_inception(cls, weights, progress, kwargs):
+    """GoogLeNet's and Inception v3's builders: with ``weights``, the checkpoint's settings
+    (input transform on unless given, auxiliary heads present, no init, its class count),
+    then the weights loaded."""
     if weights is not None:
         if "transform_input" not in kwargs:
             _ovewrite_named_param(kwargs, "transform_input", True)
         _ovewrite_named_param(kwargs, "aux_logits", True)
         _ovewrite_named_param(kwargs, "init_weights", False)
         _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = GoogLeNet(**kwargs)
+    model = cls(**kwargs)
     if weights is not None:
         model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
+    return model
+
+
+def _googlenet(weights: WeightsEnum | None, progress: bool, kwargs: dict[str, Any]) -> GoogLeNet:
+    original_aux_logits = kwargs.get("aux_logits", False)
+    model = _build_pretrained_inception(GoogLeNet, weights, progress, kwargs)
+    if weights is not None:
         if not original_aux_logits:
             model.aux_logits = False
             model.aux1 = None

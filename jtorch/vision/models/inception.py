@@ -13,8 +13,13 @@ from ..._ops.shape import flatten
 from ..._ops.shape_copy import cat
 from ..._tensor import Tensor
 from ._api import WeightsEnum
-from ._utils import _model_builder, _ovewrite_named_param, _weights_enum
-from .googlenet import BasicConv2d, _default_init_warning, _transform_input
+from ._utils import _model_builder, _weights_enum
+from .googlenet import (
+    BasicConv2d,
+    _build_pretrained_inception,
+    _default_init_warning,
+    _transform_input,
+)
 
 __all__ = ["Inception3", "InceptionOutputs", "_InceptionOutputs", "Inception_V3_Weights",
            "inception_v3"]
@@ -280,15 +285,8 @@ Inception_V3_Weights = _weights_enum(__name__, "Inception_V3_Weights")
 def _inception_v3(weights: WeightsEnum | None, progress: bool,
                   kwargs: dict[str, Any]) -> Inception3:
     original_aux_logits = kwargs.get("aux_logits", True)
+    model = _build_pretrained_inception(Inception3, weights, progress, kwargs)
     if weights is not None:
-        if "transform_input" not in kwargs:
-            _ovewrite_named_param(kwargs, "transform_input", True)
-        _ovewrite_named_param(kwargs, "aux_logits", True)
-        _ovewrite_named_param(kwargs, "init_weights", False)
-        _ovewrite_named_param(kwargs, "num_classes", len(weights.meta["categories"]))
-    model = Inception3(**kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
         if not original_aux_logits:
             model.aux_logits = False
             model.AuxLogits = None
