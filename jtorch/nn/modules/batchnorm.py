@@ -9,10 +9,11 @@ inside the kernel, so no value leaves the device.
 from __future__ import annotations
 
 from ..._core.dtypes import int64
-from ..._core.errors import missing_class
 from ..._ops.creation import ones, tensor, zeros
 from ..._ops.nn_norm import batch_norm_update
 from ...autograd import no_grad
+from ..parameter import UninitializedBuffer
+from .lazy import LazyModuleMixin, lazy_variant, uninitialized_weight_and_bias
 from .normalization import _AffineNorm
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LazyBatchNorm1d",
@@ -146,6 +147,39 @@ class SyncBatchNorm(_BatchNorm):
         return out
 
 
-LazyBatchNorm1d = missing_class("torch.nn.LazyBatchNorm1d")
-LazyBatchNorm2d = missing_class("torch.nn.LazyBatchNorm2d")
-LazyBatchNorm3d = missing_class("torch.nn.LazyBatchNorm3d")
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """A norm layer whose ``num_features`` is inferred from the first input (``size(1)``); the
+    defaults are BatchNorm's (``affine`` and ``track_running_stats`` True), also for the lazy
+    InstanceNorms, as in PyTorch."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        # num_features 0, no affine and no running stats: no tensor made only to be replaced
+        super().__init__(0, eps, momentum, False, False, **factory_kwargs, bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            uninitialized_weight_and_bias(self, bias, device, dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(**factory_kwargs)
+            self.running_var = UninitializedBuffer(**factory_kwargs)
+            self.num_batches_tracked = tensor(0, dtype=int64, device=device)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            for name in ("weight", "bias", "running_mean", "running_var"):
+                entry = getattr(self, name)
+                if entry is not None:
+                    entry.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (
+    lazy_variant(c, (_LazyNormBase, _BatchNorm), ("_check_input_dim",))
+    for c in (BatchNorm1d, BatchNorm2d, BatchNorm3d))

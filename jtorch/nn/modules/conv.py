@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..._core.errors import missing_class
 from ..._ops.nn_conv import string_padding
 from .. import functional as F
 from ._generated import CallsFunctional
 from ._ndim import as_tuple, ndim_variants
+from .lazy import LazyModuleMixin, lazy_variant, uninitialized_weight_and_bias
 from .linear import register_weight_and_bias, reset_linear_parameters
 from .module import Module
 
@@ -166,9 +166,61 @@ ConvTranspose1d, ConvTranspose2d, ConvTranspose3d = ndim_variants(
     _ConvTransposeNd, "ConvTranspose{}d",
     (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d))
 
-LazyConv1d = missing_class("torch.nn.LazyConv1d")
-LazyConv2d = missing_class("torch.nn.LazyConv2d")
-LazyConv3d = missing_class("torch.nn.LazyConv3d")
-LazyConvTranspose1d = missing_class("torch.nn.LazyConvTranspose1d")
-LazyConvTranspose2d = missing_class("torch.nn.LazyConvTranspose2d")
-LazyConvTranspose3d = missing_class("torch.nn.LazyConvTranspose3d")
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """A convolution whose ``in_channels`` is inferred from the first input (``input.size(1)``,
+    or ``size(0)`` unbatched); it then becomes its eager class."""
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            per_group = ((self.in_channels, self.out_channels // self.groups) if self.transposed
+                         else (self.out_channels, self.in_channels // self.groups))
+            self.weight.materialize((*per_group, *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input):
+        no_batch = self._get_num_spatial_dims() + 1
+        if input.dim() not in (no_batch, no_batch + 1):
+            raise RuntimeError(f"Expected {no_batch}D (unbatched) or {no_batch + 1}D (batched) "
+                               f"input to {self.__class__.__name__}, but got input of size: "
+                               f"{input.shape}")
+        return input.shape[1] if input.dim() == no_batch + 1 else input.shape[0]
+
+    def _get_num_spatial_dims(self):
+        return self._spatial_dims
+
+
+class _LazyConv(_LazyConvXdMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        # in_channels 0 and bias=False: no tensor made only to be replaced
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device=device, dtype=dtype)
+        self.out_channels = out_channels
+        uninitialized_weight_and_bias(self, bias, device, dtype)
+
+
+class _LazyConvTranspose(_LazyConvXdMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, device=device, dtype=dtype)
+        self.out_channels = out_channels
+        uninitialized_weight_and_bias(self, bias, device, dtype)
+
+
+LazyConv1d, LazyConv2d, LazyConv3d = (lazy_variant(c, (_LazyConv, c))
+                                      for c in (Conv1d, Conv2d, Conv3d))
+LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
+    lazy_variant(c, (_LazyConvTranspose, c))
+    for c in (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d))

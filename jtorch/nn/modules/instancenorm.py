@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import warnings
 
-from ..._core.errors import missing_class
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
+from .lazy import lazy_variant
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
            "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
@@ -68,6 +68,6 @@ InstanceNorm2d = _make("InstanceNorm2d", 3, (3, 4))
 InstanceNorm3d = _make("InstanceNorm3d", 4, (4, 5))
 
 
-LazyInstanceNorm1d = missing_class("torch.nn.LazyInstanceNorm1d")
-LazyInstanceNorm2d = missing_class("torch.nn.LazyInstanceNorm2d")
-LazyInstanceNorm3d = missing_class("torch.nn.LazyInstanceNorm3d")
+LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = (
+    lazy_variant(c, (_LazyNormBase, _InstanceNorm), ("_check_input_dim", "_get_no_batch_dim"))
+    for c in (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d))

@@ -7,7 +7,8 @@ import math
 from ..._ops.creation import empty
 from ...autograd import no_grad
 from .. import functional as F, init
-from ..parameter import Parameter, UninitializedParameter, is_lazy
+from ..parameter import Parameter
+from .lazy import LazyModuleMixin, uninitialized_weight_and_bias
 from .module import Module
 
 __all__ = ["Identity", "Linear", "Bilinear", "LazyLinear", "NonDynamicallyQuantizableLinear"]
@@ -101,53 +102,30 @@ class Bilinear(Module):
                 f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
-class LazyLinear(Linear):
+class LazyLinear(LazyModuleMixin, Linear):
     """A Linear whose ``in_features`` is inferred from the first input; the module then
     becomes a :class:`Linear` (PyTorch's ``cls_to_become``)."""
 
     cls_to_become = Linear
 
     def __init__(self, out_features, bias=True, device=None, dtype=None):
-        Module.__init__(self)
-        self._factory = {"device": device, "dtype": dtype}
-        self.in_features = 0
+        # bias=False: no tensor made only to be replaced
+        super().__init__(0, 0, False)
         self.out_features = out_features
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
-        self._lazy = True
-
-    def has_uninitialized_params(self):
-        return self._lazy
+        uninitialized_weight_and_bias(self, bias, device, dtype)
 
     def reset_parameters(self):
         if not self.has_uninitialized_params() and self.in_features != 0:
             super().reset_parameters()
 
-    def _materialize(self, name, shape):
-        p = getattr(self, name)
-        if is_lazy(p):
-            p.materialize(shape)
-        else:
-            setattr(self, name, Parameter(empty(shape, **self._factory)))
-
     def initialize_parameters(self, input):
         if self.has_uninitialized_params():
             with no_grad():
                 self.in_features = input.shape[-1]
-                self._materialize("weight", (self.out_features, self.in_features))
+                self.weight.materialize((self.out_features, self.in_features))
                 if self.bias is not None:
-                    self._materialize("bias", (self.out_features,))
-                self._lazy = False
+                    self.bias.materialize((self.out_features,))
                 self.reset_parameters()
-
-    def forward(self, input):
-        self.initialize_parameters(input)
-        self.__class__ = self.cls_to_become
-        del self._lazy, self._factory
-        return F.linear(input, self.weight, self.bias)
 
 
 class NonDynamicallyQuantizableLinear(Linear):
