@@ -108,6 +108,9 @@ CASES = [
     # moments lerped with weights >= 0.5 (1 - beta1, 1 - alpha): ATen's second formula
     ("Adam", {"lr": 0.01, "betas": (0.3, 0.999)}),
     ("RMSprop", {"lr": 0.01, "alpha": 0.4, "centered": True}),
+    ("Adafactor", {}),
+    ("Adafactor", {"lr": 0.05, "weight_decay": 0.1, "maximize": True}),
+    ("Adafactor", {"eps": (1e-4, 1e-2), "d": 1.5, "beta2_decay": -0.5}),
 ]
 
 
@@ -365,8 +368,14 @@ def test_add_param_group_and_defaults():
     assert named.state_dict()["param_groups"][0]["param_names"] == ["w"]
 
 
+def _step_once(opt, p):
+    p.grad = p.detach() + 1
+    opt.step()
+
+
 def _validation_cases(lib):
     p = lib.nn.Parameter(lib.ones(2))
+    m = lib.nn.Parameter(lib.ones(2, 3))
     o = lib.optim
     return [
         lambda: o.SGD(p),
@@ -393,6 +402,19 @@ def _validation_cases(lib):
         lambda: o.Adagrad([p], initial_accumulator_value=-1.0),
         lambda: o.Adadelta([p], rho=1.5),
         lambda: o.Rprop([p], etas=(1.5, 2.0)),
+        lambda: o.Adafactor([p], lr=-1.0),
+        lambda: o.Adafactor([p], beta2_decay=0.5),
+        lambda: o.Adafactor([p], eps=(-1.0, 1e-3)),
+        lambda: o.Adafactor([p], eps=(None, -1.0)),
+        lambda: o.Adafactor([p], d=0.5),
+        lambda: o.Adafactor([p], weight_decay=-0.1),
+        lambda: o.Muon([m], lr=-1.0),
+        lambda: o.Muon([m], momentum=-1.0),
+        lambda: o.Muon([m], weight_decay=-1.0),
+        lambda: o.Muon([m], adjust_lr_fn="cosine"),
+        lambda: o.Muon([p]),
+        lambda: _step_once(o.Muon([m], ns_steps=100), m),
+        lambda: _step_once(o.Muon([m], ns_coefficients=(1.0, 2.0)), m),
         lambda: o.LBFGS([{"params": [p]}, {"params": [lib.nn.Parameter(lib.ones(1))]}]),
         lambda: o.SGD([p], lr=lib.tensor([0.1, 0.2])),
         lambda: o.SGD([p]).load_state_dict({"state": {}, "param_groups": []}),
@@ -404,6 +426,59 @@ def _validation_cases(lib):
 @pytest.mark.parametrize("i", range(len(_validation_cases(torch))))
 def test_validation_messages(i):
     raises_like(_validation_cases(torch)[i], _validation_cases(jtorch)[i])
+
+
+@pytest.mark.parametrize("kw", [kw for _, kw in CASES[-3:-1]], ids=["default", "decay-maximize"])
+def test_adafactor_float64_rank3_and_groups(kw):
+    """Adafactor's factored second moment over the last two dims of a rank-3 parameter, in
+    float64 (eps1 None: float64's machine epsilon), with two groups."""
+    init = _init(np.float64, seed=3) + [np.random.default_rng(3).standard_normal((2, 3, 4))]
+    tps, topt = _make(torch, "Adafactor", kw, init, groups=True)
+    jps, jopt = _make(jtorch, "Adafactor", kw, init, groups=True)
+    for k, _ in zip(_train(torch, tps, topt, 15), _train(jtorch, jps, jopt, 15)):
+        _compare_state(topt, jopt, tps, jps, 1e-10, 1e-12, f"step {k}")
+    assert tuple(jopt.state[jps[-1]]["row_var"].shape) == (2, 3, 1)
+    assert tuple(jopt.state[jps[-1]]["col_var"].shape) == (2, 1, 4)
+    _compare_state_dicts(topt.state_dict(), jopt.state_dict())
+
+
+def test_adafactor_rejects_complex_parameters():
+    def step(lib):
+        p = lib.nn.Parameter(lib.ones(2, dtype=lib.complex64))
+        opt = lib.optim.Adafactor([p])
+        (p.abs() ** 2).sum().backward()
+        opt.step()
+
+    raises_like(lambda: step(torch), lambda: step(jtorch))
+
+
+MUON_CASES = [{}, {"lr": 0.02, "nesterov": False, "weight_decay": 0.0},
+              {"adjust_lr_fn": "match_rms_adamw", "momentum": 0.9, "ns_steps": 3,
+               "ns_coefficients": (3.0, -4.0, 2.0), "eps": 1e-5}]
+
+
+@pytest.mark.parametrize("kw", MUON_CASES, ids=["default", "no-nesterov", "options"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_muon_steps_match_torch(kw, dtype):
+    """Muon's bfloat16 Newton-Schulz iteration rounds as PyTorch's does (float32 accumulation,
+    one rounding per product): the same gradients give the same steps, wide, tall and square
+    parameters, two groups."""
+    rng = np.random.default_rng(0)
+    shapes = [(6, 4), (3, 5), (4, 4), (24, 16)]
+    init = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    tps, topt = _make(torch, "Muon", kw, init, groups=True)
+    jps, jopt = _make(jtorch, "Muon", kw, init, groups=True)
+    for k in range(4):
+        for i, (tp, jp) in enumerate(zip(tps, jps)):
+            if k % 2 and i == 1:     # a parameter without a gradient this step is skipped
+                tp.grad = jp.grad = None
+                continue
+            g = rng.standard_normal(tuple(tp.shape)).astype(dtype)
+            tp.grad, jp.grad = torch.tensor(g), jtorch.tensor(g)
+        topt.step()
+        jopt.step()
+        _compare_state(topt, jopt, tps, jps, 1e-6, 1e-6, f"step {k}")
+    _compare_state_dicts(topt.state_dict(), jopt.state_dict())
 
 
 def test_sparse_adam_not_implemented():
@@ -479,11 +554,6 @@ def test_user_defined_optimizer_subclass():
     jp, js, jlog, jrepr = _custom_sgd(jtorch)
     np.testing.assert_allclose(jp, tp)
     assert js == ts and jlog == tlog and jrepr == trepr
-
-
-def test_swa_utils_not_implemented():
-    with pytest.raises(NotImplementedError, match="torch.optim.swa_utils.AveragedModel"):
-        jtorch.optim.swa_utils.AveragedModel(None)
 
 
 def test_hyperparameters_are_passed_as_cached_device_arrays():
