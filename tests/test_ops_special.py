@@ -147,11 +147,6 @@ def test_errors():
                 lambda: jtorch.mvlgamma(jtorch.ones(2) * 3, 0))
 
 
-def test_missing_special_functions_raise_not_implemented():
-    with pytest.raises(NotImplementedError, match="torch.special.bessel_j0"):
-        jtorch.special.bessel_j0(jtorch.ones(2))
-
-
 # ------------------------------------------------------------------ samplers
 def test_standard_gamma_shape_dtype_statistics_and_gradient():
     alpha = jtorch.tensor([0.5, 2.0, 7.0], requires_grad=True)

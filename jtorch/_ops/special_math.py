@@ -1,6 +1,9 @@
 """Special functions: the gamma family (lgamma, digamma, polygamma, mvlgamma), the incomplete
 gamma functions (igamma, igammac), Bessel functions of order 0 and 1 (i0, i0e, i1, i1e), the
-Hurwitz zeta function and ``torch.special``'s entr, erfcx, log_ndtr and ndtri.
+Hurwitz zeta function and ``torch.special``'s entr, erfcx, log_ndtr and ndtri. torch.special's
+Airy function, its other Bessel functions (first and second kind, modified, scaled, spherical)
+and its orthogonal polynomials are ATen's kernels in ``special_bessel.py`` and
+``special_poly.py``.
 
 Each is published under PyTorch's names: ``torch.<fn>``, ``Tensor.<fn>``, ``Tensor.<fn>_`` where
 PyTorch has them, and the ``torch.special`` aliases (``gammaln``, ``psi``, ``multigammaln``,
@@ -15,9 +18,6 @@ Differences from PyTorch:
       the values on the host); such elements give NaN or inf instead of the RuntimeError.
     - ``igamma``/``igammac`` also have a gradient with respect to ``input`` (PyTorch raises
       "not implemented" for it).
-    - ``torch.special``'s Bessel functions of the first and second kind, the Airy function and
-      the orthogonal polynomials are stand-ins that raise NotImplementedError (JAX has no
-      accurate kernels for them).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ import jax.scipy.special as jss
 from .._core.views import inplace_call
 from ._elementwise import kink_grad, refuse
 from ._registry import export, op
-from ._util import published_stand_ins
 
 _C64 = "not implemented for 'ComplexFloat'"
 
@@ -274,19 +273,3 @@ def zeta(input, other):
 @kink_grad(None, lambda x, q, out: -x * _zeta_value(x + 1, q))
 def _zeta(x, q):
     return _zeta_value(x, q)
-
-
-# PyTorch's special functions that JAX has no accurate kernel for
-(airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_i0, modified_bessel_i1,
- modified_bessel_k0, modified_bessel_k1, scaled_modified_bessel_k0, scaled_modified_bessel_k1,
- spherical_bessel_j0, chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v,
- chebyshev_polynomial_w, hermite_polynomial_h, hermite_polynomial_he, laguerre_polynomial_l,
- legendre_polynomial_p, shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u,
- shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w) = published_stand_ins(
-    "special", """
-airy_ai bessel_j0 bessel_j1 bessel_y0 bessel_y1 modified_bessel_i0 modified_bessel_i1
-modified_bessel_k0 modified_bessel_k1 scaled_modified_bessel_k0 scaled_modified_bessel_k1
-spherical_bessel_j0 chebyshev_polynomial_t chebyshev_polynomial_u chebyshev_polynomial_v
-chebyshev_polynomial_w hermite_polynomial_h hermite_polynomial_he laguerre_polynomial_l
-legendre_polynomial_p shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u
-shifted_chebyshev_polynomial_v shifted_chebyshev_polynomial_w""")
