@@ -1,6 +1,7 @@
 """nn layers. Each file defines ``__all__``; everything listed there is ``jtorch.nn.<name>``."""
 
 from .activation import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
