@@ -674,6 +674,29 @@ def test_grad_modes_context_and_function():
     same(f)
 
 
+def test_multithreading_flag_is_per_thread_and_restored():
+    def f(T):
+        import threading
+
+        ag = T.autograd
+        out = [ag.is_multithreading_enabled()]
+        with ag.set_multithreading_enabled(False):
+            seen = []
+            t = threading.Thread(target=lambda: seen.append(ag.is_multithreading_enabled()))
+            t.start()
+            t.join()
+            x = leaf(T, arr(2))
+            (x * x).sum().backward()
+            out += [ag.is_multithreading_enabled(), seen[0], x.grad.tolist()]
+        out += [ag.is_multithreading_enabled()]
+        ag.set_multithreading_enabled(False)
+        out += [ag.is_multithreading_enabled()]
+        ag.set_multithreading_enabled(True)
+        return out
+
+    same(f)
+
+
 def test_grad_modes_as_decorators():
     def f(T):
         x = leaf(T, arr(2))

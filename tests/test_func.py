@@ -470,3 +470,22 @@ def test_no_grad_input_gives_no_history():
         g = jtorch.func.grad(lambda a: a.sin().sum())(xr)
     assert not g.requires_grad
     parity(lambda T, a: F(T).grad(lambda u: u.sin().sum())(a), NoGrad(X3))
+
+
+def test_replace_all_batch_norm_modules_then_vmap():
+    """After replace_all_batch_norm_modules_, a model with BatchNorm runs under vmap with batch
+    statistics, as PyTorch's."""
+    x = rand(3, 4, 5, seed=2)
+    outs = []
+    for lib in LIBS:
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(5, 6), lib.nn.BatchNorm1d(6), lib.nn.ReLU())
+        assert lib.func.replace_all_batch_norm_modules_(model) is model
+        bn = model[1]
+        assert bn.running_mean is None and bn.num_batches_tracked is None
+        assert not bn.track_running_stats
+        assert [n for n, _ in model.named_buffers()] == []
+        outs.append((model, lib.func.vmap(model)(lib.tensor(x))))
+    _same_weights(outs[0][0], outs[1][0])
+    outs = [lib.func.vmap(m)(lib.tensor(x)) for lib, (m, _) in zip(LIBS, outs)]
+    assert_close(outs[1], outs[0], atol=1e-5)

@@ -6,6 +6,8 @@ Per thread (as in PyTorch, a grad mode or a trace in one thread does not affect 
   ``jtorch/autograd/grad_mode.py`` set them; the dispatcher and the engine read them).
 - ``STATE.default_device`` (``torch.set_default_device``) and ``STATE.device_blocks`` (the
   ``with torch.device(...)`` blocks running, innermost last): where factories put tensors.
+- ``STATE.multithreading``: ``torch.autograd.set_multithreading_enabled``'s flag (jtorch's
+  engine runs a backward on the calling thread either way: recorded and reported only).
 - ``STATE.trace``: ``None``, or the :class:`TraceHooks` of the ``jtorch.compile`` trace running in
   this thread. The compiler installs it for the duration of a trace; the core calls it only
   while it is set, so outside a trace each hook costs one attribute read.
@@ -29,6 +31,7 @@ import threading
 class _ThreadState(threading.local):
     grad_enabled = True
     inference = False
+    multithreading = True
     trace = None
     default_device = None
     device_blocks = ()

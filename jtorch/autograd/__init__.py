@@ -24,8 +24,10 @@ from .grad_mode import (
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_multithreading_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck
 from .gradients import backward, grad
@@ -51,7 +53,8 @@ class Variable(metaclass=_VariableMeta):
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled", "functional", "graph", "Node", "set_detect_anomaly",
+           "is_inference_mode_enabled", "is_multithreading_enabled",
+           "set_multithreading_enabled", "functional", "graph", "Node", "set_detect_anomaly",
            "detect_anomaly", "anomaly_mode", "Variable", "gradcheck", "gradgradcheck", "forward_ad",
            "profiler", "profiler_util", "DeviceType", "ProfilerActivity", "kineto_available"]
 

@@ -1,4 +1,5 @@
-"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode.
+"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode (and
+set_multithreading_enabled).
 
 The flags live in jtorch/_core/state.py (per thread); the dispatcher and the engine read them.
 Each mode is a context manager and a decorator (with or without parentheses for no_grad,
@@ -139,3 +140,28 @@ class inference_mode(_Mode):  # noqa: N801 - PyTorch's name
 
     def clone(self):
         return inference_mode(self.mode)
+
+
+def is_multithreading_enabled() -> bool:
+    return STATE.multithreading
+
+
+class set_multithreading_enabled(_Mode):  # noqa: N801 - PyTorch's name
+    """Whether backward may run device work on worker threads (per thread, as PyTorch's). It
+    sets the flag when made and restores it on exit; jtorch's engine runs every backward on the
+    calling thread, so the flag changes nothing else."""
+
+    def __init__(self, mode: bool):
+        self.prev = STATE.multithreading
+        STATE.multithreading = bool(mode)
+        self.mode = mode
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        STATE.multithreading = self.prev
+        return False
+
+    def clone(self):
+        return type(self)(self.mode)

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from .._core.errors import missing_function, torch_name_fallback
 from ._autodiff import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
-from ._modules import functional_call, stack_module_state
+from ._modules import functional_call, replace_all_batch_norm_modules_, stack_module_state
 from ._vmap import vmap
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
-           "linearize", "stack_module_state", "vjp", "vmap"]
+           "linearize", "replace_all_batch_norm_modules_", "stack_module_state", "vjp",
+           "vmap"]
 
 
 functionalize = missing_function("torch.func.functionalize")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .._ops.shape import stack
+from ..nn.modules.batchnorm import _BatchNorm
 from ..nn.utils.stateless import _functional_call
 
 
@@ -60,3 +61,15 @@ def stack_module_state(models):
     all_buffers = [dict(m.named_buffers()) for m in models]
     buffers = {k: stacked([b[k] for b in all_buffers], k) for k in all_buffers[0]}
     return params, buffers
+
+
+def replace_all_batch_norm_modules_(root):
+    """Make every BatchNorm in ``root`` (``root`` too) use batch statistics only: running
+    statistics None and ``track_running_stats`` False, in place (for vmap over a model)."""
+    for module in root.modules():
+        if isinstance(module, _BatchNorm) and module.track_running_stats:
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root
