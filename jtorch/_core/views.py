@@ -292,6 +292,17 @@ def assign(t, res, *, resize=False):
         t._base_version = base._version_counter
     if record:   # a detach()ed alias too: its own history starts here (its base's does not)
         t._node, t._out_idx, t._requires_grad = res._node, res._out_idx, True
+    if _FORWARD_GRAD_ASSIGN[0] is not None:   # a forward AD level is open
+        _FORWARD_GRAD_ASSIGN[0](t, res)
+
+
+# torch.autograd.forward_ad registers ``hook(t, res)`` while a level is open: an in-place
+# write passes the result's tangent on (None otherwise)
+_FORWARD_GRAD_ASSIGN = [None]
+
+
+def register_forward_grad_assign(hook):
+    _FORWARD_GRAD_ASSIGN[0] = hook
 
 
 def assign_out(o, r):

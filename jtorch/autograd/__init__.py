@@ -9,7 +9,7 @@ from .._core import dtypes
 from .._core.errors import MissingModule, torch_name_fallback
 from .._core.graph import Node, run_backward
 from .._core.tensor_base import TensorBase
-from . import anomaly_mode, functional, graph, profiler, profiler_util
+from . import anomaly_mode, forward_ad, functional, graph, profiler, profiler_util
 from ._profiler_activity import ProfilerActivity, kineto_available
 from .anomaly_mode import (
     detect_anomaly,
@@ -32,8 +32,6 @@ from .grad_mode import (
 from .gradcheck import gradcheck, gradgradcheck
 from .gradients import backward, grad
 from .profiler_util import DeviceType
-
-forward_ad = MissingModule("torch.autograd.forward_ad")
 
 
 class _VariableMeta(type):
