@@ -302,3 +302,29 @@ def test_padding_mode_error():
     with pytest.raises(ValueError, match="padding_mode must be one of .*, but got "
                                          "padding_mode='mirror'"):
         jtorch.nn.Conv2d(4, 4, 3, padding_mode="mirror")
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_convert_conv_weight_memory_format_matches_torch(dims):
+    """nn.utils.convert_conv{2,3}d_weight_memory_format converts the convolutions (nested ones
+    too) in place and returns the model, which computes the same values (jtorch accepts memory
+    formats and keeps its layout: the strides are not compared)."""
+    fmt = "channels_last" if dims == 2 else "channels_last_3d"
+    shape = (2, 3) + (6,) * dims
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    results = []
+    for T in (torch, jtorch):
+        conv = getattr(T.nn, f"Conv{dims}d")
+        convt = getattr(T.nn, f"ConvTranspose{dims}d")
+        model = T.nn.Sequential(conv(3, 4, 3), T.nn.Sequential(convt(4, 2, 2)), T.nn.Linear(5, 2))
+        if T is jtorch:
+            model.load_state_dict({k: jtorch.tensor(v.detach().numpy())
+                                   for k, v in results[0][0].state_dict().items()})
+        before = [p.detach().numpy().copy() for p in model.parameters()]
+        convert = getattr(T.nn.utils, f"convert_conv{dims}d_weight_memory_format")
+        assert convert(model, getattr(T, fmt)) is model
+        assert all(isinstance(p, T.nn.Parameter) for p in model.parameters())
+        for p, b in zip(model.parameters(), before):
+            np.testing.assert_array_equal(p.detach().numpy(), b)
+        results.append((model, model(T.tensor(x)).detach().numpy()))
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-5, atol=1e-5)

@@ -7,6 +7,7 @@ from . import (  # noqa: F401
     convert_parameters,
     fusion,
     init,
+    memory_format,
     parametrizations,
     parametrize,
     prune,
@@ -17,6 +18,7 @@ from .clip_grad import *  # noqa: F401,F403
 from .convert_parameters import *  # noqa: F401,F403
 from .fusion import *  # noqa: F401,F403
 from .init import skip_init  # noqa: F401
+from .memory_format import *  # noqa: F401,F403
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
 
