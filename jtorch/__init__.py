@@ -825,12 +825,14 @@ from ._ops.shape_expand import (
 )
 from ._ops.shape_slice import (
     as_strided as as_strided,
+    as_strided_scatter as as_strided_scatter,
     chunk as chunk,
     diagonal as diagonal,
     diagonal_scatter as diagonal_scatter,
     dsplit as dsplit,
     hsplit as hsplit,
     narrow as narrow,
+    narrow_copy as narrow_copy,
     select as select,
     select_scatter as select_scatter,
     slice_scatter as slice_scatter,

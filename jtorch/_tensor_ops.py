@@ -89,6 +89,7 @@ class TensorOps:
     argwhere = _indexing.argwhere
     as_strided = _shape_slice.as_strided
     as_strided_ = _shape_inplace.as_strided_
+    as_strided_scatter = _shape_slice.as_strided_scatter
     asin = _pointwise_math.asin
     asinh = _pointwise_math.asinh
     atan = _pointwise_math.atan
@@ -276,11 +277,13 @@ class TensorOps:
     nanquantile = _statistics.nanquantile
     nansum = _reduction.nansum
     narrow = _shape_slice.narrow
+    narrow_copy = _shape_slice.narrow_copy
     ne = _compare.ne
     neg = _pointwise.neg
     negative = _pointwise.neg
     new = _tensor_storage.new
     new_empty = _creation.new_empty
+    new_empty_strided = _creation.new_empty_strided
     new_full = _creation.new_full
     new_ones = _creation.new_ones
     new_tensor = _creation.new_tensor

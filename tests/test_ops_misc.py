@@ -172,6 +172,13 @@ case("slice-scatter", lambda T, a, b, c: (T.slice_scatter(a, b, 1, 1, 3),
                                           a.slice_scatter(b, 1, -3, None, 2),
                                           T.slice_scatter(a, a)),
      rnd(3, 4), rnd(3, 2), rnd(2, 4))
+# (PyTorch's gradient of as_strided_scatter's input is wrong: compared by hand below)
+case("as-strided-scatter", lambda T, a, s: (T.as_strided_scatter(a, s, (2, 2), (1, 2), 1),
+                                            a.as_strided_scatter(s * 2, (2, 2), (4, 1)),
+                                            T.as_strided_scatter(a, s[:1], (1, 2), (0, 3))),
+     NoGrad(rnd(3, 4)), rnd(2, 2))
+case("narrow-copy", lambda T, a: (a.narrow_copy(1, 1, 2), T.narrow_copy(a, 0, 1, 2)),
+     rnd(3, 4))
 case("diagonal-scatter", lambda T, a, b, c, d, e: (T.diagonal_scatter(a, b),
                                                    T.diagonal_scatter(a, b, 1),
                                                    a.diagonal_scatter(c, -1),
@@ -285,6 +292,11 @@ ERRORS = [
     ("select-scatter-src", lambda T: T.select_scatter(T.zeros(3, 4), T.ones(3, 1), 1, 1)),
     ("slice-scatter-src", lambda T: T.slice_scatter(T.zeros(3, 4), T.ones(3, 3), 1, step=2)),
     ("slice-scatter-step", lambda T: T.slice_scatter(T.zeros(3, 4), T.ones(3, 3), 1, step=0)),
+    ("as-strided-scatter-bounds",
+     lambda T: T.as_strided_scatter(T.zeros(3, 4), T.ones(3, 3), (3, 3), (4, 1), 2)),
+    ("as-strided-scatter-src",
+     lambda T: T.as_strided_scatter(T.zeros(3, 4), T.ones(2, 3), (2, 2), (4, 1))),
+    ("narrow-copy-range", lambda T: T.zeros(3, 4).narrow_copy(1, 3, 2)),
     ("diagonal-scatter-src", lambda T: T.diagonal_scatter(T.zeros(3, 4), T.ones(4))),
     ("diagonal-scatter-dims", lambda T: T.diagonal_scatter(T.zeros(3, 4), T.ones(3), 0, 1, 1)),
     ("fill-diagonal-1d", lambda T: T.zeros(3).fill_diagonal_(1)),
@@ -356,3 +368,26 @@ def _int_inplace(T, x, y, name):
 def test_torch_inplace_integer_functions(name):
     parity(lambda T, x, y: _int_inplace(T, x, y, name), rnd(5, dtype=I64, low=-9, high=9),
            rnd(5, dtype=I64, low=-9, high=9), grad=False, jit=False)
+
+
+def test_as_strided_scatter_input_gradient_is_the_true_derivative():
+    """The input's gradient is 1 where as_strided_scatter keeps the input and 0 where it writes
+    ``src`` (PyTorch 2.13's formula gives the reverse; docs/differences.md)."""
+    x = jtorch.zeros(3, 4, requires_grad=True)
+    src = jtorch.ones(2, 2, requires_grad=True)
+    weights = jtorch.arange(12.0).reshape(3, 4)
+    (jtorch.as_strided_scatter(x * 2, src * 3, (2, 2), (1, 4), 1) * weights).sum().backward()
+    written = np.zeros(12, bool)
+    written[[1, 5, 2, 6]] = True
+    expected = np.where(written, 0.0, 2 * np.arange(12.0)).reshape(3, 4)
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
+    np.testing.assert_array_equal(src.grad.numpy(), 3 * np.array([[1.0, 5.0], [2.0, 6.0]]))
+
+
+def test_new_empty_strided_takes_the_tensors_dtype_and_device():
+    for T in (torch, jtorch):
+        x = T.ones(2, dtype=T.float64)
+        e = x.new_empty_strided((2, 3), (3, 1))
+        assert tuple(e.shape) == (2, 3) and e.dtype == T.float64 and not e.requires_grad
+        e = x.new_empty_strided((4,), (1,), dtype=T.int32, requires_grad=False)
+        assert e.dtype == T.int32

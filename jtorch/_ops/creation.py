@@ -582,6 +582,15 @@ new_ones = export("new_ones", namespace=None, method=True)(_new_filled("new_ones
 new_empty = export("new_empty", namespace=None, method=True)(_new_filled("new_empty", 0))
 
 
+@export("new_empty_strided", namespace=None, method=True)
+def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
+                      requires_grad=False, pin_memory=False):
+    """Tensor.new_empty_strided: ``empty_strided`` with this tensor's dtype and device."""
+    dtype, device = _new(self, dtype, device)
+    return empty_strided(size, stride, dtype=dtype, layout=layout, device=device,
+                         requires_grad=requires_grad)
+
+
 # ------------------------------------------------------------------------------ fill_, zero_
 def _fill_check(input, value):
     if isinstance(value, TensorBase) and value.dim() != 0:

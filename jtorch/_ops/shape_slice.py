@@ -87,6 +87,12 @@ def narrow(input, dim, start, length):
     return getitem(input, (slice(None),) * d + (slice(start, start + length),))
 
 
+@export("narrow_copy", method=True)
+def narrow_copy(input, dim, start, length):
+    """``narrow(input, dim, start, length)`` as a new tensor, not a view."""
+    return narrow(input, dim, start, length).clone()
+
+
 def _check_select(shape, dim, index):
     if len(shape) == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -450,16 +456,35 @@ def _as_strided_rule(shape, st, off, out_shape, idx, size, stride, storage_offse
     return tuple(stride), storage_offset  # its input is always the storage owner (the base)
 
 
-@op("as_strided", method=False, out=False, is_view=True, saves=False,
-    stride_rule=_as_strided_rule, namespace=None)
-def _as_strided(input, size, stride, storage_offset):
-
+def _strided_read(x, size, stride, storage_offset):
+    """The elements of ``x`` (read as its flat storage) at ``size``/``stride``/offset."""
     index = np.full(size, storage_offset, np.int64)
     for d, (n, s) in enumerate(zip(size, stride)):
         shape = [1] * len(size)
         shape[d] = n
         index = index + np.arange(n).reshape(shape) * s
-    return input.reshape(-1)[index]
+    return x.reshape(-1)[index]
+
+
+@op("as_strided", method=False, out=False, is_view=True, saves=False,
+    stride_rule=_as_strided_rule, namespace=None)
+def _as_strided(input, size, stride, storage_offset):
+    return _strided_read(input, size, stride, storage_offset)
+
+
+@op("as_strided_scatter", **_SCATTER)
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of ``input`` with ``src`` embedded at the elements ``as_strided(size, stride,
+    storage_offset)`` reads of it (``input`` read as a contiguous storage)."""
+    size, stride = tuple(size), tuple(stride)
+    offset = 0 if storage_offset is None else storage_offset
+    need = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    if need > input.size:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {offset}, and itemsize {input.dtype.itemsize} requiring a "
+                           f"storage size of {need * input.dtype.itemsize} are out of bounds "
+                           f"for storage of size {input.size * input.dtype.itemsize}")
+    return _scatter_through(input, src, lambda x: _strided_read(x, size, stride, offset))
 
 
 @export("as_strided", method=True, opdef_of=_as_strided)
