@@ -1,7 +1,9 @@
-"""Writes jtorch/vision/models/_weights.json: every classification weights enum of the
-installed torchvision (0.28, pinned in the test extra), its members' urls, preprocessing
-keywords and meta (``categories`` shortened to ``"ImageNet-1K"``, the ``_docs`` prose left out),
-and its aliases (``DEFAULT``). jtorch's builders read their enums from that file.
+"""Writes jtorch/vision/models/_weights.json: every classification and segmentation weights
+enum of the installed torchvision (0.28, pinned in the test extra), its members' urls,
+preprocessing keywords (and the preset's name where it is not ``ImageClassification``) and meta
+(``categories`` shortened to ``"ImageNet-1K"`` or ``"VOC"``; the ``_docs`` prose left out of
+the classification enums, kept in the segmentation ones), and its aliases (``DEFAULT``).
+jtorch's builders read their enums from that file.
 
     python scripts/gen_vision_weights.py
 """
@@ -25,18 +27,26 @@ def _plain(v):
 
 
 def weights_entries(tv):
-    """{enum name: {member: entry or alias}} of torchvision's classification models."""
-    from torchvision.models._meta import _IMAGENET_CATEGORIES
+    """{enum name: {member: entry or alias}} of torchvision's classification and segmentation
+    models."""
+    from torchvision.models._meta import _IMAGENET_CATEGORIES, _VOC_CATEGORIES
+    categories = {"ImageNet-1K": list(_IMAGENET_CATEGORIES), "VOC": list(_VOC_CATEGORIES)}
     out = {}
-    for name in tv.models.list_models(module=tv.models):
+    names = [(name, True) for name in tv.models.list_models(module=tv.models)] + \
+        [(name, False) for name in tv.models.list_models(module=tv.models.segmentation)]
+    for name, classification in names:
         weights = tv.models.get_model_weights(name)
         entry = {}
         for member in weights:
-            meta = {k: _plain(v) for k, v in member.value.meta.items() if k != "_docs"}
-            if meta.get("categories") == list(_IMAGENET_CATEGORIES):
-                meta["categories"] = "ImageNet-1K"
+            meta = {k: _plain(v) for k, v in member.value.meta.items()
+                    if k != "_docs" or not classification}
+            for short, names_list in categories.items():
+                if meta.get("categories") == names_list:
+                    meta["categories"] = short
+            preset = member.value.transforms.func.__name__
             entry[member.name] = {
                 "url": member.value.url,
+                **({} if preset == "ImageClassification" else {"preset": preset}),
                 "transforms": {k: _plain(v)
                                for k, v in member.value.transforms.keywords.items()},
                 "meta": meta}

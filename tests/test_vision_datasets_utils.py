@@ -193,5 +193,6 @@ def test_draw_bounding_boxes():
         tv.utils.draw_bounding_boxes(gray, boxes[:1] / 2).numpy(), atol=1e-6)
     with pytest.raises(ValueError, match="Boxes need to be in \\(xmin, ymin, xmax, ymax\\)"):
         utils.draw_bounding_boxes(to_jtorch(img), jtorch.tensor([[5.0, 5, 1, 1]]))
-    with pytest.raises(NotImplementedError, match="draw_segmentation_masks"):
-        utils.draw_segmentation_masks(to_jtorch(img), None)
+    # draw_segmentation_masks: tests/test_vision_segmentation.py
+    with pytest.raises(NotImplementedError, match="draw_keypoints"):
+        utils.draw_keypoints(to_jtorch(img), None)

@@ -1,4 +1,5 @@
-"""``torchvision.utils``: ``make_grid``, ``save_image`` and ``draw_bounding_boxes``.
+"""``torchvision.utils``: ``make_grid``, ``save_image``, ``draw_bounding_boxes`` and
+``draw_segmentation_masks``.
 
 Differences from torchvision:
     - ``make_grid`` builds the grid with padding and reshapes (no in-place copies): same
@@ -6,8 +7,8 @@ Differences from torchvision:
       (which reads the tensor's min and max, as torchvision). Like torchvision's it runs under
       ``no_grad``.
     - ``draw_bounding_boxes`` draws axis-aligned ``(xmin, ymin, xmax, ymax)`` boxes; oriented
-      (8-coordinate) boxes raise NotImplementedError. ``draw_segmentation_masks`` and
-      ``draw_keypoints`` raise NotImplementedError.
+      (8-coordinate) boxes raise NotImplementedError. ``draw_keypoints`` raises
+      NotImplementedError.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ import numpy as np
 import jtorch.nn.functional as F
 from jtorch._tensor import Tensor
 
-from .._core.dtypes import int64, uint8
+from .._core.dtypes import bool_, get_default_dtype, int64, uint8
 from .._core.errors import missing_function, missing_names, not_implemented
-from .._ops.creation import full
+from .._ops.compare import where
+from .._ops.creation import full, tensor as as_tensor
 from .._ops.shape_copy import cat, stack, tile
 from ..autograd.grad_mode import no_grad
 from .transforms.v2 import functional as TF
@@ -30,7 +32,6 @@ from .transforms.v2 import functional as TF
 __all__ = ["draw_bounding_boxes", "draw_keypoints", "draw_segmentation_masks", "make_grid",
            "save_image"]
 
-draw_segmentation_masks = missing_function("torchvision.utils.draw_segmentation_masks")
 draw_keypoints = missing_function("torchvision.utils.draw_keypoints")
 
 
@@ -121,10 +122,13 @@ def _generate_color_palette(num_objects: int):
     return [tuple(int(v) for v in (i * palette) % 255) for i in range(num_objects)]
 
 
-def _parse_colors(colors, *, num_objects: int):
+def _parse_colors(colors, *, num_objects: int, dtype=uint8):
+    """``num_objects`` RGB tuples (or more, from a longer list) from a color, a list of colors
+    (names or RGB tuples) or None (a palette); in [0, 1] for a floating ``dtype``."""
     from PIL import ImageColor  # Pillow is optional: needed only to draw
 
-    if colors is None:
+    generated = colors is None
+    if generated:
         colors = _generate_color_palette(num_objects)
     elif isinstance(colors, list):
         if len(colors) < num_objects:
@@ -137,7 +141,13 @@ def _parse_colors(colors, *, num_objects: int):
         raise ValueError(f"If passed as tuple, colors should be an RGB triplet, but got {colors}.")
     else:
         colors = [colors] * num_objects
-    return [ImageColor.getrgb(c) if isinstance(c, str) else c for c in colors]
+    colors = [ImageColor.getrgb(c) if isinstance(c, str) else c for c in colors]
+    if dtype.is_floating_point:  # [0, 255] -> [0, 1]
+        # torchvision's palette holds int64 tensors: divided in the default dtype (float32)
+        scale = np.dtype(get_default_dtype().np) if generated else np.dtype(np.float64)
+        colors = [tuple(float(np.divide(v, 255, dtype=scale)) for v in color)
+                  for color in colors]
+    return colors
 
 
 def draw_bounding_boxes(image, boxes, labels=None, colors=None, fill=False, width: int = 1,
@@ -226,6 +236,56 @@ def draw_bounding_boxes(image, boxes, labels=None, colors=None, fill=False, widt
     if original_dtype.is_floating_point:
         out = TF.to_dtype(out, dtype=original_dtype, scale=True)
     return out
+
+
+@no_grad()
+def draw_segmentation_masks(image, masks, alpha: float = 0.8, colors=None):
+    """Draws segmentation masks on an RGB image: each mask's pixels take its color (a later
+    mask over an earlier one), pixels under more than one mask are black, blended as
+    ``image * (1 - alpha) + drawn * alpha``.
+
+    Args:
+        image (Tensor): ``(3, H, W)``, uint8 in [0, 255] or float in [0, 1].
+        masks (Tensor): bool ``(num_masks, H, W)`` or ``(H, W)``.
+        alpha (float): the masks' opacity (0: transparent, 1: opaque). Default 0.8
+        colors: one color for all masks or a list (at least one per mask), each a name
+            (``"red"``, ``"#FF00FF"``) or an RGB tuple; default a palette.
+
+    Returns:
+        Tensor: ``(3, H, W)`` in the image's dtype (uint8: truncated, as torchvision);
+        computed under ``no_grad``, as torchvision's.
+    """
+    if not isinstance(image, Tensor):
+        raise TypeError(f"The image must be a tensor, got {type(image)}")
+    if not (image.dtype == uint8 or image.is_floating_point()):
+        raise ValueError(f"The image dtype must be uint8 or float, got {image.dtype}")
+    if image.dim() != 3:
+        raise ValueError("Pass individual images, not batches")
+    if image.size()[0] != 3:
+        raise ValueError("Pass an RGB image. Other Image formats are not supported")
+    if masks.ndim == 2:
+        masks = masks[None, :, :]
+    if masks.ndim != 3:
+        raise ValueError("masks must be of shape (H, W) or (batch_size, H, W)")
+    if masks.dtype != bool_:
+        raise ValueError(f"The masks must be of dtype bool. Got {masks.dtype}")
+    if masks.shape[-2:] != image.shape[-2:]:
+        raise ValueError("The image and the masks must have the same height and width")
+    num_masks = masks.size()[0]
+    if num_masks == 0:
+        warnings.warn("masks doesn't contain any mask. No mask was drawn", stacklevel=2)
+        return image
+    original_dtype = image.dtype
+    palette = as_tensor(
+        _parse_colors(colors, num_objects=num_masks, dtype=original_dtype)[:num_masks],
+        dtype=original_dtype, device=image.device)
+    # each pixel takes the color of the last mask over it (torchvision paints them in order)
+    last = (num_masks - 1) - masks.flip(0).to(int64).argmax(0)
+    painted = palette[last].permute(2, 0, 1)
+    drawn = where(masks.any(0), painted, image)
+    drawn = drawn.masked_fill(masks.sum(dim=0) > 1, 0)
+    out = image * (1 - alpha) + drawn * alpha
+    return out.to(original_dtype)
 
 
 # torchvision 0.28's other public name (its __all__)

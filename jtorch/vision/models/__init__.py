@@ -1,7 +1,17 @@
 """``torchvision.models``: classification models with torchvision's constructors, module
-structure, state_dict keys and weights enums (see docs/vision.md for the list)."""
+structure, state_dict keys and weights enums (see docs/vision.md for the list), and the
+segmentation models (``models.segmentation``). ``detection``, ``video``, ``optical_flow`` and
+``quantization`` import, but their builders and classes raise NotImplementedError."""
 
-from . import _api as _api, _utils as _utils
+from . import (
+    _api as _api,
+    _utils as _utils,
+    detection as detection,
+    optical_flow as optical_flow,
+    quantization as quantization,
+    segmentation as segmentation,
+    video as video,
+)
 from ._api import (
     Weights as Weights,
     WeightsEnum as WeightsEnum,

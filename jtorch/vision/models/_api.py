@@ -13,6 +13,7 @@ import fnmatch
 import importlib
 import inspect
 import sys
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -21,6 +22,7 @@ from operator import attrgetter
 from typing import Any, get_args
 
 from ... import hub
+from ..._core.errors import is_stand_in
 
 __all__ = ["WeightsEnum", "Weights", "get_model", "get_model_builder", "get_model_weights",
            "get_weight", "list_models"]
@@ -78,12 +80,17 @@ def get_weight(name: str) -> WeightsEnum:
         enum_name, value_name = name.split(".")
     except ValueError:
         raise ValueError(f"Invalid weight name provided: '{name}'.") from None
+    # torchvision.models and its packages (segmentation; the stand-ins of detection, ...)
     base_module = importlib.import_module(__name__.rsplit(".", 1)[0])
-    potential = base_module.__dict__.get(enum_name, None)
-    if not (isinstance(potential, type) and issubclass(potential, WeightsEnum)):
-        raise ValueError(f"The weight enum '{enum_name}' for the specific method couldn't be "
-                         "retrieved.")
-    return potential[value_name]
+    for module in [base_module] + [m for m in vars(base_module).values()
+                                   if isinstance(m, types.ModuleType) and hasattr(m, "__path__")]:
+        potential = module.__dict__.get(enum_name, None)
+        if is_stand_in(potential):
+            return getattr(potential, value_name)  # raises NotImplementedError, naming it
+        if isinstance(potential, type) and issubclass(potential, WeightsEnum):
+            return potential[value_name]
+    raise ValueError(f"The weight enum '{enum_name}' for the specific method couldn't be "
+                     "retrieved.")
 
 
 def get_model_weights(name: Callable | str) -> type[WeightsEnum]:

@@ -1,6 +1,7 @@
 """Helpers shared by the model builders (torchvision's ``models/_utils.py``): the legacy
 ``pretrained=`` interface, the builder functions, keyword overrides from weights, the shared
-weight initialization, ``_make_divisible``, and the weights enums (from ``_weights.json``)."""
+weight initialization, ``_make_divisible``, ``IntermediateLayerGetter`` (the backbones of the
+segmentation models), and the weights enums (from ``_weights.json``)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,59 @@ import functools
 import inspect
 import json
 import warnings
+from collections import OrderedDict
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from jtorch import nn
 
-from ..transforms._presets import ImageClassification
+from ..transforms._presets import ImageClassification, SemanticSegmentation
 from ..transforms.functional import InterpolationMode
 from ._api import Weights, WeightsEnum, register_model
-from ._meta import _IMAGENET_CATEGORIES
+from ._meta import _IMAGENET_CATEGORIES, _VOC_CATEGORIES
+
+
+class IntermediateLayerGetter(nn.ModuleDict):
+    """The direct children of ``model`` up to the last one named in ``return_layers``, run in
+    their registration order; returns an ``OrderedDict`` of the outputs of the children named
+    in ``return_layers`` (``{child name: output name}``). Only direct children can be returned,
+    and ``model`` must call its children once each, in the order it registered them.
+
+    Args:
+        model (nn.Module): the model whose children are taken (its parameters are shared).
+        return_layers (dict[str, str]): the children whose outputs are returned, and the keys
+            they are returned under.
+
+    Example:
+        >>> m = jtorch.vision.models.resnet18()
+        >>> getter = IntermediateLayerGetter(m, {"layer1": "feat1", "layer3": "feat2"})
+        >>> [(k, tuple(v.shape)) for k, v in getter(jtorch.rand(1, 3, 64, 64)).items()]
+        [('feat1', (1, 64, 16, 16)), ('feat2', (1, 256, 4, 4))]
+    """
+
+    _version = 2
+
+    def __init__(self, model: nn.Module, return_layers: dict[str, str]) -> None:
+        if not set(return_layers).issubset([name for name, _ in model.named_children()]):
+            raise ValueError("return_layers are not present in model")
+        remaining = {str(k): str(v) for k, v in return_layers.items()}
+        layers = OrderedDict()
+        for name, module in model.named_children():
+            layers[name] = module
+            remaining.pop(name, None)
+            if not remaining:
+                break
+        super().__init__(layers)
+        self.return_layers = return_layers
+
+    def forward(self, x):
+        out = OrderedDict()
+        for name, module in self.items():
+            x = module(x)
+            if name in self.return_layers:
+                out[self.return_layers[name]] = x
+        return out
 
 
 def _sequence_to_str(seq, separate_last=""):
@@ -124,6 +168,14 @@ def _ovewrite_named_param(kwargs: dict[str, Any], param: str, new_value: Any) ->
         kwargs[param] = new_value
 
 
+def _ovewrite_value_param(param: str, actual: Any, expected: Any) -> Any:
+    """``expected``, where ``actual`` (the value passed, None when not) agrees with it."""
+    if actual is not None and actual != expected:
+        raise ValueError(f"The parameter '{param}' expected value {expected} but got {actual} "
+                         "instead.")
+    return expected
+
+
 def _init_conv_norm_linear(model, linear_init=None, norms=(nn.BatchNorm2d, nn.GroupNorm),
                            zero_conv_bias=True):
     """torchvision's usual initialization: kaiming-normal (fan_out, ReLU gain) convolutions with
@@ -183,14 +235,21 @@ def _model_builder(module, name, weights_enum, model_cls, build, summary, kwargs
     return register_model()(legacy(builder))
 
 
+_PRESETS = {"ImageClassification": ImageClassification,
+            "SemanticSegmentation": SemanticSegmentation}
+_CATEGORIES = {"ImageNet-1K": _IMAGENET_CATEGORIES, "VOC": _VOC_CATEGORIES}
+
+
 def _weights_value(entry):
-    """A ``Weights`` from its ``_weights.json`` entry: ``ImageClassification`` with the entry's
-    keywords, the ImageNet-1K categories where the entry names them."""
+    """A ``Weights`` from its ``_weights.json`` entry: its preset (``ImageClassification``
+    unless the entry names another) with the entry's keywords, and the ImageNet-1K or VOC
+    categories where the entry names them."""
     preset = {k: InterpolationMode(v) if k == "interpolation" else
               tuple(v) if isinstance(v, list) else v for k, v in entry["transforms"].items()}
     meta = {k: tuple(v) if isinstance(v, list) else v for k, v in entry["meta"].items()}
-    meta["categories"] = _IMAGENET_CATEGORIES if meta["categories"] == "ImageNet-1K" else None
-    return Weights(url=entry["url"], transforms=partial(ImageClassification, **preset), meta=meta)
+    meta["categories"] = _CATEGORIES.get(meta["categories"])
+    preset_cls = _PRESETS[entry.get("preset", "ImageClassification")]
+    return Weights(url=entry["url"], transforms=partial(preset_cls, **preset), meta=meta)
 
 
 _WEIGHTS = json.loads(Path(__file__).with_name("_weights.json").read_text(encoding="utf-8"))

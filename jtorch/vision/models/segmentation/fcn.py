@@ -1,0 +1,63 @@
+"""FCN with a dilated ResNet-50/101 backbone (torchvision's ``models/segmentation/fcn.py``:
+same modules, state_dict keys and weights)."""
+
+from __future__ import annotations
+
+from jtorch import nn
+
+from .._utils import IntermediateLayerGetter, _weights_enum
+from ..resnet import ResNet, ResNet50_Weights, ResNet101_Weights, resnet50, resnet101
+from ._utils import _dilated_resnet, _segmentation_builder, _SimpleSegmentationModel
+
+__all__ = ["FCN", "FCN_ResNet50_Weights", "FCN_ResNet101_Weights", "fcn_resnet50",
+           "fcn_resnet101"]
+
+
+class FCN(_SimpleSegmentationModel):
+    """The FCN model from `Fully Convolutional Networks for Semantic Segmentation`.
+
+    Args:
+        backbone (nn.Module): returns an ``OrderedDict`` with the last feature map under
+            ``"out"`` (and the auxiliary classifier's input under ``"aux"``).
+        classifier (nn.Module): the dense prediction from ``"out"``.
+        aux_classifier (nn.Module, optional): the auxiliary prediction (training).
+    """
+
+
+class FCNHead(nn.Sequential):
+    """3x3 convolution to ``in_channels // 4``, batch norm, ReLU, dropout 0.1, then a 1x1
+    convolution to ``channels``."""
+
+    def __init__(self, in_channels: int, channels: int) -> None:
+        inter_channels = in_channels // 4
+        super().__init__(
+            nn.Conv2d(in_channels, inter_channels, 3, padding=1, bias=False),
+            nn.BatchNorm2d(inter_channels),
+            nn.ReLU(),
+            nn.Dropout(0.1),
+            nn.Conv2d(inter_channels, channels, 1))
+
+
+FCN_ResNet50_Weights = _weights_enum(__name__, "FCN_ResNet50_Weights")
+FCN_ResNet101_Weights = _weights_enum(__name__, "FCN_ResNet101_Weights")
+
+
+def _fcn_resnet(backbone: ResNet, num_classes: int, aux: bool | None) -> FCN:
+    return_layers = {"layer4": "out"}
+    if aux:
+        return_layers["layer3"] = "aux"
+    backbone = IntermediateLayerGetter(backbone, return_layers=return_layers)
+    aux_classifier = FCNHead(1024, num_classes) if aux else None
+    return FCN(backbone, FCNHead(2048, num_classes), aux_classifier)
+
+
+
+_PAPER = "from `Fully Convolutional Networks for Semantic Segmentation`."
+fcn_resnet50 = _segmentation_builder(
+    __name__, "fcn_resnet50", FCN_ResNet50_Weights, ResNet50_Weights,
+    _dilated_resnet(resnet50, _fcn_resnet), FCN,
+    f"Fully-Convolutional Network with a ResNet-50 backbone {_PAPER}")
+fcn_resnet101 = _segmentation_builder(
+    __name__, "fcn_resnet101", FCN_ResNet101_Weights, ResNet101_Weights,
+    _dilated_resnet(resnet101, _fcn_resnet), FCN,
+    f"Fully-Convolutional Network with a ResNet-101 backbone {_PAPER}")
