@@ -328,3 +328,25 @@ def test_convert_conv_weight_memory_format_matches_torch(dims):
             np.testing.assert_array_equal(p.detach().numpy(), b)
         results.append((model, model(T.tensor(x)).detach().numpy()))
     np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("fn, shapes", [
+    ("conv1d", ((3, 8, 20), (16, 8, 3))),
+    ("conv2d", ((4, 8, 14, 14), (16, 8, 3, 3))),
+    ("conv3d", ((2, 4, 6, 6, 6), (8, 4, 3, 3, 3))),
+])
+def test_bfloat16_convolution_adds_its_bias_before_rounding(fn, shapes):
+    """PyTorch's CPU convolution in bfloat16 adds the bias to its float32 accumulator and rounds
+    once; jtorch rounded the convolution to bfloat16, then added the bias (a second rounding:
+    a quarter of the outputs one ulp off, which bf16-mixed training in PyTorch Lightning showed
+    as accuracies off by a few samples)."""
+    rng = np.random.default_rng(0)
+    (xs, ws), bs = shapes, (shapes[1][0],)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in (xs, ws, bs)]
+    outs = []
+    for T in (torch, jtorch):
+        x, w, b = (T.tensor(a).to(T.bfloat16) for a in arrays)
+        out = getattr(T.nn.functional, fn)(x, w, b, padding=1)
+        assert out.dtype == T.bfloat16
+        outs.append(out.float().numpy())
+    np.testing.assert_array_equal(outs[1], outs[0])

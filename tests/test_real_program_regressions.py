@@ -72,3 +72,78 @@ def test_module_share_memory_raises_instead_of_training_nothing():
         model.share_memory()
     reference = torch.nn.Linear(2, 2)
     assert reference.share_memory() is reference  # where PyTorch shares and goes on
+
+
+# ---- PyTorch Lightning (scripts/real_drivers/lightning_mnist.py): the torch internals it reaches
+
+@pytest.mark.parametrize("args, kwargs", [
+    (("cpu",), {}), ((), {"dtype": "float16"}), (("cpu", "float64", True), {}),
+    ((), {"device": "cpu"}), (("tensor64",), {}), ((), {"memory_format": "channels_last"}),
+    (("int64",), {}), ((), {}), (("tensor32", True), {}),
+    ((), {"dtype": "float32", "device": "cpu", "non_blocking": True}),
+    (("cpu", "float64", True, False), {}), (("float64",), {"copy": False}),
+    ((1, 2, 3, 4, 5), {}),
+])
+def test_parse_to_returns_what_pytorch_parses(args, kwargs):
+    # Lightning's DeviceDtypeModuleMixin.to calls torch._C._nn._parse_to(*args, **kwargs)
+    def outcome(T):
+        def arg(v):
+            if v == "tensor64":
+                return T.zeros(1, dtype=T.float64)
+            if v == "tensor32":
+                return T.zeros(1)
+            return getattr(T, v) if isinstance(v, str) and v != "cpu" else v
+
+        try:
+            parsed = T._C._nn._parse_to(*map(arg, args), **{k: arg(v) for k, v in kwargs.items()})
+        except (RuntimeError, TypeError) as e:
+            return type(e).__name__, str(e)
+        return tuple(str(p) for p in parsed)
+
+    assert outcome(jtorch) == outcome(torch)
+
+
+def test_c_module_names_libraries_reach():
+    # lightning.fabric.utilities.load imports torch._C._TensorMeta; torchmetrics' Metric calls
+    # torch._C._log_api_usage_once; Lightning probes hasattr(torch._C, "_cuda_...")
+    assert isinstance(jtorch.Tensor, jtorch._C._TensorMeta)
+    assert isinstance(torch.Tensor, torch._C._TensorMeta)
+    assert jtorch._C._log_api_usage_once("x") is torch._C._log_api_usage_once("x") is None
+    assert not hasattr(jtorch._C, "_cuda_clearCublasWorkspaces")
+
+
+def test_dynamo_exports_optimized_module():
+    # lightning.fabric.wrappers: from torch._dynamo import OptimizedModule
+    import torch._dynamo  # noqa: PLC0415 -- loaded on first use in PyTorch
+
+    import jtorch._dynamo  # noqa: PLC0415
+    assert torch._dynamo.OptimizedModule is torch._dynamo.eval_frame.OptimizedModule
+    assert jtorch._dynamo.OptimizedModule is jtorch._dynamo.eval_frame.OptimizedModule
+    assert isinstance(jtorch.compile(jtorch.nn.Linear(2, 2)), jtorch._dynamo.OptimizedModule)
+
+
+def test_emit_nvtx_as_cpu_only_pytorch():
+    # lightning.pytorch.profilers.pytorch names torch.autograd.profiler.emit_nvtx at import
+    if jtorch.cuda.is_available() or torch.cuda.is_available():
+        pytest.skip("a GPU: PyTorch emits NVTX ranges there")
+    for T in (jtorch, torch):
+        nvtx = T.autograd.profiler.emit_nvtx()
+        assert (nvtx.enabled, nvtx.record_shapes) == (True, False)
+        with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+            with nvtx:
+                pass
+        with T.autograd.profiler.emit_nvtx(enabled=False):
+            pass
+
+
+def test_cuda_rng_state_all_without_cuda():
+    # Lightning's isolate_rng restores torch.cuda.set_rng_state_all(states) after each sanity
+    # check; without CUDA the list is empty and setting a state does nothing
+    if jtorch.cuda.is_available() or torch.cuda.is_available():
+        pytest.skip("a GPU")
+    for T in (jtorch, torch):
+        assert T.cuda.get_rng_state_all() == []
+        T.cuda.set_rng_state_all([])
+        T.cuda.set_rng_state(T.zeros(16, dtype=T.uint8))   # queued in PyTorch: never applied
+        with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
+            T.cuda.get_rng_state()

@@ -258,12 +258,12 @@ def test_an_exception_in_the_script_exits_1_with_its_traceback(torch_free, tmp_p
 
 
 def test_a_torch_module_jtorch_lacks_is_a_clear_module_not_found_error(torch_free, tmp_path):
-    script = _script(tmp_path, "lacks.py", "import torch._C\n")
+    script = _script(tmp_path, "lacks.py", "import torch._inductor\n")
     got = _run(["-m", "jtorch", script], cwd=tmp_path, python=torch_free)
     assert got.returncode == 1
     assert got.stderr.rstrip().splitlines()[-1] == (
-        "ModuleNotFoundError: No module named 'torch._C' (jtorch's drop-in runner resolves it "
-        "to 'jtorch._C', which jtorch does not have)")
+        "ModuleNotFoundError: No module named 'torch._inductor' (jtorch's drop-in runner "
+        "resolves it to 'jtorch._inductor', which jtorch does not have)")
 
 
 CHILD = """

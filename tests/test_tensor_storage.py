@@ -170,3 +170,21 @@ def test_untyped_storage():
     assert _storages(jtorch) == _storages(torch)
     with pytest.raises(NotImplementedError, match="torch.UntypedStorage.fill_"):
         jtorch.ones(2).untyped_storage().fill_(0)
+
+
+def test_untyped_storage_from_file_slices_and_asarray(tmp_path):
+    """safetensors' load_file under torch >= 2: UntypedStorage.from_file, a byte slice, then
+    asarray(..., dtype=uint8).view(dtype).reshape(shape)."""
+    values = np.arange(6, dtype=np.float32).reshape(2, 3) * 1.5
+    path = tmp_path / "blob.bin"
+    path.write_bytes(b"head" + values.tobytes() + b"tail")
+    got = []
+    for T in (torch, jtorch):
+        storage = T.UntypedStorage.from_file(str(path), shared=False, nbytes=32).untyped()
+        assert storage.nbytes() == 32 and len(storage) == 32
+        piece = storage[4:28]
+        t = T.asarray(piece, dtype=T.uint8).view(dtype=T.float32).reshape([2, 3])
+        got.append((t.numpy().copy(), storage[0], piece.tolist()[:4]))
+    np.testing.assert_array_equal(got[1][0], got[0][0])
+    assert got[1][1:] == got[0][1:]
+    assert isinstance(jtorch.ones(2).untyped_storage(), jtorch.UntypedStorage)

@@ -13,10 +13,11 @@ from __future__ import annotations
 from .. import compiler as _compiler
 from .._core.errors import missing_names
 from . import config as config, eval_frame as eval_frame, exc as exc
+from .eval_frame import OptimizedModule as OptimizedModule
 
-__all__ = ["allow_in_graph", "assume_constant_result", "config", "disable", "eval_frame", "exc",
-           "graph_break", "is_compiling", "mark_dynamic", "mark_static", "mark_static_address",
-           "maybe_mark_dynamic", "reset"]
+__all__ = ["OptimizedModule", "allow_in_graph", "assume_constant_result", "config", "disable",
+           "eval_frame", "exc", "graph_break", "is_compiling", "mark_dynamic", "mark_static",
+           "mark_static_address", "maybe_mark_dynamic", "reset"]
 
 allow_in_graph = _compiler.allow_in_graph
 assume_constant_result = _compiler.assume_constant_result

@@ -103,6 +103,12 @@ def _is_device(x):
 def _parse(args, kwargs):
     """PyTorch's three signatures of Tensor.to: (device, dtype, non_blocking, copy),
     (dtype, non_blocking, copy) and (tensor, non_blocking, copy); memory_format keyword."""
+    dtype, device, vals = parse_to_values(args, kwargs)
+    return dtype, device, vals.get("copy", False)
+
+
+def parse_to_values(args, kwargs):
+    """(dtype, device, the arguments by name) of a Tensor.to call (see ``_parse``)."""
     if len(args) > 4:
         raise TypeError(f"to() takes from 0 to 4 positional arguments but {len(args)} were "
                         "given")
@@ -136,7 +142,7 @@ def _parse(args, kwargs):
         dtype = dtypes.to_dtype(dtype)
     if device is not None:
         device = Device(device)
-    return dtype, device, vals.get("copy", False)
+    return dtype, device, vals
 
 
 def to(t, *args, **kwargs):

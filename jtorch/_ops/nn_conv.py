@@ -129,6 +129,17 @@ def _add_bias(out, bias):
     return out + bias.reshape((1, -1) + (1,) * (out.ndim - 2))
 
 
+def _conv_with_bias(x, weight, bias, *args, **kwargs):
+    """``lax.conv_general_dilated(x, weight, *args, **kwargs)`` plus ``bias``. In bfloat16 and
+    float16 PyTorch adds the bias to the float32 accumulator and rounds once (as its addmm
+    does for ``linear``), not the rounded convolution and then the bias."""
+    if bias is not None and x.dtype in (jnp.bfloat16, jnp.float16):
+        out = lax.conv_general_dilated(x, weight, *args, preferred_element_type=jnp.float32,
+                                       **kwargs)
+        return _add_bias(out, bias.astype(jnp.float32)).astype(x.dtype)
+    return _add_bias(lax.conv_general_dilated(x, weight, *args, **kwargs), bias)
+
+
 def string_padding(padding, kernel_size, dilation):
     """The ``(before, after)`` padding of each spatial dim for ``padding="same"`` (``d * (k -
     1)`` in all, the odd one after, as PyTorch splits it) or ``"valid"`` (none)."""
@@ -153,10 +164,8 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
         pads = [(p, p) for p in padding]
     _check_shapes(x, weight, bias, stride, pads, dilation, groups, False, ())
     _check_dtypes(x, weight, bias)
-    out = lax.conv_general_dilated(x, weight, stride, pads, rhs_dilation=dilation,
-                                   feature_group_count=groups,
-                                   dimension_numbers=_dims(k))
-    out = _add_bias(out, bias)
+    out = _conv_with_bias(x, weight, bias, stride, pads, rhs_dilation=dilation,
+                          feature_group_count=groups, dimension_numbers=_dims(k))
     return out if batched else out[0]
 
 

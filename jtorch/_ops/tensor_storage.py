@@ -65,11 +65,40 @@ def data_ptr(self):
 class UntypedStorage:
     """``Tensor.untyped_storage()``: the bytes of a tensor's storage owner, for the code that
     compares storages (safetensors and transformers find tied weights by ``data_ptr()`` and
-    ``nbytes()``). Read-only in jtorch: PyTorch's other storage methods raise
+    ``nbytes()``), and ``torch.UntypedStorage.from_file`` with slicing and ``torch.asarray``
+    of a slice (safetensors' ``load_file`` reads a file so under torch >= 2). Read-only in
+    jtorch (a slice is a copy of the bytes): PyTorch's other storage methods raise
     NotImplementedError naming them."""
 
     def __init__(self, owner):
         self._owner = owner
+
+    @classmethod
+    def from_file(cls, filename, shared=False, nbytes=0):
+        """The first ``nbytes`` bytes of the file (all of it for 0) as a storage; jtorch reads
+        them into memory (PyTorch maps the file), so ``shared=True`` is not supported."""
+        if shared:
+            raise missing_attribute("torch.UntypedStorage.from_file(shared=True)")
+        data = np.fromfile(filename, dtype=np.uint8, count=nbytes if nbytes else -1)
+        if nbytes and data.size < nbytes:
+            raise RuntimeError(f"unexpected EOF, expected {nbytes} bytes, got {data.size}")
+        return cls(tensor(data))
+
+    def untyped(self):
+        return self
+
+    def _bytes(self):
+        arr = np.ascontiguousarray(np.asarray(self._owner._value))
+        return arr.reshape(-1).view(np.uint8)
+
+    def __array__(self, dtype=None, copy=None):
+        data = self._bytes()
+        return data if dtype is None else data.astype(dtype)
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            return int(self._bytes()[index])
+        return type(self)(tensor(self._bytes()[index]))
 
     def data_ptr(self):
         return _buffer_address(self._owner)
@@ -107,8 +136,7 @@ class UntypedStorage:
         return False
 
     def tolist(self):
-        arr = np.ascontiguousarray(np.asarray(self._owner._value))
-        return arr.reshape(-1).view(np.uint8).tolist()
+        return self._bytes().tolist()
 
     def __getattr__(self, name):
         if name.startswith("_"):

@@ -50,7 +50,8 @@ from .._core.state import STATE
 from .._core.tensor_base import TensorBase
 from .profiler_util import EventList, FunctionEvent
 
-__all__ = ["profile", "record_function", "op_event_name", "EventList", "FunctionEvent"]
+__all__ = ["profile", "record_function", "op_event_name", "EventList", "FunctionEvent",
+           "emit_nvtx"]
 
 # jtorch ops whose name is not the name of the aten op PyTorch's profiler shows for the call
 _EVENT_NAMES = {
@@ -436,3 +437,29 @@ class profile(_RecordingOptions):
         return str(self._function_events)
 
     __repr__ = __str__
+
+
+class emit_nvtx:
+    """Makes every op emit an NVTX range (for NVIDIA's profilers). Without a GPU, entering it
+    enabled raises PyTorch's CPU-only ``AssertionError``; jtorch emits no NVTX ranges on a GPU
+    either (JAX's profiler traces XLA's kernels: ``torch.profiler.profile``)."""
+
+    def __init__(self, enabled=True, record_shapes=False):
+        self.enabled = enabled
+        self.entered = False
+        self.record_shapes = record_shapes
+
+    def __enter__(self):
+        if not self.enabled:
+            return None
+        if self.entered:
+            raise RuntimeError("NVTX annotation context manager is not reentrant")
+        if not _cuda_available():
+            raise AssertionError("Torch not compiled with CUDA enabled")
+        raise not_implemented("torch.autograd.profiler.emit_nvtx", "torch.profiler.profile")
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if not self.enabled:
+            return False
+        self.entered = False
+        return False

@@ -15,7 +15,13 @@ import jax
 
 from .._core.device import CURRENT_CUDA as _current, _make, device as _Device, jax_devices, to_jax
 from .._core.errors import ALTERNATIVES, missing_class, torch_name_fallback
-from .._core.generator import initial_seed as _is, manual_seed as _ms, seed as _seed
+from .._core.generator import (
+    get_rng_state as _get_state,
+    initial_seed as _is,
+    manual_seed as _ms,
+    seed as _seed,
+    set_rng_state as _set_state,
+)
 from .._ops.legacy_types import (  # the legacy *Tensor types, *Storage stand-ins
     CudaBFloat16Storage as BFloat16Storage,
     CudaBFloat16Tensor as BFloat16Tensor,
@@ -223,6 +229,30 @@ seed_all = seed
 def initial_seed() -> int:
     _lazy_init()
     return _is()
+
+
+def get_rng_state(device="cuda"):
+    """The state of the generator GPU tensors draw from (jtorch's one generator) as a uint8
+    tensor; without CUDA, PyTorch's AssertionError."""
+    _lazy_init()
+    return _get_state()
+
+
+def get_rng_state_all() -> list:
+    """One state per GPU (an empty list without CUDA)."""
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state(new_state, device="cuda") -> None:
+    """Restores the GPU generator's state; without CUDA nothing happens (PyTorch queues the
+    call until CUDA initialises, which it never does)."""
+    if is_available():
+        _set_state(new_state)
+
+
+def set_rng_state_all(new_states) -> None:
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
 
 
 # a class programs name in annotations at definition time (``-> torch.cuda.CUDAGraph | None``):

@@ -27,6 +27,7 @@ from .._core.kernel import OpDef
 from .._core.views import inplace_call
 from .._ops import creation, creation_math, random_ops
 from ..autograd import no_grad
+from ..overrides import _dispatch_to_mode
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
@@ -87,12 +88,29 @@ def _write(tensor, value):
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fills ``tensor`` with samples of U(a, b)."""
+    done = _dispatch_to_mode(uniform_, tensor, {"tensor": tensor, "a": a, "b": b,
+                                                "generator": generator})
+    if done is not NotImplemented:   # a TorchFunctionMode handled it (torch.overrides)
+        return done
+    return _uniform(tensor, a, b, generator)
+
+
+def _uniform(tensor, a, b, generator):
     with no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fills ``tensor`` with samples of N(mean, std**2)."""
+    done = _dispatch_to_mode(normal_, tensor,
+                             {"tensor": tensor, "mean": mean, "std": std,
+                              "generator": generator})
+    if done is not NotImplemented:   # a TorchFunctionMode handled it (torch.overrides)
+        return done
+    return _normal(tensor, mean, std, generator)
+
+
+def _normal(tensor, mean, std, generator):
     with no_grad():
         return tensor.normal_(mean, std, generator=generator)
 
@@ -123,6 +141,9 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 def constant_(tensor, val):
     """Fills ``tensor`` with ``val``."""
+    done = _dispatch_to_mode(constant_, tensor, {"tensor": tensor, "val": val})
+    if done is not NotImplemented:   # a TorchFunctionMode handled it (torch.overrides)
+        return done
     with no_grad():
         return tensor.fill_(val)
 
@@ -169,14 +190,14 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
-    return uniform_(tensor, -a, a, generator)
+    return _uniform(tensor, -a, a, generator)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
     """Glorot normal: N(0, std**2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return normal_(tensor, 0.0, std, generator)
+    return _normal(tensor, 0.0, std, generator)
 
 
 def _kaiming_std(tensor, a, mode, nonlinearity):
@@ -185,11 +206,16 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """He uniform: U(-bound, bound) with bound = gain * sqrt(3 / fan_mode)."""
+    done = _dispatch_to_mode(kaiming_uniform_, tensor,
+                             {"tensor": tensor, "a": a, "mode": mode,
+                              "nonlinearity": nonlinearity, "generator": generator})
+    if done is not NotImplemented:   # a TorchFunctionMode handled it (torch.overrides)
+        return done
     if 0 in tuple(tensor.shape):
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
-    return uniform_(tensor, -bound, bound, generator)
+    return _uniform(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
@@ -197,7 +223,7 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     if 0 in tuple(tensor.shape):
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
-    return normal_(tensor, 0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
+    return _normal(tensor, 0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
 
 
 def orthogonal_(tensor, gain=1, generator=None):

@@ -1,0 +1,20 @@
+"""``torch._C``: the few bindings of PyTorch's C extension that Python libraries reach directly
+(Lightning, torchmetrics). jtorch has no C extension; these are its Python equivalents. Any
+other name is Python's AttributeError, so ``hasattr(torch._C, name)`` feature checks see it
+as absent."""
+
+from __future__ import annotations
+
+from .._core.generator import Generator
+from .._tensor import Tensor
+from . import _nn
+
+__all__ = ["Generator", "_TensorMeta", "_log_api_usage_once", "_nn"]
+
+# the metaclass of torch.Tensor (``type(torch.Tensor)``), as annotations and checks name it
+_TensorMeta = type(Tensor)
+
+
+def _log_api_usage_once(event: str) -> None:
+    """PyTorch's API-usage logging hook (a no-op unless a C++ logger is installed)."""
+    return None
