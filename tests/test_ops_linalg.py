@@ -195,6 +195,14 @@ case("products-bool", lambda T, a, b, c: (T.outer(a, b), T.kron(a, b), T.addr(c,
      rnd(3, dtype=np.bool_), rnd(2, dtype=np.bool_), rnd(3, 2, dtype=np.bool_))
 case("products-mixed-promote", lambda T, a, b, c: (T.kron(a, c), T.outer(a, b), T.inner(b[0], c)),
      ints(3), rnd(2, dtype=F32), rnd(3, 2, dtype=F64))
+# einsum of mixed dtypes: a pair with no label to sum (or one of size 1 in either operand)
+# is multiplied with promotion (x-transformers' ScaledSinusoidalEmbedding: int64 positions
+# times float32 frequencies); a pair to reduce by bmm must match (EINSUM_ERRORS)
+case("einsum-mixed-promote", lambda T, a, b, c: (
+    T.einsum("i,j->ij", T.arange(4), b), T.einsum("i,j->ij", b, a), T.einsum("i,i->i", a, b),
+    T.einsum("ij,jk->ik", b[:, None], c[:1]), T.einsum("i,j,k->ijk", a, b, b[:3]),
+    T.einsum("i,i,i->", a, b, b), T.einsum("...i,...i->...", a[:1], b)),
+    ints(4), rnd(4, dtype=F32), rnd(3, 4, dtype=F64))
 # addr promotes in the forward; PyTorch's own backward fails on mixed dtypes
 case("addr-mixed-promote", lambda T, a, b, c: (T.addr(c, a, b), T.addr(b, a, b)),
      ints(3), rnd(2, dtype=F32), rnd(3, 2, dtype=F64), grad=False)
@@ -364,7 +372,9 @@ EINSUM_ERRORS = [
     ("...i...", (f(2, 3),)), ("ij...,jk", (f(2), f(3, 5))), ("i...,j...->...", (f(2, 3),
                                                                                f(4, 2))),
     ("ij-->ij", (f(2, 3),)), ("ij->i-j", (f(2, 3),)), ("ij,jk", (b(2, 3), b(3, 5))),
-    ("i,i", (i(2).astype(np.int32), d(2))),
+    ("i,i", (i(2).astype(np.int32), d(2))), ("i,i->", (i(3), f(3))), ("ij,jk", (f(2, 3),
+                                                                               i(3, 2))),
+    ("i,i,i->", (f(3), f(3), i(3))), ("...i,...i->i", (i(2, 3), f(2, 3))),
 ]
 
 

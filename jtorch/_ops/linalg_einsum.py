@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .._core.dtypes import from_np, promote_types
 from .._core.tensor_base import TensorBase
 from ._registry import export, op
-from ._util import type_name, wrap_dim
+from ._util import wrap_dim
 from .linalg import HI, no_bool
 
 
@@ -162,15 +163,57 @@ def _broadcast_ell(a, b, k, start):
     return tuple(max(x, y) for x, y in zip(a, b))
 
 
+def _einsum_dtype(terms, out, operands):
+    """The dtype einsum computes in, or PyTorch's error for operands it cannot contract.
+    PyTorch contracts the operands pairwise (for more than two, in opt_einsum's order): a
+    label summed over that has a size above 1 in both of a pair makes it a ``bmm``, which
+    needs both dtypes equal; otherwise the pair is multiplied (``mul``, promoting the
+    dtypes) after summing each operand's own dims. jtorch then contracts all operands in the
+    resulting dtype at once, where PyTorch may round an intermediate product (three or more
+    operands) or an operand's own sum to a narrower dtype first."""
+    types = [from_np(x.dtype) for x in operands]
+    if all(t is types[0] for t in types):
+        return types[0]
+    if len(operands) <= 2:
+        path = [(0, 1)] * (len(operands) - 1)
+    else:
+        eq = ",".join("".join(t) for t in terms) + "->" + "".join(out)
+        path = jnp.einsum_path(eq, *operands, optimize="auto")[0]
+
+    def labelled(t, shape):  # label -> size; the ellipsis' dims as ("...", k from the right)
+        dims = _einsum_dims(t, shape)
+        sizes = {}
+        for c, n in zip(t, dims):
+            if c == "...":
+                sizes.update({("...", len(n) - k): m for k, m in enumerate(n)})
+            else:
+                sizes[c] = n
+        return sizes
+
+    kept = {c for c in out if c != "..."}
+    ops = [(labelled(t, x.shape), d) for t, x, d in zip(terms, operands, types)]
+    for pair in path:
+        (la, a), (lb, b) = (ops[k] for k in sorted(pair))
+        ops = [o for k, o in enumerate(ops) if k not in pair]
+        later = set(kept).union(*(o[0] for o in ops))
+        if "..." in out:
+            later |= {c for c in {**la, **lb} if isinstance(c, tuple)}
+        if a is not b and any(la[c] > 1 and lb[c] > 1 for c in la.keys() & lb.keys()
+                              if c not in later):
+            raise RuntimeError(f"expected scalar type {a.scalar_name} but found "
+                               f"{b.scalar_name}")
+        merged = {c: max(la.get(c, 1), lb.get(c, 1)) for c in {**la, **lb} if c in later}
+        ops.append((merged, promote_types(a, b)))
+    return ops[0][1]
+
+
 @op("einsum", method=False, out=False, tensors=("operands",), saves="others",
     grad_name="ViewBackward0", namespace=None)
 def _einsum(equation, operands):
     terms, out, sizes = _einsum_parse(equation, operands)
+    common = _einsum_dtype(terms, out, operands)
+    operands = [x if x.dtype == common.np else x.astype(common.np) for x in operands]
     first = operands[0]
-    for x in operands[1:]:
-        if x.dtype != first.dtype:
-            raise RuntimeError(f"expected scalar type {type_name(first)} but found "
-                               f"{type_name(x)}")
     used = {c for t in terms for c in t}
     reduces = bool(used - set(out) - {"..."})
     integral = not jnp.issubdtype(first.dtype, jnp.inexact)
