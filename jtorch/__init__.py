@@ -142,11 +142,14 @@ from .amp.autocast_mode import (  # noqa: E402
     set_autocast_enabled,
     set_autocast_gpu_dtype,
 )
+from .amp.grad_scaler import GradScaler  # noqa: E402
+from ._ops.tensor_storage import UntypedStorage  # noqa: E402
 from .compiler import compile  # noqa: E402,A001
 from .func import vmap  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
-from .version import __version__  # noqa: E402
+from . import torch_version  # noqa: E402
+from .torch_version import __version__  # noqa: E402
 
 # PyTorch's constants: the math module's floats themselves, and None for indexing (x[newaxis])
 from math import e, inf, nan, pi  # noqa: E402

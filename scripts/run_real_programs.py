@@ -330,6 +330,34 @@ def prepare_vit_pytorch(tree, work):
                 os.path.join(work, "drive_vit.py"))
 
 
+def prepare_denoising_diffusion(tree, work):
+    """The driver of lucidrains/denoising-diffusion-pytorch
+    (``scripts/real_drivers/denoising_diffusion.py``), copied into the working directory as
+    ``drive_ddpm.py``; it writes the Trainer's 100 PNGs itself."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "denoising_diffusion.py"),
+                os.path.join(work, "drive_ddpm.py"))
+
+
+def prepare_x_transformers(tree, work):
+    """The driver of lucidrains/x-transformers (``scripts/real_drivers/x_transformers.py``),
+    copied into the working directory as ``drive_xt.py``."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "x_transformers.py"),
+                os.path.join(work, "drive_xt.py"))
+
+
+def prepare_lightning(tree, work):
+    """The driver of PyTorch Lightning (``scripts/real_drivers/lightning_mnist.py``; the
+    ``lightning`` package installed, its tree only a directory), copied into the working
+    directory as ``drive_lightning.py``, and links to MNIST's gzipped IDX files in ``mnist/``
+    (it reads the first 1024 training and 256 test images)."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "lightning_mnist.py"),
+                os.path.join(work, "drive_lightning.py"))
+    os.makedirs(os.path.join(work, "mnist"))
+    for name, _ in MNIST_FILES:
+        os.symlink(os.path.join(MNIST_SOURCE[0], name + ".gz"),
+                   os.path.join(work, "mnist", name + ".gz"))
+
+
 def prepare_llama2c(tree, work):
     """llama2.c's pretokenized shards for a custom 64-token vocabulary,
     ``data/tok64/data0{0,1,2}.bin`` (shard 0 the validation split) in the tree (its
@@ -583,6 +611,29 @@ PROGRAMS = [
                  "float32 run is as far from float64 as jtorch's) and max_vit's eval sum by "
                  "1.2% (float32 differences of its training steps); in float64 "
                  "(VIT_FLOAT64=1) both frameworks print the same digits"),
+    # lucidrains/denoising-diffusion-pytorch: a driver of its package (19 diffusion variants,
+    # three Adam steps and a sampled batch each, then its Trainer with accelerate and EMA;
+    # needs ema-pytorch installed)
+    Program("denoising-diffusion", "denoising-diffusion-pytorch",
+            "lucidrains/denoising-diffusion-pytorch", [["{work}/drive_ddpm.py"]],
+            prepare=prepare_denoising_diffusion, path=(".",),
+            checkpoints=("results/model-1.pt", "results/model-2.pt"),
+            images=("results/sample-1.png", "results/sample-2.png")),
+    # lucidrains/x-transformers: a driver of its package (53 variants: decoders through
+    # AutoregressiveWrapper with greedy/top-k/top-p generation, masked encoders, cross-attention,
+    # XTransformer, continuous and ViT wrappers; three Adam steps and an eval each; needs einx,
+    # loguru and torch-einops-utils installed)
+    Program("x-transformers", "x-transformers", "lucidrains/x-transformers",
+            [["{work}/drive_xt.py"]], prepare=prepare_x_transformers, path=(".",)),
+    # PyTorch Lightning 2.6 (pip install "lightning>=2.6,<2.7"): a driver of its Trainer
+    # (fit, validate, test, predict, resume, load_from_checkpoint, accumulation and clipping,
+    # bf16-mixed) and Fabric on an MNIST subset; the tree is an empty directory "lightning"
+    Program("lightning", "lightning", "Lightning-AI/pytorch-lightning",
+            [["{work}/drive_lightning.py"]], prepare=prepare_lightning,
+            env={"MNIST_DIR": "mnist"}, checkpoints=("lightning_out/fabric.ckpt",),
+            note="expected: bf16-mixed's losses differ by up to 2e-4, its accuracies not at "
+                 "all: PyTorch's CPU bfloat16 convolution backward rounds partial sums, "
+                 "jtorch's gradients are the exact ones rounded once"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

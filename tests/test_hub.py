@@ -153,3 +153,14 @@ def test_load_state_dict_from_url_cache_download_and_offline(hub_dir, monkeypatc
     hub.download_url_to_file(url, dst, progress=False)
     with open(dst, "rb") as f:
         assert f.read() == payload
+
+
+def test_model_zoo_load_url_is_load_state_dict_from_url():
+    """pytorch-fid's inception.py imports ``torch.utils.model_zoo.load_url`` (reached from
+    denoising-diffusion-pytorch's repaint.py); jtorch had no torch.utils.model_zoo."""
+    import torch.utils.model_zoo as torch_zoo
+
+    import jtorch.utils.model_zoo as zoo
+    assert torch_zoo.load_url is torch.hub.load_state_dict_from_url
+    assert zoo.load_url is hub.load_state_dict_from_url
+    assert {n for n in dir(torch_zoo) if not n.startswith("_")} <= set(dir(zoo))

@@ -4,6 +4,7 @@ its effect on JAX, deterministic algorithms (and XLA's flag), thread counts, the
 device (set_default_device, ``with torch.device``: where factories put tensors) and
 torch.accelerator without an accelerator."""
 
+import operator
 import re
 import threading
 import warnings
@@ -40,6 +41,34 @@ def test_version():
         assert getattr(jtorch.version, name) == getattr(torch.version, name), name
     assert jtorch.version.__version__ == jtorch.__version__
     assert isinstance(jtorch.version.git_version, str)
+
+
+def test_version_is_a_torchversion_of_the_pytorch_release_followed():
+    """denoising-diffusion-pytorch's Attend asserts ``version.parse(torch.__version__) >=
+    version.parse('2.0.0')`` for flash attention; jtorch's "0.1.0" failed it. torch.__version__
+    is the PyTorch release followed (jtorch's own release its local part), as a TorchVersion."""
+    from packaging.version import Version
+
+    from jtorch.torch_version import TorchVersion
+    assert type(jtorch.__version__) is TorchVersion
+    assert type(jtorch.version.__version__) is type(torch.version.__version__) is str
+    assert Version(jtorch.__version__).release == Version(torch.__version__).release
+    assert Version(jtorch.__version__).local.startswith("jtorch")
+    assert jtorch.__version__ >= "2.0" and jtorch.__version__ >= (2, 0)
+    assert Version(jtorch.__version__) >= Version("2.0.0")
+    operands = ("2.13.0", "2.13", "2.9", "2.13.0+cpu", "1.12.0a0", "2.14.0.dev1", "parrot",
+                (2,), (2, 9), (2, 13, 0), (2, 14), [2, 13])
+    ops = (operator.gt, operator.lt, operator.eq, operator.ge, operator.le, operator.ne)
+    for text in ("2.13.0", "2.9.1", "1.10.0a", "2.13.0+cpu"):
+        t, j = torch.torch_version.TorchVersion(text), TorchVersion(text)
+        for other in operands:
+            for op in ops:
+                assert op(j, other) == op(t, other), (text, op, other)
+        assert str(j) == str(t) and hash(j) == hash(t)
+        # PyTorch's compares with its vendored packaging's Version only (a TypeError for the
+        # installed packaging's); jtorch's with the installed packaging's
+        assert (j > Version("2.0")) == (Version(text) > Version("2.0"))
+    _same(lambda lib: lib.torch_version.TorchVersion("2.1") > 2)
 
 
 # ------------------------------------------------------------------------------ backends
