@@ -26,7 +26,7 @@ from jax import lax
 
 from .._core.tensor_base import TensorBase
 from ._registry import op
-from .special_bessel import check_float, select_first, wide
+from .special_bessel import _cos, _sin, check_float, select_first, wide
 
 _INT64_MIN = -(2 ** 63)
 
@@ -107,14 +107,6 @@ def _sign_by_parity(n, value):
 
 def _acos(x):
     return wide(jnp.arccos, x)
-
-
-def _cos(x):
-    return wide(jnp.cos, x)
-
-
-def _sin(x):
-    return wide(jnp.sin, x)
 
 
 # ------------------------------------------------------------------ Chebyshev, on [-1, 1]

@@ -114,12 +114,14 @@ class StateDictMixin:
             "bug-report.yml to report this bug.")
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
+        # an uninitialized entry of a lazy module is saved as it is (detaching gives it a shape)
         for name, param in self._parameters.items():
             if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
+                destination[prefix + name] = param if keep_vars or is_lazy(param) \
+                    else param.detach()
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
+                destination[prefix + name] = buf if keep_vars or is_lazy(buf) else buf.detach()
         if _overrides(self, "get_extra_state"):
             destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 

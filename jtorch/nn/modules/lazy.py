@@ -31,16 +31,6 @@ class LazyModuleMixin:
         self._initialize_hook = self.register_forward_pre_hook(self._infer_parameters,
                                                                with_kwargs=True)
 
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        # an uninitialized entry is saved as it is (detaching would give it a shape)
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if is_lazy(param) or keep_vars \
-                    else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if is_lazy(buf) or keep_vars else buf.detach()
-
     def initialize_parameters(self, *args, **kwargs):
         """Materialize and initialise the parameters from the first input's shape."""
         raise NotImplementedError(
