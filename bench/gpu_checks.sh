@@ -5,6 +5,9 @@
 #   bash bench/gpu_checks.sh 1   # versions, the fp32 suite
 #   bash bench/gpu_checks.sh 2   # tests/test_cuda.py, recompilations of a compiled step,
 #                                # checkpoint memory, the suite under bf16 autocast
+#   bash bench/gpu_checks.sh suite    # one lease's two calls: versions, tests/test_cuda.py
+#   bash bench/gpu_checks.sh bf16     # and every fp32 row; then every bf16 row and
+#                                     # checkpointing's memory (about 4 + 5 minutes on an H200)
 #   bash bench/gpu_checks.sh profile   # where a step's host time goes (bench/profile_step.py):
 #                                      # eager, compiled and hand-written JAX steps, and eager
 #                                      # first calls with XLA:GPU's autotuning off
@@ -52,6 +55,22 @@ elif [ "${1:-1}" = recheck ]; then
     fi
     timeout 60 $PY bench/profile_step.py --device gpu --kind mlp --mode eager --top 30 \
         > "$OUT/prof_mlp64_eager.log" 2>&1; head -3 "$OUT/prof_mlp64_eager.log"
+elif [ "${1:-1}" = suite ]; then
+    # a whole lease's first call: versions, tests/test_cuda.py, every fp32 row (no flax)
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$OUT/env.txt"
+    $PY -c "import jax, optax, torch; print('jax', jax.__version__, jax.devices(), 'optax',
+optax.__version__, 'torch', torch.__version__, 'torch cuda', torch.cuda.is_available())" \
+        2>&1 | tee -a "$OUT/env.txt"
+    JAX_PLATFORMS=cuda,cpu timeout 100 $PY -m pytest -q -p no:cacheprovider -p no:benchmark \
+        -W "ignore::DeprecationWarning" tests/test_cuda.py 2>&1 | tail -15 | tee "$OUT/test_cuda.log"
+    timeout 330 $PY bench/bench_suite.py --device gpu --quick 2>&1 | tee "$OUT/suite.log"
+elif [ "${1:-1}" = bf16 ]; then
+    # its second call: every row under bf16 autocast, then checkpointing's memory on the GPU
+    # (XLA's memory analysis; autotuning off to fit the lease: a matmul's workspace may differ)
+    timeout 250 $PY bench/bench_suite.py --device gpu --amp-only --quick 2>&1 \
+        | tee "$OUT/suite_bf16.log"
+    XLA_FLAGS=--xla_gpu_autotune_level=0 timeout 80 $PY bench/bench_checkpoint_memory.py \
+        --device gpu 2>&1 | tee "$OUT/ckpt.log"
 elif [ "${1:-1}" = 1 ]; then
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$OUT/env.txt"
     $PY -c "import jax, optax, torch; print('jax', jax.__version__, jax.devices(), 'optax',
