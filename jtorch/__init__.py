@@ -484,6 +484,10 @@ from ._ops.linalg_householder import (
     householder_product as orgqr,
     ormqr as ormqr,
 )
+from ._ops.linalg_lowrank import (
+    pca_lowrank as pca_lowrank,
+    svd_lowrank as svd_lowrank,
+)
 from ._ops.linalg_lu import (
     torch_lu as lu,
     lu_solve as lu_solve,

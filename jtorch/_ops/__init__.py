@@ -21,6 +21,7 @@ from . import (  # noqa: F401
     linalg_eig,
     linalg_einsum,
     linalg_householder,
+    linalg_lowrank,
     linalg_lu,
     linalg_matfn,
     meta,
