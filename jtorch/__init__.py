@@ -145,6 +145,7 @@ from .amp.autocast_mode import (  # noqa: E402
 from .amp.grad_scaler import GradScaler  # noqa: E402
 from ._ops.tensor_storage import UntypedStorage  # noqa: E402
 from .compiler import compile  # noqa: E402,A001
+from ._higher_order_ops import cond  # noqa: E402
 from .func import vmap  # noqa: E402
 from .serialization import load, save  # noqa: E402
 

@@ -45,6 +45,7 @@ LAYERS = [
       "jtorch.version", "jtorch.distributed", "jtorch.multiprocessing", "jtorch.fx"]),
     ("compile and the top floor", ["jtorch._compile", "jtorch.parity", "jtorch.compiler",
                                    "jtorch.jit", "jtorch._dynamo", "jtorch._library",
+                                   "jtorch._higher_order_ops",
                                    "jtorch.library",
                                    "jtorch.ops", "jtorch"]),
 ]

@@ -5,7 +5,7 @@ subclasses of it, so code catching PyTorch's names catches jtorch's failures."""
 from ..compiler import CompileError
 
 __all__ = ["BackendCompilerFailed", "TorchDynamoException", "TorchRuntimeError",
-           "Unsupported"]
+           "UncapturedHigherOrderOpError", "Unsupported"]
 
 
 class TorchDynamoException(CompileError):
@@ -22,3 +22,7 @@ class TorchRuntimeError(TorchDynamoException):
 
 class BackendCompilerFailed(TorchDynamoException):
     """The backend compiler (XLA here) failed."""
+
+
+class UncapturedHigherOrderOpError(TorchDynamoException):
+    """A higher-order op (``torch.cond``) whose branches break its rules."""

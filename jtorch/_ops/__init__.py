@@ -32,6 +32,7 @@ from . import (  # noqa: F401
     nn_embedding,
     nn_interp,
     nn_linear,
+    nn_linear_ce,
     nn_loss,
     nn_loss_extra,
     nn_norm,

@@ -93,6 +93,9 @@ from .._ops.nn_linear import (
     bilinear as bilinear,
     linear as linear,
 )
+from .._ops.nn_linear_ce import (
+    linear_cross_entropy as linear_cross_entropy,
+)
 from .._ops.nn_loss import (
     binary_cross_entropy as binary_cross_entropy,
     binary_cross_entropy_with_logits as binary_cross_entropy_with_logits,
@@ -245,6 +248,7 @@ __all__ = [
     "leaky_relu",
     "leaky_relu_",
     "linear",
+    "linear_cross_entropy",
     "local_response_norm",
     "log_softmax",
     "logsigmoid",

@@ -11,6 +11,7 @@ from .flatten import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
 from .instancenorm import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
+from .linear_cross_entropy import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .module import Module  # noqa: F401
 from .normalization import *  # noqa: F401,F403

@@ -12,7 +12,6 @@ from __future__ import annotations
 import inspect
 import warnings
 
-from ..._core.errors import missing_class
 from ..._ops.nn_loss import legacy_get_string
 from .. import functional as F
 from ._generated import define_method, parameter_names
@@ -22,9 +21,9 @@ from .module import Module
 __all__ = [
     "L1Loss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss",
     "MSELoss", "BCELoss", "BCEWithLogitsLoss", "HingeEmbeddingLoss", "MultiLabelMarginLoss",
-    "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss", "LinearCrossEntropyLoss",
-    "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "MultiMarginLoss",
-    "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss",
+    "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss", "MultiLabelSoftMarginLoss",
+    "CosineEmbeddingLoss", "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss", "CTCLoss",
 ]
 
 _LEGACY = ("size_average", "reduce")   # folded into ``reduction``, not passed to forward
@@ -105,9 +104,6 @@ class NLLLoss2d(NLLLoss):
                               "reduction='mean', label_smoothing=0.0")
 class CrossEntropyLoss(_WeightedLoss):
     """Cross entropy between logits and target classes (or class probabilities)."""
-
-
-LinearCrossEntropyLoss = missing_class("torch.nn.LinearCrossEntropyLoss", bases=(_WeightedLoss,))
 
 
 @loss_module(F.poisson_nll_loss, "log_input=True, full=False, size_average=None, eps=1e-8, "
