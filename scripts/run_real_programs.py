@@ -122,15 +122,16 @@ MNIST_FILES = (("train-images-idx3-ubyte", 1024), ("train-labels-idx1-ubyte", 10
 MNIST_SOURCE = ["/work/shared/data/mnist"]
 
 
-def prepare_mnist(tree, work, up=1, train=None, folder="data"):
+def prepare_mnist(tree, work, up=1, train=None, folder="data", dataset="MNIST"):
     """``../data/MNIST/raw/`` (``up`` levels above the working directory: ``./data`` for 0,
     ``../../data`` for 2; ``folder`` instead of ``data``): the first 1024 (or ``train``)
     training and 512 test images of MNIST, as uncompressed IDX files (torchvision's layout,
-    so its download step finds them)."""
+    so its download step finds them). ``dataset="FashionMNIST"`` writes the same digits as
+    a stand-in FashionMNIST (the same IDX format, in ``data/FashionMNIST/raw/``)."""
     root = work
     for _ in range(up):
         root = os.path.dirname(root)
-    raw = os.path.join(root, folder, "MNIST", "raw")
+    raw = os.path.join(root, folder, dataset, "raw")
     os.makedirs(raw, exist_ok=True)
     for name, n in MNIST_FILES:
         n = train if train and name.startswith("train") else n
@@ -389,6 +390,36 @@ def _stub(work, name, source):
         f.write(source)
 
 
+def _idx(name, n):
+    """The first ``n`` items of one of MNIST's gzipped IDX files, as a NumPy array."""
+    with gzip.open(os.path.join(MNIST_SOURCE[0], name + ".gz")) as f:
+        data = f.read()
+    ndim = data[3]
+    shape = list(struct.unpack(f">{ndim}i", data[4:4 + 4 * ndim]))
+    shape[0] = n
+    return np.frombuffer(data, np.uint8, int(np.prod(shape)), 4 + 4 * ndim).reshape(shape)
+
+
+def prepare_mnist_pickle(tree, work):
+    """``data/mnist/mnist.pkl.gz`` for pytorch/tutorials' nn_tutorial (deeplearning.net's
+    pickle: ``((x_train, y_train), (x_valid, y_valid), (x_test, y_test))``, float32 rows of
+    784 pixels in [0, 1] and int64 labels): 1024 training and 512 validation images cut from
+    MNIST; stand-ins for its unused ``requests`` and ``IPython.core.debugger`` imports."""
+    def split(kind, n):
+        x = _idx(f"{kind}-images-idx3-ubyte", n).reshape(n, 784).astype(np.float32) / 255
+        return x, _idx(f"{kind}-labels-idx1-ubyte", n).astype(np.int64)
+    folder = os.path.join(work, "data", "mnist")
+    os.makedirs(folder)
+    valid = split("t10k", 512)
+    with gzip.open(os.path.join(folder, "mnist.pkl.gz"), "wb") as f:
+        pickle.dump((split("train", 1024), valid, valid), f)
+    _stub(work, "requests", "")
+    for package in ("IPython", "IPython/core"):
+        os.makedirs(os.path.join(work, "stubs", package))
+        open(os.path.join(work, "stubs", package, "__init__.py"), "w").close()
+    _stub(work, "IPython/core/debugger", "def set_trace():\n    pass\n")
+
+
 def prepare_imagefolder(tree, work):
     """``data/{train,val}/<class>/*.png`` (torchvision's ImageFolder layout): 16 training and
     8 validation images of random pixels and random sizes in two ImageNet classes."""
@@ -423,6 +454,16 @@ TIMM_TRAIN = ["--data-dir", "data", "--val-split", "val", "--num-classes", "2", 
               "--epochs", "2", "--workers", "1", "--device", "cpu", "--no-prefetcher",
               "--log-interval", "1", "--output", "out", "--experiment", "run",
               "--warmup-epochs", "0", "--seed", "0", "--no-aug"]
+
+FASHION_MNIST = functools.partial(prepare_mnist, up=0, dataset="FashionMNIST")
+PT_TUTORIAL_NOTES = {
+    "tensorqs": "expected: its 'Bridge with NumPy' section shows a tensor and a NumPy array "
+                "sharing memory (t.numpy(), torch.from_numpy); jtorch's tensors are immutable "
+                "JAX buffers, so each conversion copies (docs/differences.md)",
+    "polynomial_custom_function": "expected: a and c stay at float32 rounding noise (about "
+                                  "1e-9; their true gradient is 0 for the odd sin fit), which "
+                                  "differs in sign; every loss and b, d agree to 3e-7",
+}
 
 PROGRAMS = [
     Program("nanogpt", "nanoGPT", "karpathy/nanoGPT", [NANOGPT_TRAIN, NANOGPT_SAMPLE],
@@ -682,6 +723,42 @@ PROGRAMS = [
                    "303_build_nn_quickly", "305_batch_train", "306_optimizer",
                    "403_RNN_regressor", "503_dropout",
                    "504_batch_normalization", "406_GAN")),
+    # pytorch/tutorials: the official tutorials' scripts (each file's code read at its own
+    # commit, named in its first line; the prose comments left out), FashionMNIST stood in
+    # for by the MNIST subset in torchvision's FashionMNIST layout
+    *(Program(f"pt-tutorials-{name}", "tutorials", "pytorch/tutorials", [[script]],
+              env={"MPLBACKEND": "Agg"}, prepare=prepare, checkpoints=checkpoints,
+              note=PT_TUTORIAL_NOTES.get(name, ""))
+      for name, script, prepare, checkpoints in (
+          ("quickstart", "beginner_source/basics/quickstart_tutorial.py",
+           FASHION_MNIST, ("model.pth",)),
+          ("tensorqs", "beginner_source/basics/tensorqs_tutorial.py", None, ()),
+          ("autogradqs", "beginner_source/basics/autogradqs_tutorial.py", None, ()),
+          ("buildmodel", "beginner_source/basics/buildmodel_tutorial.py", None, ()),
+          ("optimization", "beginner_source/basics/optimization_tutorial.py",
+           FASHION_MNIST, ()),
+          ("blitz-autograd", "beginner_source/blitz/autograd_tutorial.py", None, ()),
+          ("blitz-neural_networks", "beginner_source/blitz/neural_networks_tutorial.py", None,
+           ()),
+          ("polynomial_tensor", "beginner_source/examples_tensor/polynomial_tensor.py", None,
+           ()),
+          ("polynomial_custom_function",
+           "beginner_source/examples_autograd/polynomial_custom_function.py", None, ()),
+          ("polynomial_nn", "beginner_source/examples_nn/polynomial_nn.py", None, ()),
+          ("polynomial_optim", "beginner_source/examples_nn/polynomial_optim.py", None, ()),
+          ("dynamic_net", "beginner_source/examples_nn/dynamic_net.py", None, ()),
+          ("defining_a_neural_network",
+           "recipes_source/recipes/defining_a_neural_network.py", None, ()),
+          ("what_is_state_dict", "recipes_source/recipes/what_is_state_dict.py", None, ()),
+          ("general_checkpoint",
+           "recipes_source/recipes/saving_and_loading_a_general_checkpoint.py", None,
+           ("model.pt",)),
+          ("warmstarting", "recipes_source/recipes/"
+           "warmstarting_model_using_parameters_from_a_different_model.py", None,
+           ("model.pt",)))),
+    Program("pt-tutorials-nn_tutorial", "tutorials", "pytorch/tutorials",
+            [["beginner_source/nn_tutorial.py"]], env={"MPLBACKEND": "Agg"},
+            prepare=prepare_mnist_pickle, path=("{work}/stubs",)),
     # the three that read MNIST from ./mnist (downloading it when the folder is missing)
     *(Program(f"morvan-{name}", "PyTorch-Tutorial", "MorvanZhou/PyTorch-Tutorial",
               [[f"tutorial-contents/{name}.py"]], env={"MPLBACKEND": "Agg"},
@@ -747,8 +824,11 @@ def _step(cmd, cwd, env, timeout, stop):
                 err.read() + (f"[timed out after {timeout}s]" if timed_out else ""))
 
 
+ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]+")  # object reprs (``<AddBackward0 object at 0x7f..>``)
+
+
 def _result_lines(program, stdout):
-    return [TIMING.sub("", line).strip() for line in stdout.splitlines()
+    return [ADDRESS.sub("at 0x", TIMING.sub("", line)).strip() for line in stdout.splitlines()
             if re.search(program.results, line)]
 
 

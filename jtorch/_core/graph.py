@@ -160,12 +160,20 @@ _WRAPS_NUMBERS = frozenset({"add", "sub", "mul", "div"})
 
 def _listed_slots(node):
     """The slots PyTorch lists as a node's inputs: all but index/mask tensors and, except for
-    add/sub/mul/div, Python numbers (found once per kernel from its CallSpec)."""
+    add/sub/mul/div, Python numbers (found once per kernel from its CallSpec), those of the
+    op's ``listed_first`` parameters first."""
     kernel = node.kernel
     if kernel is None:
         return range(len(node.edges))
     if kernel.listed is None:
-        kernel.listed = kernel.spec.listed_slots(kernel.opdef.name in _WRAPS_NUMBERS)
+        spec, opdef = kernel.spec, kernel.opdef
+        listed = spec.listed_slots(opdef.name in _WRAPS_NUMBERS)
+        if opdef.listed_first:  # each parameter's slot: bind the slot numbers as the values
+            slot_of = spec.bind_by_name(opdef.params, range(len(spec.slots)))
+            first = [slot_of.get(p) for p in opdef.listed_first]
+            first = [i for i in first if i in listed]
+            listed = (*first, *(i for i in listed if i not in first))
+        kernel.listed = listed
     return kernel.listed
 
 

@@ -60,15 +60,19 @@ class OpDef:
         check: ``check(*args, **kwargs)`` run eagerly before dispatch, for errors PyTorch raises
             on the VALUE of a Python-number argument (``int_tensor ** -1``, ``int_tensor // 0``);
             numbers are dynamic inside the kernel, so the body cannot see them.
+        listed_first: parameter names whose tensors the node lists first among its inputs
+            (``next_functions``, node hooks' ``grad_inputs``), where PyTorch's node is another
+            op's: ``linear`` lists ``bias`` first, as the ``addmm(bias, input, weight.t())``
+            PyTorch lowers it to.
     """
 
     __slots__ = ("name", "fn", "params", "tensors", "tensor_pos", "promote", "is_view", "saves",
                  "grad_name", "returns", "differentiable", "nondiff", "stride_rule", "check",
-                 "kernel_cache", "kernel_caches_set_aside", "__weakref__")
+                 "listed_first", "kernel_cache", "kernel_caches_set_aside", "__weakref__")
 
     def __init__(self, name, fn, *, tensors=("input",), promote=None, is_view=False,
                  saves=True, grad_name=None, returns=None, differentiable=True, nondiff=(),
-                 stride_rule=None, check=None):
+                 stride_rule=None, check=None, listed_first=()):
         self.name = name
         self.fn = fn
         self.params = list(inspect.signature(fn).parameters)
@@ -85,6 +89,7 @@ class OpDef:
         self.nondiff = frozenset(nondiff)
         self.stride_rule = stride_rule
         self.check = check
+        self.listed_first = tuple(listed_first)
         self.kernel_cache = {}   # key -> Kernel, under the current default dtype
         self.kernel_caches_set_aside = {}   # other default dtype -> its kernel_cache
         _ALL_OPS.add(self)

@@ -2,9 +2,11 @@
 
 Each is one kernel, so a Linear layer's forward is one dispatch and its backward one vjp.
 Shape and dtype errors carry PyTorch's texts (the addmm/mm ones, since PyTorch lowers linear to
-them). Differences from PyTorch: the grad_fn name is ``AddmmBackward0`` with a bias and
-``MmBackward0`` without, whatever the input's rank (PyTorch reports ``ViewBackward0`` for
-inputs of more than 2 dims, whose matmul runs on a flattened view).
+them). Its node lists its inputs as PyTorch's ``AddmmBackward0`` does: the bias first, then the
+input and the weight. Differences from PyTorch: the grad_fn name is ``AddmmBackward0`` with a
+bias and ``MmBackward0`` without, whatever the input's rank (PyTorch reports ``ViewBackward0``
+for inputs of 1 or more than 2 dims, whose matmul runs on a reshaped view), and the weight's
+edge leads to its ``AccumulateGrad`` directly (PyTorch's passes a ``TBackward0`` first).
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ def _linear_grad_name(input, weight, bias=None):
 
 
 @op("linear", namespace="nn.functional", method=False, out=False, saves="others",
-    tensors=("input", "weight", "bias"), grad_name=_linear_grad_name)
+    tensors=("input", "weight", "bias"), grad_name=_linear_grad_name, listed_first=("bias",))
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` (``weight``: ``(out_features, in_features)``)."""
     _check_linear(input, weight, bias)
