@@ -147,6 +147,7 @@ from ._ops.tensor_storage import UntypedStorage  # noqa: E402
 from .compiler import compile  # noqa: E402,A001
 from ._higher_order_ops import cond  # noqa: E402
 from .func import vmap  # noqa: E402
+from ._device_modules import get_device_module  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 from . import torch_version  # noqa: E402
