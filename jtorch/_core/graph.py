@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import weakref
+from collections import namedtuple
 
 import jax
 import jax.numpy as jnp
@@ -189,6 +190,19 @@ def edge_of(t):
     return (acc, 0)
 
 
+class GradientEdge(namedtuple("GradientEdge", ("node", "output_nr", "ownership_token"),
+                              defaults=(None,))):
+    """torch.autograd.graph.GradientEdge: the edge gradients for a tensor flow into, as it was
+    when the edge was taken (autograd.grad and backward accept it in ``inputs``). ``_device``:
+    that tensor's device, the device of the gradient autograd.grad returns for it."""
+
+
+def input_edge(t):
+    """The (node, output index) of an ``inputs`` entry: a tensor's current edge, or a
+    GradientEdge's own."""
+    return (t.node, t.output_nr) if type(t) is GradientEdge else edge_of(t)
+
+
 def _arr(c):
     return c._value if isinstance(c, TensorBase) else c
 
@@ -329,7 +343,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
     targets, target_nodes, run = {}, (), None
     if inputs is not None:
         for i, t in enumerate(inputs):
-            targets.setdefault(edge_of(t), []).append(i)
+            targets.setdefault(input_edge(t), []).append(i)
         target_nodes = {n for n, _ in targets}
         run = _to_run(order, target_nodes, capture)
     retained = {edge_of(t): t for t in list(_RETAINED) if t._node is not None} or None

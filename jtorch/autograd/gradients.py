@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 
 from .._core import dtypes
-from .._core.graph import run_backward
+from .._core.graph import GradientEdge, run_backward
 from .._core.tensor_base import TensorBase
 from .._ops.creation import ones_like, zeros_like
 from .._ops.shape import stack
@@ -15,7 +15,7 @@ from .._ops.shape import stack
 def _tensors(x):
     if x is None:
         return None
-    return (x,) if isinstance(x, TensorBase) else tuple(x)
+    return (x,) if isinstance(x, (TensorBase, GradientEdge)) else tuple(x)
 
 
 def _make_grads(outputs, grads, create_graph, batched=False):
@@ -105,7 +105,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     _check_roots(tensors)
     if inputs is not None:
         for t in inputs:   # as PyTorch: a non-leaf input gets its .grad populated
-            t.retain_grad()
+            if type(t) is not GradientEdge:
+                t.retain_grad()
     if retain_graph is None:
         retain_graph = create_graph
     run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs)
@@ -129,7 +130,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _make_grads(outputs, _tensors(grad_outputs), create_graph, is_grads_batched)
     _check_roots(outputs)
     for t in inputs:
-        if not t._requires_grad:
+        if type(t) is not GradientEdge and not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph
@@ -139,9 +140,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         res = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
                            capture=True, allow_unused=allow_unused)
     if materialize_grads:
-        res = [zeros_like(t, requires_grad=create_graph) if r is None else r
-               for t, r in zip(inputs, res)]
+        res = [_materialized(t, create_graph) if r is None else r for t, r in zip(inputs, res)]
     return dict(zip(keys, res)) if keys is not None else tuple(res)
+
+
+def _materialized(t, create_graph):
+    """materialize_grads' zeros for an input no gradient reached (a tensor's shape: an edge has
+    none, as in PyTorch)."""
+    if type(t) is GradientEdge:
+        raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                           "GradientEdge")
+    return zeros_like(t, requires_grad=create_graph)
 
 
 def _batched(outputs, inputs, grads, retain_graph, create_graph, allow_unused):
