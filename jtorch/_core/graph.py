@@ -93,7 +93,7 @@ class Node:
 
     def save_outputs(self, tensors):
         """Record the versions of the outputs PyTorch's formula saves (exp, tanh, relu...)."""
-        self.saved_out = [(weakref.ref(t), i, t._version) for i, t in enumerate(tensors)
+        self.saved_out = [(SavedOutputRef(t), i, t._version) for i, t in enumerate(tensors)
                           if self.out_float[i]]
 
     def name(self):
@@ -188,6 +188,14 @@ def edge_of(t):
     if acc is None:
         acc = t._acc = AccumulateGrad(t)
     return (acc, 0)
+
+
+class SavedOutputRef(weakref.ref):
+    """A node's weak reference to an output whose version its formula checks (a weakref type
+    of its own, so that torch.utils.swap_tensors can tell it from a user's weakrefs, which
+    PyTorch refuses to swap under)."""
+
+    __slots__ = ()
 
 
 class GradientEdge(namedtuple("GradientEdge", ("node", "output_nr", "ownership_token"),
