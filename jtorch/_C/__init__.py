@@ -6,10 +6,15 @@ as absent."""
 from __future__ import annotations
 
 from .._core.generator import Generator
+from .._core.graph import (
+    current_graph_task_id as _current_graph_task_id,
+    will_engine_execute_node as _will_engine_execute_node,
+)
 from .._tensor import Tensor
 from . import _nn
 
-__all__ = ["Generator", "_TensorMeta", "_log_api_usage_once", "_nn"]
+__all__ = ["Generator", "_TensorMeta", "_current_graph_task_id", "_log_api_usage_once", "_nn",
+           "_will_engine_execute_node"]
 
 # the metaclass of torch.Tensor (``type(torch.Tensor)``), as annotations and checks name it
 _TensorMeta = type(Tensor)

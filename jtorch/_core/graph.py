@@ -11,7 +11,9 @@ PyTorch's derivative formulas save (OpDef ``saves``).
 
 from __future__ import annotations
 
+import itertools
 import re
+import threading
 import weakref
 from collections import namedtuple
 
@@ -333,6 +335,43 @@ def _backward_op(kernel, diff, vals, cts):
 
 
 # ------------------------------------------------------------------------------- the walk
+class _GraphTask:
+    """The backward call running on this thread (``current_graph_task_id``,
+    ``will_engine_execute_node``), for hooks that coordinate across tensors."""
+
+    __slots__ = ("id", "order", "run", "targets", "_nodes")
+    _ids = itertools.count()
+
+    def __init__(self, order, run, targets):
+        self.id = next(self._ids)
+        self.order, self.run, self.targets, self._nodes = order, run, targets, None
+
+    def will_execute(self, node):
+        if self._nodes is None:
+            self._nodes = set(self.order)
+        return node in self._nodes and (self.run is None or node in self.run
+                                         or node in self.targets)
+
+
+_TASK = threading.local()
+
+
+def current_graph_task_id():
+    """An id of the backward call running on this thread; -1 outside one."""
+    task = getattr(_TASK, "task", None)
+    return -1 if task is None else task.id
+
+
+def will_engine_execute_node(node):
+    """Whether the backward call running on this thread executes ``node`` (a grad_fn or a
+    leaf's AccumulateGrad)."""
+    task = getattr(_TASK, "task", None)
+    if task is None:
+        raise RuntimeError("_get_should_execute_nodes should only be called during the "
+                           "backward pass")   # (PyTorch's text names its C++ helper)
+    return task.will_execute(node)
+
+
 def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=False,
                  allow_unused=False):
     """Reverse-mode walk from ``roots`` (tensors) seeded with ``grads``.
@@ -356,6 +395,29 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
         run = _to_run(order, target_nodes, capture)
     retained = {edge_of(t): t for t in list(_RETAINED) if t._node is not None} or None
     results = [None] * len(inputs) if capture else None
+    outer = getattr(_TASK, "task", None)   # (a backward run by a hook of another)
+    _TASK.task = _GraphTask(order, run, target_nodes)
+    try:
+        _walk(order, buffers, retain_graph, create_graph, run, targets, target_nodes,
+              retained, results, inputs, capture)
+    finally:
+        _TASK.task = outer
+    if not capture:
+        return None
+    for j, (t, r) in enumerate(zip(inputs, results)):
+        if r is None and not allow_unused:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {j} appears to not have been used in the "
+                "graph. Set allow_unused=True if this is the desired behavior.")
+        if r is not None and not isinstance(r, TensorBase):
+            results[j] = TensorBase._make(r, t._device)
+    return results
+
+
+def _walk(order, buffers, retain_graph, create_graph, run, targets, target_nodes, retained,
+          results, inputs, capture):
+    """run_backward's walk over ``order``: fused into one program when it can, else node by
+    node."""
     in_anomaly_mode, check_nan = ANOMALY.enabled, ANOMALY.enabled and ANOMALY.check_nan
     fused = (fused_backward.FUSE_AT > 0 and not create_graph and retained is None
              and not in_anomaly_mode and STATE.trace is None
@@ -402,16 +464,6 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
         if in_anomaly_mode and node is not None:
             anomaly.warn_forward_stack(node)
         raise
-    if not capture:
-        return None
-    for j, (t, r) in enumerate(zip(inputs, results)):
-        if r is None and not allow_unused:
-            raise RuntimeError(
-                f"The differentiated Tensor at index {j} appears to not have been used in the "
-                "graph. Set allow_unused=True if this is the desired behavior.")
-        if r is not None and not isinstance(r, TensorBase):
-            results[j] = TensorBase._make(r, t._device)
-    return results
 
 
 def _run_fused(order, buffers, retain_graph, run, targets, results, inputs):
