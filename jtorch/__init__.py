@@ -19,6 +19,7 @@ _jax.config.update("jax_enable_x64", True)
 
 # the core and the op families, then the public Tensor and namespaces
 from . import _ops, autograd, fft, linalg, random, special  # noqa: E402
+from . import signal  # noqa: E402
 from ._core.device import device  # noqa: E402
 from ._core.dtypes import (  # noqa: E402
     bfloat16,
@@ -211,6 +212,27 @@ from ._ops.compare import (
     relu as relu,
     where as where,
 )
+from ._ops.copy_variants import (
+    alias_copy as alias_copy,
+    as_strided_copy as as_strided_copy,
+    detach_copy as detach_copy,
+    diagonal_copy as diagonal_copy,
+    expand_copy as expand_copy,
+    permute_copy as permute_copy,
+    select_copy as select_copy,
+    slice_copy as slice_copy,
+    split_copy as split_copy,
+    split_with_sizes_copy as split_with_sizes_copy,
+    squeeze_copy as squeeze_copy,
+    t_copy as t_copy,
+    transpose_copy as transpose_copy,
+    unbind_copy as unbind_copy,
+    unfold_copy as unfold_copy,
+    unsqueeze_copy as unsqueeze_copy,
+    view_as_complex_copy as view_as_complex_copy,
+    view_as_real_copy as view_as_real_copy,
+    view_copy as view_copy,
+)
 from ._ops.creation import (
     as_tensor as as_tensor,
     asarray as asarray,
@@ -348,6 +370,9 @@ from ._ops.frombuffer import (
 )
 from ._ops.gradient import (
     gradient as gradient,
+)
+from ._ops.histogramdd import (
+    histogramdd as histogramdd,
 )
 from ._ops.indexing import (
     argwhere as argwhere,
@@ -498,6 +523,22 @@ from ._ops.linalg_lu import (
 from ._ops.linalg_matfn import (
     matrix_exp as matrix_exp,
     matrix_power as matrix_power,
+)
+from ._ops.native_misc import (
+    empty_permuted as empty_permuted,
+    is_inference as is_inference,
+)
+from ._ops.native_norms import (
+    frobenius_norm as frobenius_norm,
+    is_warn_always_enabled as is_warn_always_enabled,
+    native_batch_norm as native_batch_norm,
+    native_dropout as native_dropout,
+    native_group_norm as native_group_norm,
+    native_layer_norm as native_layer_norm,
+    native_norm as native_norm,
+    norm_except_dim as norm_except_dim,
+    nuclear_norm as nuclear_norm,
+    set_warn_always as set_warn_always,
 )
 from ._ops.nn_activation import (
     celu as celu,
@@ -874,6 +915,16 @@ from ._ops.statistics import (
     nanmedian as nanmedian,
     nanquantile as nanquantile,
     quantile as quantile,
+)
+from ._ops.symbolic import (
+    sym_float as sym_float,
+    sym_int as sym_int,
+    sym_ite as sym_ite,
+    sym_max as sym_max,
+    sym_min as sym_min,
+    sym_not as sym_not,
+    sym_sqrt as sym_sqrt,
+    sym_sum as sym_sum,
 )
 from ._ops.tensor_storage import (
     get_device as get_device,

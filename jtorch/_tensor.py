@@ -118,7 +118,7 @@ class Tensor(TensorBase, TensorOps):
         return type(self._array) is MetaStorage
 
     def is_inference(self):
-        return False
+        return self._inference
 
     @property
     def T(self):  # noqa: N802 - PyTorch's names

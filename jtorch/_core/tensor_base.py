@@ -116,6 +116,7 @@ class TensorBase:
     _host_copy = None      # (jax array, its NumPy value): see host_value
     _is_param = False
     _in_trace = False
+    _inference = False     # made under inference_mode (Tensor.is_inference)
     _device_neutral = False  # a generator's key: reports cpu, serves (is moved to) any device
     _sparse = None         # a sparse COO tensor's (indices, values, coalesced); _array is then
     #                        a SparseStorage      # made while jtorch.compile traced a function
@@ -133,6 +134,8 @@ class TensorBase:
         t._device = device
         if STATE.trace is not None:
             t._in_trace = True
+        if STATE.inference:
+            t._inference = True
         return t
 
     # ---------------------------------------------------------------- value and version

@@ -284,20 +284,25 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 
 # ------------------------------------------------------------------------ group norm
-@op("group_norm", method=False, out=False, grad_name="NativeGroupNormBackward0",
-    tensors=("input", "weight", "bias"))
-def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
-    n, c = input.shape[0], input.shape[1]
+def check_groups(input, weight, bias, c, groups):
+    """PyTorch's group-norm errors: ``c`` channels not divisible into ``groups``, or an affine
+    ``weight``/``bias`` that is not a vector of ``c`` values."""
     shp = _shape_list(input.shape)
-    if c % num_groups:
+    if c % groups:
         raise RuntimeError("Expected number of channels in input to be divisible by "
-                           f"num_groups, but got input of shape {shp} and num_groups="
-                           f"{num_groups}")
+                           f"num_groups, but got input of shape {shp} and num_groups={groups}")
     for name, v in (("weight", weight), ("bias", bias)):
         if v is not None and (v.ndim != 1 or v.size != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape "
                                f"{_shape_list(v.shape)} and input of shape {shp}")
+
+
+@op("group_norm", method=False, out=False, grad_name="NativeGroupNormBackward0",
+    tensors=("input", "weight", "bias"))
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    n, c = input.shape[0], input.shape[1]
+    check_groups(input, weight, bias, c, num_groups)
     x = input.astype(_acc(input))
     g = x.reshape(n, num_groups, -1)
     mean, var = _moments(g, (2,))
