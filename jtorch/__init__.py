@@ -580,6 +580,9 @@ from ._ops.nn_dropout import (
     torch_feature_dropout as feature_dropout,
     torch_feature_dropout_ as feature_dropout_,
 )
+from ._ops.nn_conv_tbc import (
+    conv_tbc as conv_tbc,
+)
 from ._ops.nn_embedding import (
     torch_embedding as embedding,
     embedding_renorm_ as embedding_renorm_,

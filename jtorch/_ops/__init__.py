@@ -32,6 +32,7 @@ from . import (  # noqa: F401
     nn_activation,
     nn_attention,
     nn_conv,
+    nn_conv_tbc,
     nn_dropout,
     nn_embedding,
     nn_interp,

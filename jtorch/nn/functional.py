@@ -77,6 +77,9 @@ from .._ops.nn_dropout import (
     dropout3d as dropout3d,
     feature_alpha_dropout as feature_alpha_dropout,
 )
+from .._ops.nn_conv_tbc import (
+    conv_tbc as conv_tbc,
+)
 from .._ops.nn_embedding import (
     embedding as embedding,
     embedding_bag as embedding_bag,
@@ -206,6 +209,7 @@ __all__ = [
     "conv3d",
     "conv_transpose1d",
     "conv_transpose2d",
+    "conv_tbc",
     "conv_transpose3d",
     "cosine_embedding_loss",
     "cosine_similarity",
