@@ -146,7 +146,7 @@ from .amp.autocast_mode import (  # noqa: E402
 from .amp.grad_scaler import GradScaler  # noqa: E402
 from ._ops.tensor_storage import UntypedStorage  # noqa: E402
 from .compiler import compile  # noqa: E402,A001
-from ._higher_order_ops import cond  # noqa: E402
+from ._higher_order_ops import cond, while_loop  # noqa: E402
 from .func import vmap  # noqa: E402
 from ._device_modules import get_device_module  # noqa: E402
 from .serialization import load, save  # noqa: E402
@@ -565,6 +565,9 @@ from ._ops.nn_conv import (
     pixel_shuffle as pixel_shuffle,
     pixel_unshuffle as pixel_unshuffle,
 )
+from ._ops.nn_conv_tbc import (
+    conv_tbc as conv_tbc,
+)
 from ._ops.nn_distance import (
     cosine_similarity as cosine_similarity,
     pairwise_distance as pairwise_distance,
@@ -579,9 +582,6 @@ from ._ops.nn_dropout import (
     torch_feature_alpha_dropout_ as feature_alpha_dropout_,
     torch_feature_dropout as feature_dropout,
     torch_feature_dropout_ as feature_dropout_,
-)
-from ._ops.nn_conv_tbc import (
-    conv_tbc as conv_tbc,
 )
 from ._ops.nn_embedding import (
     torch_embedding as embedding,

@@ -33,41 +33,37 @@ import jax
 import jax.numpy as jnp
 
 from .._core.python_node import record_pullback
-from .._core.state import STATE, TraceHooks
-from .._dynamo.exc import TorchRuntimeError, UncapturedHigherOrderOpError
+from .._core.state import STATE
+from .._dynamo.exc import TorchRuntimeError
 from .._tensor import Tensor
 from ..autograd import no_grad
 from ..utils import _pytree as pt
+from ._common import (
+    Recorder as _Recorder,
+    aliasing_error,
+    hop_error,
+    installed,
+    is_float as _is_float,
+    mutation_error,
+    root as _root,
+    torch_dtype_name as _dt,
+)
 
 __all__ = ["cond"]
 
-_BREAK = ("This higher order operator doesn't work unless it is captured completely with "
-          "torch.compile. Got graph break/error:\n\n")
+_OP = "torch.cond"
 
 
 def _hop_error(title, explanation, hints=(), debug=""):
-    lines = [title, "  Higher Order Operator: torch.cond", f"  Explanation: {explanation}"]
-    lines += [f"  Hint: {h}" for h in hints]
-    if debug:
-        lines += ["", f"  Developer debug context: {debug}"]
-    return UncapturedHigherOrderOpError(_BREAK + "\n".join(lines))
+    return hop_error(_OP, title, explanation, hints, debug)
 
 
 def _mutation_error(where):
-    return _hop_error(
-        "Encountered input mutation during higher order op tracing",
-        "Higher order ops do not support input mutation. Found in torch.cond.",
-        ("Consider using the debug context to change user code to avoid mutation.",),
-        f"Input mutation detected at {where}")
+    return mutation_error(_OP, where)
 
 
 def _aliasing_error(kind, where):
-    return _hop_error(
-        "Encountered aliasing during higher order op tracing",
-        "Higher order ops do not support aliasing. Found in torch.cond.",
-        ("Replace `return input` with `return input.clone()` to avoid aliasing.",
-         "Consider using the debug context to change user code to avoid aliasing."),
-        f"{kind} aliasing detected at {where}")
+    return aliasing_error(_OP, kind, where)
 
 
 def cond(pred, true_fn, false_fn, operands=()):
@@ -110,10 +106,6 @@ def _validate(pred, true_fn, false_fn, operands):
                            f"only consists of tensor leaves, but got {operands}.")
 
 
-def _root(t):
-    return t if t._base is None else t._base
-
-
 def _check_outputs(out, operands):
     """PyTorch's rules on what a branch returns: tensors and ints; with grad mode on, no
     operand (or a view of one) and no tensor twice."""
@@ -149,39 +141,6 @@ def _eager(fn, operands):
     return out
 
 
-class _Recorder(TraceHooks):
-    """The trace hooks while a branch is traced: every tensor an op reads is noted (the ones
-    that require grad were made outside the branch, which runs under no_grad), then passed on
-    to the compile trace, if one runs."""
-
-    def __init__(self, outer, read):
-        self.outer, self.read = outer, read
-
-    def touched(self, tensor):
-        if tensor is not None and tensor._requires_grad:
-            self.read.setdefault(id(tensor), tensor)
-        if self.outer is not None:
-            self.outer.touched(tensor)
-
-    def hyperparameters(self, optimizer, group, values):
-        if self.outer is None:
-            raise NotImplementedError("jtorch does not implement an optimizer step inside "
-                                      "torch.cond yet")
-        return self.outer.hyperparameters(optimizer, group, values)
-
-    def host_call(self, method, obj, args, kwargs):
-        if self.outer is None:
-            return method(obj, *args, **kwargs)
-        return self.outer.host_call(method, obj, args, kwargs)
-
-    def lifted_tensors(self):
-        return [] if self.outer is None else self.outer.lifted_tensors()
-
-
-def _is_float(a):
-    return jnp.issubdtype(a.dtype, jnp.inexact)
-
-
 class _Traced:
     """One traced ``torch.cond``: both branches as pure functions of arrays under
     ``jax.lax.cond`` (``fns`` is ``(false_fn, true_fn)``: the predicate indexes it)."""
@@ -203,26 +162,20 @@ class _Traced:
         fn = self.fns[k]
 
         def pure(op_arrs, cl_arrs, st_arrs):
-            keep = {id(t): (t, t._array, t._requires_grad, t._version_counter)
-                    for t in [*self.lifted, *self.state, *self.closure]}
             prev = STATE.trace
             try:
-                for t, a in zip(self.state, st_arrs):
-                    t._array = a
-                for t, a in zip(self.closure, cl_arrs):
-                    t._array, t._requires_grad = a, False
-                start = {id(t): t._array for t in self.lifted}
-                wrappers = [Tensor._make(a, t._device) for a, t in zip(op_arrs, self.leaves)]
-                versions = [w._version for w in wrappers]
-                STATE.trace = _Recorder(prev, self.read)
-                with no_grad():
-                    out = fn(*pt.tree_unflatten(wrappers, self.spec))
-                STATE.trace = prev
-                return self._finish(k, out, wrappers, versions, start)
+                with installed(self.lifted, self.state, self.closure, st_arrs,
+                               cl_arrs) as start:
+                    wrappers = [Tensor._make(a, t._device)
+                                for a, t in zip(op_arrs, self.leaves)]
+                    versions = [w._version for w in wrappers]
+                    STATE.trace = _Recorder(prev, self.read)
+                    with no_grad():
+                        out = fn(*pt.tree_unflatten(wrappers, self.spec))
+                    STATE.trace = prev
+                    return self._finish(k, out, wrappers, versions, start)
             finally:
                 STATE.trace = prev
-                for t, a, rg, vc in keep.values():
-                    t._array, t._requires_grad, t._version_counter = a, rg, vc
 
         return pure
 
@@ -334,7 +287,3 @@ class _Traced:
         fl_it = iter(fl_t)
         ot_it = (Tensor._make(o, self.device) for o in others)
         return [next(fl_it) if fl else next(ot_it) for fl in floats], new_ops
-
-
-def _dt(np_dtype):
-    return f"torch.{jnp.dtype(np_dtype).name}"
