@@ -72,6 +72,7 @@ from ._core.layout import (  # noqa: E402
     contiguous_format,
     jagged,
     layout,
+    legacy_contiguous_format,
     memory_format,
     preserve_format,
     sparse_bsc,
@@ -586,6 +587,9 @@ from ._ops.nn_dropout import (
 from ._ops.nn_embedding import (
     torch_embedding as embedding,
     embedding_renorm_ as embedding_renorm_,
+)
+from ._ops.nn_grouped_mm import (
+    _grouped_mm as _grouped_mm,
 )
 from ._ops.nn_interp import (
     affine_grid_generator as affine_grid_generator,

@@ -10,7 +10,10 @@ One family per run: its model class built from a small config (``AutoConfig.for_
 three AdamW steps with gradient clipping on random batches (a padded attention mask for the
 decoders), printing the loss and the gradient norm, then greedy ``generate`` for the decoders
 and encoder-decoders, and a ``save_pretrained``/``from_pretrained`` round trip whose logits are
-printed; ``trainer`` runs ``transformers.Trainer`` (with accelerate) on the tiny llama. Runs
+printed; ``trainer`` runs ``transformers.Trainer`` (with accelerate) on the tiny llama. The
+Mixture-of-Experts families (mixtral, qwen2_moe, ...: 4 experts, top-2) run transformers'
+default experts implementation, ``grouped_mm``; ``mixtral@eager`` or ``gpt_oss@batched_mm``
+select another. Runs
 through scripts/shared_rng_run.py so both frameworks start from the same weights
 and batches. Attention-probability dropout is off (PyTorch's fused attention draws its own
 masks); hidden dropout stays on where the config separates the two. Needs ``transformers``
@@ -70,6 +73,35 @@ FAMILIES = {
                                drop_path_rate=0.0)),
     "resnet": ("image", dict(_IMAGE, embedding_size=8, hidden_sizes=[8, 16], depths=[1, 1])),
 }
+# Mixture-of-Experts decoders: 4 experts, top-2, the router's auxiliary loss in the loss.
+# transformers picks its experts implementation from the config: "grouped_mm" by default
+# (F.grouped_mm over the tokens sorted by expert), "eager" (a loop over the experts hit) and
+# "batched_mm" (one bmm over every token's gathered expert weights); "family@impl" selects one.
+_MOE = dict(_DEC, num_key_value_heads=2, output_router_logits=True)
+_MOE_FAMILIES = {
+    "mixtral": dict(_MOE, num_local_experts=4, num_experts_per_tok=2),
+    "qwen2_moe": dict(_MOE, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
+                      shared_expert_intermediate_size=64),
+    "qwen3_moe": dict(_MOE, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
+                      head_dim=8),
+    "olmoe": dict(_MOE, num_experts=4, num_experts_per_tok=2),
+    # granitemoe with output_router_logits fails in PyTorch too (its aux loss is an int 0)
+    "granitemoe": dict(_MOE, num_local_experts=4, num_experts_per_tok=2,
+                       output_router_logits=False),
+    "phimoe": dict(_MOE, num_local_experts=4, num_experts_per_tok=2),
+    "gpt_oss": dict(_MOE, num_local_experts=4, num_experts_per_tok=2, head_dim=8,
+                    sliding_window=8, layer_types=["sliding_attention", "full_attention"]),
+    "deepseek_v3": dict(_MOE, num_key_value_heads=4, n_routed_experts=4, num_experts_per_tok=2,
+                        n_group=2, topk_group=1, moe_intermediate_size=32, n_shared_experts=1,
+                        kv_lora_rank=16, q_lora_rank=16, qk_rope_head_dim=4,
+                        qk_nope_head_dim=4, v_head_dim=8, first_k_dense_replace=1),
+}
+for _name, _cfg in _MOE_FAMILIES.items():
+    FAMILIES[_name] = ("causal", _cfg)
+for _name in ("mixtral", "gpt_oss"):
+    for _impl in ("eager", "batched_mm"):
+        FAMILIES[f"{_name}@{_impl}"] = ("causal", dict(_MOE_FAMILIES[_name],
+                                                       experts_implementation=_impl))
 
 
 def _batch(torch, task, cfg):
@@ -98,9 +130,11 @@ def run(family):
                                   "classify": "AutoModelForSequenceClassification",
                                   "seq2seq": "AutoModelForSeq2SeqLM",
                                   "image": "AutoModelForImageClassification"}[task])
-    cfg = transformers.AutoConfig.for_model(family, **kwargs)
+    cfg = transformers.AutoConfig.for_model(family.partition("@")[0], **kwargs)
     torch.manual_seed(0)
     model = auto.from_config(cfg)
+    if family in _MOE_FAMILIES or "@" in family:
+        print("experts", model.config._experts_implementation)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     for step in range(3):
         out = model(**_batch(torch, task, cfg))
@@ -120,7 +154,10 @@ def run(family):
         batch["decoder_input_ids"] = labels
     with tempfile.TemporaryDirectory() as d, torch.no_grad():
         model.save_pretrained(d)
-        again = auto.from_pretrained(d).eval()
+        # the experts implementation is not saved with the config: ask for the same again
+        impl = {"experts_implementation": kwargs["experts_implementation"]} \
+            if "experts_implementation" in kwargs else {}
+        again = auto.from_pretrained(d, **impl).eval()
         a, b = model(**batch).logits, again(**batch).logits
         print("reloaded equal", bool(torch.equal(a, b)), "logits sum", a.double().sum().item())
 
@@ -155,7 +192,7 @@ def run_trainer():
 
 RUNS = [*FAMILIES, "trainer"]
 # the driver's own lines (transformers' Trainer also prints its timings)
-RESULT = re.compile(r"(step|generated|reloaded|train_loss|log|eval_loss) ")
+RESULT = re.compile(r"(step|generated|reloaded|train_loss|log|eval_loss|experts) ")
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 

@@ -8,7 +8,7 @@ the same batches, shuffles and dropout masks.
 jtorch's random streams differ from PyTorch's (JAX keys, not Philox/MT19937), so a seeded
 program would otherwise begin from different weights in the two. This wrapper replaces the
 random entry points that programs and ``nn`` modules reach
-(``Tensor.uniform_``/``normal_``/``bernoulli_``, ``nn.init.trunc_normal_``,
+(``Tensor.uniform_``/``normal_``/``bernoulli_``/``exponential_``, ``nn.init.trunc_normal_``,
 ``torch.rand``/``randn``/``randint``/``randperm``/``multinomial``, ``nn.Dropout*``,
 ``F.dropout``, the ``RandomSampler`` of shuffling DataLoaders, torchvision's ``FakeData``
 and random transforms) by NumPy-backed versions, reseeded (with Python's ``random``) by
@@ -71,6 +71,10 @@ def uniform_(self, a=0.0, b=1.0, *, generator=None):
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _fill(self, _rng().normal(mean, std, tuple(self.shape)))
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    return _fill(self, _rng().exponential(1.0 / lambd, tuple(self.shape)))
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
@@ -224,6 +228,7 @@ def install():
     torch.Tensor.uniform_ = uniform_
     torch.Tensor.normal_ = normal_
     torch.Tensor.bernoulli_ = bernoulli_  # torchvision's stochastic_depth draws with it
+    torch.Tensor.exponential_ = exponential_  # phimoe's router samples its experts with it
     if torch.__name__ == "jtorch":  # PyTorch's own draws through normal_/uniform_
         torch.nn.init.trunc_normal_ = trunc_normal_
         # jtorch's distributions call ops through their own namespace (PyTorch's Categorical

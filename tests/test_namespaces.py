@@ -81,8 +81,8 @@ def test_tensor_attribute_not_in_pytorch_is_attribute_error():
 
 
 def test_missing_names_raise_not_implemented_naming_the_api():
-    with pytest.raises(NotImplementedError, match=r"torch\.nn\.functional\.conv_tbc"):
-        jtorch.nn.functional.conv_tbc
+    with pytest.raises(NotImplementedError, match=r"torch\.nn\.functional\.scaled_mm"):
+        jtorch.nn.functional.scaled_mm
     with pytest.raises(NotImplementedError, match=r"torch\.Tensor\.storage_type"):
         jtorch.ones(1).storage_type
 

@@ -41,6 +41,7 @@ def test_llama_trains_generates_and_reloads_as_in_pytorch():
 @pytest.mark.slow
 @pytest.mark.parametrize("family", sorted(set(hf.RUNS) - {"llama"}))
 def test_family_as_in_pytorch(family):
-    """The other 18 families, and ``trainer``: transformers' Trainer through accelerate."""
+    """The other families (the Mixture-of-Experts ones in each experts implementation run),
+    and ``trainer``: transformers' Trainer through accelerate."""
     _same(family)
 

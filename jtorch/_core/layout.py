@@ -58,6 +58,9 @@ contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
+# PyTorch's old name for the same object (``torch.legacy_contiguous_format is
+# torch.contiguous_format``); phimoe's router passes it to ``empty_like``
+legacy_contiguous_format = contiguous_format
 
 _LAYOUTS = {x.name: x for x in (strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr,
                                 sparse_bsc, jagged)}

@@ -35,6 +35,7 @@ from . import (  # noqa: F401
     nn_conv_tbc,
     nn_dropout,
     nn_embedding,
+    nn_grouped_mm,
     nn_interp,
     nn_linear,
     nn_linear_ce,

@@ -63,6 +63,9 @@ from .._ops.nn_conv import (
     pixel_unshuffle as pixel_unshuffle,
     unfold as unfold,
 )
+from .._ops.nn_conv_tbc import (
+    conv_tbc as conv_tbc,
+)
 from .._ops.nn_distance import (
     cosine_similarity as cosine_similarity,
     normalize as normalize,
@@ -77,12 +80,12 @@ from .._ops.nn_dropout import (
     dropout3d as dropout3d,
     feature_alpha_dropout as feature_alpha_dropout,
 )
-from .._ops.nn_conv_tbc import (
-    conv_tbc as conv_tbc,
-)
 from .._ops.nn_embedding import (
     embedding as embedding,
     embedding_bag as embedding_bag,
+)
+from .._ops.nn_grouped_mm import (
+    grouped_mm as grouped_mm,
 )
 from .._ops.nn_interp import (
     affine_grid as affine_grid,
@@ -207,9 +210,9 @@ __all__ = [
     "conv1d",
     "conv2d",
     "conv3d",
+    "conv_tbc",
     "conv_transpose1d",
     "conv_transpose2d",
-    "conv_tbc",
     "conv_transpose3d",
     "cosine_embedding_loss",
     "cosine_similarity",
@@ -234,6 +237,7 @@ __all__ = [
     "glu",
     "grid_sample",
     "group_norm",
+    "grouped_mm",
     "gumbel_softmax",
     "hardshrink",
     "hardsigmoid",
