@@ -66,6 +66,7 @@ CASES = [
      [r(1, 3, 4, 4), r(3, 2, 3, 3), r(2)], 0),
     ("conv_transpose3d", lambda T, x, w, b: F(T).conv_transpose3d(x, w, b),
      [r(1, 2, 3, 3, 3), r(2, 3, 2, 2, 2), r(3)], 0),
+    ("conv_tbc", lambda T, x, w, b: T.conv_tbc(x, w, b, 1), [r(6, 2, 3), r(3, 3, 4), r(4)], 0),
     ("bmm", lambda T, a, b: T.bmm(a, b), [r(2, 3, 4), r(2, 4, 5)], 0),
     ("mm", lambda T, a, b: T.mm(a, b), [r(3, 4), r(4, 5)], 0),
     ("matmul", lambda T, a, b: a @ b, [r(2, 3, 4), r(4, 5)], 0),

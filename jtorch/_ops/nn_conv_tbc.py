@@ -45,7 +45,12 @@ def conv_tbc(input, weight, bias, pad=0):
         raise RuntimeError("self and mat2 must have the same dtype, but got "
                            f"{type_name(input)} and {type_name(weight)}")
     x = jnp.pad(input, ((pad, pad), (0, 0), (0, 0)))
-    out = jnp.broadcast_to(bias.astype(input.dtype), (length, batch, c_out))
+    dt = input.dtype
+    out = jnp.broadcast_to(bias.astype(dt), (length, batch, c_out))
+    # each offset is one addmm: the product accumulates in float32 for half types and the
+    # sum with the output so far rounds once
+    acc = jnp.float32 if dt in (jnp.bfloat16, jnp.float16) else None
     for k in range(width):
-        out = out + jnp.matmul(x[k:k + length], weight[k])
+        step = jnp.matmul(x[k:k + length], weight[k], preferred_element_type=acc)
+        out = (out.astype(step.dtype) + step).astype(dt)
     return out
