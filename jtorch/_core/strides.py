@@ -16,6 +16,8 @@ import math
 import numpy as np
 from jax.errors import InconclusiveDimensionOperation
 
+from .tensor_base import storage_root
+
 # view ops whose outputs may have a stride-0 dim: in-place writes to them can be refused
 _EXPANDING = frozenset({"expand", "broadcast_to", "expand_as"})
 
@@ -32,7 +34,7 @@ class _NoRule:
 def attach_view(r, src, kernel, idx):
     """Make output ``r`` (index ``idx`` of a multi-output view op, else None) of view kernel
     ``kernel`` applied to ``src`` a view of src's storage."""
-    base = src._base if src._base is not None else src
+    base = storage_root(src)
     r._base = base
     base._has_views = True
     r._chain = src._chain + ((kernel, idx),)

@@ -265,6 +265,11 @@ class TensorBase:
         return self._retains
 
 
+def storage_root(t):
+    """The tensor whose storage ``t`` uses: its base for a view, else ``t`` itself."""
+    return t if t._base is None else t._base
+
+
 def to_numpy(arr):
     """A jax array as NumPy; inside a trace only when its value is known (torch.func's eager
     transforms), else jtorch's TraceError."""

@@ -26,7 +26,7 @@ from .graph import register_assign, rename_node
 from .kernel import OpDef
 from .state import STATE, grad_mode
 from .strides import contiguous_strides, strides
-from .tensor_base import TensorBase, register_view_refresh
+from .tensor_base import TensorBase, register_view_refresh, storage_root
 
 
 def _compose(chain, x):
@@ -134,7 +134,7 @@ def detached_alias(t, share_version=False):
     v = t._value
     a = TensorBase._make(jax.lax.stop_gradient(v) if isinstance(v, jax.core.Tracer) else v,
                          t._device)
-    base = t._base if t._base is not None else t
+    base = storage_root(t)
     a._base = base
     base._has_views = True
     a._chain = t._chain

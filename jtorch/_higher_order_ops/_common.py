@@ -40,11 +40,6 @@ def aliasing_error(op, kind, where):
         f"{kind} aliasing detected at {where}")
 
 
-def root(t):
-    """The tensor whose storage ``t`` shares (itself unless it is a view)."""
-    return t if t._base is None else t._base
-
-
 def is_float(a):
     return jnp.issubdtype(a.dtype, jnp.inexact)
 

@@ -34,6 +34,7 @@ import jax.numpy as jnp
 
 from .._core.python_node import record_pullback
 from .._core.state import STATE
+from .._core.tensor_base import storage_root
 from .._dynamo.exc import TorchRuntimeError
 from .._tensor import Tensor
 from ..autograd import no_grad
@@ -45,7 +46,6 @@ from ._common import (
     installed,
     is_float as _is_float,
     mutation_error,
-    root as _root,
     torch_dtype_name as _dt,
 )
 
@@ -117,10 +117,10 @@ def _check_outputs(out, operands):
                              debug=f"{type(o).__name__} returned")
     if not STATE.grad_enabled:
         return
-    ins = {id(_root(t)): i for i, t in enumerate(operands)}
+    ins = {id(storage_root(t)): i for i, t in enumerate(operands)}
     seen = {}
     for j, o in enumerate(x for x in leaves if isinstance(x, Tensor)):
-        r = id(_root(o))
+        r = id(storage_root(o))
         if r in ins:
             raise _aliasing_error("Input-to-output", f"operand {ins[r]} and output {j}")
         if r in seen:

@@ -33,6 +33,7 @@ import jax.numpy as jnp
 from .._core.dtypes import bool_, get_default_dtype
 from .._core.python_node import record_pullback
 from .._core.state import STATE
+from .._core.tensor_base import storage_root
 from .._dynamo.exc import TorchRuntimeError, UncapturedHigherOrderOpError
 from .._tensor import Tensor
 from ..autograd import no_grad
@@ -44,7 +45,6 @@ from ._common import (
     installed,
     is_float,
     mutation_error,
-    root,
 )
 
 __all__ = ["while_loop"]
@@ -163,12 +163,12 @@ def _check_body_output(out_leaves, carried, int_carry=None):
 
 
 def _check_aliasing(out_leaves, carried, what):
-    roots = {id(root(t)): i for i, t in enumerate(carried) if isinstance(t, Tensor)}
+    roots = {id(storage_root(t)): i for i, t in enumerate(carried) if isinstance(t, Tensor)}
     seen = {}
     for j, o in enumerate(out_leaves):
         if not isinstance(o, Tensor):
             continue
-        r = id(root(o))
+        r = id(storage_root(o))
         if r in roots:
             raise aliasing_error(_OP, "Input-to-output",
                                  f"carried input {roots[r]} and {what} output {j}")

@@ -17,7 +17,7 @@ from jax.export import is_symbolic_dim
 
 from .._core.dtypes import int64
 from .._core.state import grad_mode
-from .._core.tensor_base import to_numpy
+from .._core.tensor_base import storage_root, to_numpy
 from .._core.views import check_inplace_through_view, inplace_call
 from ._registry import export, op
 from ._util import wrap_dim
@@ -498,7 +498,7 @@ def as_strided(input, size, stride, storage_offset=None):
     if any(s < 0 for s in stride):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {list(stride)}")
-    base = input._base if input._base is not None else input
+    base = storage_root(input)
     off = input.storage_offset() if storage_offset is None else _as_int(storage_offset)
     need = 0 if 0 in size else off + 1 + sum((n - 1) * s for n, s in zip(size, stride))
     if need > base.numel():

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 
-from .._core.tensor_base import TensorBase
+from .._core.tensor_base import TensorBase, storage_root
 from ..utils._pytree import tree_flatten, tree_map
 
 _INVALID = (
@@ -28,11 +28,6 @@ _INVALID = (
     "from the program, and replaced with their out-of-place equivalents.\n     "
     "remove='mutations_and_views': In addition to the above, all aliasing operators {{view}} "
     "will be replaced with their non-aliasing counterparts, {{view}}_copy.\n")
-
-
-def _root(t):
-    """The tensor whose storage ``t`` uses: its base for a view, else itself."""
-    return t._base if t._base is not None else t
 
 
 def functionalize(func, *, remove="mutations"):
@@ -49,13 +44,14 @@ def functionalize(func, *, remove="mutations"):
     def wrapped(*args, **kwargs):
         leaves, _ = tree_flatten((args, kwargs))
         inputs = {id(a) for a in leaves if isinstance(a, TensorBase)}
-        before = {id(_root(a)): _root(a)._version for a in leaves if isinstance(a, TensorBase)}
+        roots = [storage_root(a) for a in leaves if isinstance(a, TensorBase)]
+        before = {id(r): r._version for r in roots}
         out = func(*args, **kwargs)
 
         def unaliased(t):
             if not isinstance(t, TensorBase):
                 return t
-            root = _root(t)
+            root = storage_root(t)
             if id(root) not in before:
                 return t
             mutated = root._version != before[id(root)]
