@@ -29,6 +29,7 @@ LAYERS = [
                     "jtorch._core.xla_options"]),
     ("the autograd graph", ["jtorch._core.hooks", "jtorch._core.anomaly",
                             "jtorch._core.fused_backward", "jtorch._core.graph",
+                            "jtorch._core.saved_hooks",
                             "jtorch._core.python_node", "jtorch._core.strides"]),
     ("dispatch and views", ["jtorch._core.dispatch", "jtorch._core.views", "jtorch._core"]),
     ("op families", ["jtorch._ops"]),

@@ -13,7 +13,8 @@ VERBOSE = [os.environ.get("JTORCH_LOGS", "") in ("recompiles", "1", "all")]
 
 _PARTS = ("the state's structure (new state, .grad set or cleared, train/eval, optimizer "
           "state)", "input shapes, dtypes or static arguments", "input structure",
-          "grad mode", "autocast state")
+          "grad mode", "autocast state", "which gradient inputs have no .grad",
+          "saved tensors hooks")
 
 
 def amp_key():

@@ -414,8 +414,10 @@ class CompiledFunction:
 
     @staticmethod
     def _key(st, leaves, treedef):
+        # the active saved_tensors_hooks pair: the trace runs the hooks into the program
+        hooks = STATE.saved_hooks[-1] if STATE.saved_hooks else None
         return (st.signature(), spec(leaves), treedef, STATE.grad_enabled, stats.amp_key(),
-                tuple(x._grad is None for x in _grad_leaves(leaves)))
+                tuple(x._grad is None for x in _grad_leaves(leaves)), hooks)
 
     def _probe(self, args, kwargs, leaves, treedef):
         """The ``first_call.Plan`` of the state this call creates (from ``jax.eval_shape`` of

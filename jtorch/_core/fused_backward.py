@@ -14,7 +14,9 @@ that asked for it: the loop goes on node by node meanwhile instead of stalling f
 
 Only plain graphs take this path: every node a kernel node (no autograd.Function or device
 copy), no tensor or node hooks (a leaf's post-accumulate hooks are fine: accumulation runs
-in Python afterwards), no retain_grad, no create_graph, no anomaly mode and no jtorch.compile
+in Python afterwards), no node recorded under ``saved_tensors_hooks`` (its unpack hooks run
+one node at a time, as the backward reaches it, so ``save_on_cpu`` brings back one node's
+values at a time), no retain_grad, no create_graph, no anomaly mode and no jtorch.compile
 trace (which already compiles the backward as part of its step). Everything else
 (and a structure seen fewer than ``FUSE_AT`` times, so one-off graphs compile nothing new) runs
 node by node in graph.run_backward. Each node's gradient formula is the same function either
@@ -162,7 +164,8 @@ def structure(order, buffers, sink_type, run=None, targets=None, n_inputs=0):
             nodes.append(None if run is None or node in run else (_SKIP, 1))
             continue
         kernel = node.kernel
-        if kernel is None or node._pre_hooks or node._hooks or node._node_pre_hooks:
+        if (kernel is None or node._pre_hooks or node._hooks or node._node_pre_hooks
+                or node.packed is not None):
             return None
         if run is not None and node not in run:
             nodes.append((_SKIP, len(node.out_float)))

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 from jax.interpreters import partial_eval as pe
 
-from . import anomaly, dtypes, fused_backward
+from . import anomaly, dtypes, fused_backward, saved_hooks
 from .device import device_of
 from .hooks import _RETAINED, _add_hook
 from .kernel import OpDef
@@ -58,6 +58,8 @@ class Node:
     _meta = None
     saved_out = None      # [(weakref to output, index, version)] for OpDef saves="output"
     saved = None          # [(tensor, version)] inputs PyTorch saves; None: nothing to free
+    packed = None         # under saved_tensors_hooks: (unpack hook, {slot: packed}, {slot:
+    #                       what the slot held}); those slots of vals are None (saved_hooks.py)
     freed = False
     kernel = None
     edges = ()
@@ -89,6 +91,8 @@ class Node:
                                                    saved)
         if saves == "output":
             node.saved_out = []
+        if STATE.saved_hooks:   # inside saved_tensors_hooks: pack what the backward reads
+            saved_hooks.pack_node(node, tens, outs)
         if ANOMALY.enabled:
             anomaly.store_stack(node)
         return node
@@ -145,14 +149,15 @@ class Node:
         """Gradients for self.diff's slots, given the cotangents of the outputs."""
         self._check_saved()
         cts = tuple(c for c, f in zip(cts, self.out_float) if f)
+        vals = self.vals if self.packed is None else saved_hooks.unpack_node(self)
         if create_graph:
-            return _apply_with_graph(self, cts)
+            return _apply_with_graph(self, vals, cts)
         cts = tuple(None if c is None else _arr(c) for c in cts)
-        return self.kernel.vjp(self.diff)(self.vals, cts)
+        return self.kernel.vjp(self.diff)(vals, cts)
 
     def release(self):
         if self.saved is not None:
-            self.vals = None
+            self.vals = self.packed = None
             self.freed = True
 
 
@@ -279,15 +284,15 @@ def _modified_error(t, v, output_of=None):
         "check_nan=False).")
 
 
-def _apply_with_graph(node, cts):
-    """Run a node's vjp as an op through the dispatcher, so the result is differentiable.
-    Saved inputs the vjp does not read (an add's, a mul's own factor) enter as constants, so
-    a gradient requires grad exactly when PyTorch's would."""
-    opdef, used = _backward_op(node.kernel, node.diff, node.vals, cts)
+def _apply_with_graph(node, vals, cts):
+    """Run a node's vjp (of saved values ``vals``) as an op through the dispatcher, so the
+    result is differentiable. Saved inputs the vjp does not read (an add's, a mul's own
+    factor) enter as constants, so a gradient requires grad exactly when PyTorch's would."""
+    opdef, used = _backward_op(node.kernel, node.diff, vals, cts)
     dev = next((c._device for c in cts if isinstance(c, TensorBase)), None)
     cts = [c if c is None or isinstance(c, TensorBase) else _as_tensor(c, dev) for c in cts]
     args = []
-    for v, e, u in zip(node.vals, node.edges, used):
+    for v, e, u in zip(vals, node.edges, used):
         if not hasattr(v, "dtype"):
             args.append(v)
         elif e is None or not u:

@@ -324,7 +324,8 @@ class Kernel:
         # decides the device the kernel runs on; pruned, its output lands on device 0
         self.forward = xla_options.jit(body, kernel=True, keep_unused=True)
         self.vjp_cache = {}      # differentiated slots -> jitted vjp
-        self.backward_ops = {}   # (differentiated slots, missing cotangents) -> (OpDef, used)
+        self.backward_ops = {}   # (differentiated slots, missing cotangents) -> (OpDef, used);
+        #                          ("reads", differentiated slots) -> slots read (saved_hooks)
         self.listed = None       # the slots next_functions lists (graph layer, made on use)
 
     def vjp(self, diff):

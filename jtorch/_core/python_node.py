@@ -6,10 +6,10 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from . import anomaly
+from . import anomaly, saved_hooks
 from .device import of_array, to_jax
 from .graph import Node, _node_class, edge_of
-from .state import ANOMALY
+from .state import ANOMALY, STATE
 from .tensor_base import TensorBase
 
 
@@ -86,6 +86,7 @@ class PyNode(Node):
         if self.ctx is not None:
             self.ctx._freed = True
             self.ctx._saved = ()
+            self.ctx._packed = None
 
 
 def _expandable(shape, target):
@@ -130,6 +131,8 @@ def record_pullback(outs, pullback, inputs, name):
     at once (compiled modules, checkpointed segments inside a compiled step). The outputs
     live where the region ran: on its arrays' device, or (traced arrays have none) on its
     inputs' device; each gradient on its input's device."""
+    if STATE.saved_hooks and STATE.grad_enabled and any(x._requires_grad for x in inputs):
+        saved_hooks.refuse_opaque(name)   # its saved values are inside pullback
     device = of_array(outs[0], inputs[0]._device if inputs else None) if outs else None
     wrapped = [TensorBase._make(o, device) for o in outs]
 

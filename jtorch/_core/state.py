@@ -8,6 +8,10 @@ Per thread (as in PyTorch, a grad mode or a trace in one thread does not affect 
   ``with torch.device(...)`` blocks running, innermost last): where factories put tensors.
 - ``STATE.multithreading``: ``torch.autograd.set_multithreading_enabled``'s flag (jtorch's
   engine runs a backward on the calling thread either way: recorded and reported only).
+- ``STATE.saved_hooks``: the ``(pack_hook, unpack_hook)`` pairs of the
+  ``torch.autograd.graph.saved_tensors_hooks`` blocks running, innermost last (only the last
+  applies); ``STATE.saved_hooks_disabled``: ``disable_saved_tensors_hooks``'s message, or None.
+  Node creation reads ``STATE.saved_hooks`` once (jtorch/_core/saved_hooks.py).
 - ``STATE.trace``: ``None``, or the :class:`TraceHooks` of the ``jtorch.compile`` trace running in
   this thread. The compiler installs it for the duration of a trace; the core calls it only
   while it is set, so outside a trace each hook costs one attribute read.
@@ -35,6 +39,8 @@ class _ThreadState(threading.local):
     trace = None
     default_device = None
     device_blocks = ()
+    saved_hooks = ()
+    saved_hooks_disabled = None
 
 
 STATE = _ThreadState()

@@ -19,7 +19,7 @@ import re
 import jax
 import jax.numpy as jnp
 
-from . import dtypes
+from . import dtypes, saved_hooks
 from .autocast import without_autocast
 from .dispatch import dispatch
 from .graph import register_assign, rename_node
@@ -326,7 +326,11 @@ register_assign(assign)
 def inplace_call(t, opdef, args, kwargs):
     """``Tensor.<op>_``: compute out of place, then rebind ``t`` (writing through views)."""
     check_inplace(t)
-    res = without_autocast(dispatch, opdef, (t, *args), kwargs)  # PyTorch does not autocast
+    if STATE.saved_hooks:   # the node packs t's value before the write, not t
+        with saved_hooks.writing(t):
+            res = without_autocast(dispatch, opdef, (t, *args), kwargs)
+    else:
+        res = without_autocast(dispatch, opdef, (t, *args), kwargs)  # PyTorch: no autocast
     node = res._node
     if node is not None and node.saved:
         # the node keeps t's pre-write array itself, so t's own write does not invalidate it

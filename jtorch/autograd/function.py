@@ -6,7 +6,7 @@ import functools
 import inspect
 import warnings
 
-from .._core import dtypes
+from .._core import dtypes, saved_hooks
 from .._core.graph import FREED, _modified_error
 from .._core.hooks import increment_version
 from .._core.python_node import record_python_node
@@ -20,6 +20,7 @@ class FunctionCtx:
     def __init__(self):
         self._saved = ()
         self._saved_versions = ()
+        self._packed = None   # under saved_tensors_hooks: (unpack hook, packed per tensor)
         self._freed = False
         self.needs_input_grad = ()
         self._non_diff = ()
@@ -36,6 +37,10 @@ class FunctionCtx:
     def saved_tensors(self):
         if self._freed:
             raise RuntimeError(FREED)
+        if self._packed is not None:   # each access unpacks again, as in PyTorch
+            unpack, packed = self._packed
+            return tuple(None if p is None else saved_hooks.unpack_tensor(unpack, p[0])
+                         for p in packed)
         for t, v in zip(self._saved, self._saved_versions):
             if t is not None and t._version != v:
                 raise _modified_error(t, v)
@@ -50,11 +55,19 @@ class FunctionCtx:
     def set_materialize_grads(self, value):
         self.materialize_grads = bool(value)
 
-    def _record_saved_versions(self):
+    def _record_saved_versions(self, recorded):
         for i, t in enumerate(self._saved):
             if t is not None and not isinstance(t, TensorBase):
                 raise TypeError("save_for_backward can only save variables, but argument "
                                 f"{i} is of type {type(t).__name__}")
+        if recorded and STATE.saved_hooks and self._saved:
+            # inside saved_tensors_hooks: the hooks hold the tensors (no version checks)
+            pack = STATE.saved_hooks[-1][0]
+            self._packed = (STATE.saved_hooks[-1][1],
+                            tuple(None if t is None else (saved_hooks.pack_tensor(pack, t),)
+                                  for t in self._saved))
+            self._saved = ()
+            return
         self._saved_versions = tuple(None if t is None else t._version for t in self._saved)
 
 
@@ -141,7 +154,7 @@ class Function(metaclass=_FunctionMeta):
                       and o.dtype.category >= dtypes.FLOAT and not _is_in(o, ctx._non_diff)}
             record_python_node(outs, args, functools.partial(cls._user_backward(), ctx), ctx,
                            cls._backward_name, attach)
-        ctx._record_saved_versions()
+        ctx._record_saved_versions(record)
         return outs[0] if single else outs
 
 

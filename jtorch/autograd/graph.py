@@ -3,9 +3,11 @@
 The engine itself lives in the core (``jtorch/_core/graph.py``); this module is its public face.
 """
 
+import contextlib
 import functools
 import threading
 
+from .._core import saved_hooks
 from .._core.errors import missing_function
 from .._core.graph import (
     GradientEdge as GradientEdge,
@@ -17,10 +19,108 @@ from .._core.graph import (
 from .._core.hooks import RemovableHandle as RemovableHandle, increment_version as increment_version
 
 _API = "torch.autograd.graph."
-saved_tensors_hooks = missing_function(_API + "saved_tensors_hooks")
-save_on_cpu = missing_function(_API + "save_on_cpu")
-disable_saved_tensors_hooks = missing_function(_API + "disable_saved_tensors_hooks")
 allow_mutation_on_saved_tensors = missing_function(_API + "allow_mutation_on_saved_tensors")
+
+
+class saved_tensors_hooks:  # noqa: N801 - PyTorch's name
+    """Context manager that sets a pair of pack / unpack hooks for saved tensors.
+
+    Inside it, every tensor a recorded operation saves for backward (including those saved
+    with ``ctx.save_for_backward``) is passed to ``pack_hook`` at forward time and its result
+    stored instead; ``unpack_hook(packed)`` is called when backward needs the tensor and must
+    return a tensor with the original's value, size and device. When nested, only the
+    innermost pair applies.
+
+    Args:
+        pack_hook: ``pack_hook(tensor) -> Any``, run with grad mode off; it must not modify
+            ``tensor`` in place.
+        unpack_hook: ``unpack_hook(packed) -> Tensor``.
+
+    Example::
+
+        >>> a = torch.ones(5, requires_grad=True)
+        >>> with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 4, lambda t: t / 4):
+        ...     y = a * a
+        >>> y.sum().backward()
+        >>> a.grad
+        tensor([2., 2., 2., 2., 2.])
+
+    Differences from PyTorch: which tensors a built-in op saves follows jtorch's gradient
+    formula (the vjp of the op's forward): the inputs it reads. Where PyTorch saves an output
+    (``exp``, ``tanh``, ``relu``), jtorch packs the input. A region JAX differentiates as a
+    whole (a ``jtorch.compile``\'d module, ``torch.cond``) raises inside the block; see
+    docs/differences.md.
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        saved_hooks.push(self.pack_hook, self.unpack_hook)
+
+    def __exit__(self, *args):
+        saved_hooks.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801 - PyTorch's name
+    """Context manager under which tensors saved by the forward pass are stored on the CPU,
+    then moved back to their device for backward (trading device memory for transfers).
+
+    Args:
+        pin_memory (bool): accepted and ignored (pinned host memory only speeds up CUDA's
+            copies; JAX manages its own transfers). Default ``False``.
+        device_type (str): the device type PyTorch checks for pinning (``"cuda"``); unused.
+
+    Example::
+
+        >>> a = torch.randn(5, requires_grad=True)
+        >>> with torch.autograd.graph.save_on_cpu():
+        ...     y = (a * a).sum()
+        >>> y.backward()
+    """
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        # one pair of functions for every instance: a jtorch.compile'd step guards on the
+        # hooks' identity, so a new save_on_cpu() per step does not compile it again
+        super().__init__(_pack_to_cpu, _unpack_from_cpu)
+
+
+def _pack_to_cpu(tensor):
+    return (tensor.device, tensor.cpu())
+
+
+def _unpack_from_cpu(packed):
+    device, tensor = packed
+    return tensor.to(device)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message):
+    """Context manager that disables saved tensors hooks: entering
+    :class:`saved_tensors_hooks` inside it (or entering it while hooks are active) raises
+    ``RuntimeError(error_message)``.
+
+    Example::
+
+        >>> message = "saved tensors default hooks are disabled"
+        >>> with torch.autograd.graph.disable_saved_tensors_hooks(message):
+        ...     with torch.autograd.graph.save_on_cpu():
+        ...         pass
+        Traceback (most recent call last):
+        ...
+        RuntimeError: saved tensors default hooks are disabled
+    """
+    prev = None
+    try:
+        prev = saved_hooks.disabled_message()
+        saved_hooks.disable(error_message)
+        yield
+    finally:
+        if prev is None:
+            saved_hooks.enable()
+        else:
+            saved_hooks.disable(prev)
 
 
 def get_gradient_edge(tensor):

@@ -21,6 +21,7 @@ import warnings
 import jax
 
 from .. import autograd
+from .._core import saved_hooks
 from .._core.errors import torch_name_fallback
 from .._core.generator import default_generator
 from .._core.graph import AccumulateGrad, edge_of
@@ -106,8 +107,8 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         snap = [t._array for t in lifted]
     rng = default_generator.get_state() if preserve and not traced else None
     fwd_ctx, recompute_ctx = context_fn()
-    with fwd_ctx:
-        out = function(*args, **kwargs)
+    with fwd_ctx, saved_hooks.suspended():  # (PyTorch's checkpoint keeps saved-tensor hooks
+        out = function(*args, **kwargs)     # away from the segment's ops too)
     flat = _flat(out)
     kind = type(out) if isinstance(out, (tuple, list)) else None
     diff_out = [o for o in flat if isinstance(o, Tensor) and o._requires_grad]
@@ -121,22 +122,25 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         return _remat(function, args, kwargs, wrt, kind)
     detached = [o.detach() if isinstance(o, Tensor) and o._requires_grad else o for o in flat]
     del out, diff_out  # the segment's graph (and its activations) can go now
+    saved_args = _saved_args(args)
+    del args
 
     def backward(*grads):
         cur = default_generator.get_state() if preserve else None
         if preserve:
             default_generator.set_state(rng)
         try:
-            inputs = [a.detach().requires_grad_(a._requires_grad) if isinstance(a, Tensor) else a
-                      for a in args]
-            with autograd.enable_grad(), recompute_ctx:
+            args = saved_args()
+            inputs = [a.detach().requires_grad_(rg) if isinstance(a, Tensor) else a
+                      for a, rg in args]
+            with autograd.enable_grad(), recompute_ctx, saved_hooks.suspended():
                 again = _flat(function(*inputs, **kwargs))
         finally:
             if preserve:
                 default_generator.set_state(cur)
         pairs = [(o, g) for o, g in zip(again, grads)
                  if isinstance(o, Tensor) and o._requires_grad and g is not None]
-        targets = [x for a, x in zip(args, inputs) if isinstance(a, Tensor) and a._requires_grad]
+        targets = [x for (a, rg), x in zip(args, inputs) if isinstance(a, Tensor) and rg]
         targets += wrt[len(tensor_args):]
         if not pairs:
             return tuple(None for _ in wrt)
@@ -147,6 +151,24 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     record_python_node(detached, wrt, backward, name="CheckpointFunctionBackward",
                        attach=set(keep))
     return _pack(kind, detached)
+
+
+def _saved_args(args):
+    """What the checkpoint node keeps of its arguments: a function giving back each one with
+    whether it requires grad. Inside saved_tensors_hooks the tensors go through the hooks
+    (packed now, unpacked at each backward), as PyTorch's checkpoint saves them."""
+    flags = [isinstance(a, Tensor) and a._requires_grad for a in args]
+    if not STATE.saved_hooks:
+        return lambda: list(zip(args, flags))
+    pack, unpack = STATE.saved_hooks[-1]
+    kept = [(True, saved_hooks.pack_tensor(pack, a)) if isinstance(a, Tensor) else (False, a)
+            for a in args]
+
+    def unpacked():
+        return [(saved_hooks.unpack_tensor(unpack, v) if packed else v, rg)
+                for (packed, v), rg in zip(kept, flags)]
+
+    return unpacked
 
 
 def _remat(function, args, kwargs, wrt, kind):
@@ -179,8 +201,9 @@ def _remat(function, args, kwargs, wrt, kind):
         jax.checkpoint(seg), [args[i]._value for i in pos], [t._value for t in leaves],
         [t._array for t in state], has_aux=True)
     _put_arrays(state, new_state)
-    wrapped = record_pullback(outs, pullback, [args[i] for i in pos] + list(leaves),
-                              "CheckpointFunctionBackward")
+    with saved_hooks.suspended():   # it saves the segment's inputs only, as the eager node
+        wrapped = record_pullback(outs, pullback, [args[i] for i in pos] + list(leaves),
+                                  "CheckpointFunctionBackward")
     it = iter(wrapped)
     flat = [next(it) if s is None else s for s in meta["static"]]
     return _pack(kind, flat)
