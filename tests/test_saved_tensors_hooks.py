@@ -1,7 +1,9 @@
-"""torch.autograd.graph.saved_tensors_hooks, save_on_cpu and disable_saved_tensors_hooks against
-PyTorch 2.13: the same gradients with identity, scaling and CPU-offloading hooks (MLP, conv,
-nesting, autograd.Function, retain_graph, create_graph), PyTorch's errors, which tensors the
-pack hook sees for simple ops, and the hooks with the fused backward and inside traces.
+"""torch.autograd.graph.saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks and
+allow_mutation_on_saved_tensors against PyTorch 2.13: the same gradients with identity, scaling
+and CPU-offloading hooks (MLP, conv, nesting, autograd.Function, retain_graph, create_graph),
+PyTorch's errors, which tensors the pack hook sees for simple ops, the hooks with the fused
+backward and inside traces, and saved tensors written in place under
+allow_mutation_on_saved_tensors.
 
 Which tensors are packed follows jtorch's gradient formulas (the inputs the op's vjp reads,
 jtorch/_core/saved_hooks.py): for mul, matmul, pow, div, add, sum they are PyTorch's; where
@@ -518,3 +520,57 @@ def test_checkpoint_packs_its_inputs_only(reentrant):
     assert got[0] == want[0]
     assert len(got[0]) == 4
     assert_close(got[1][0], want[1][0])
+
+
+# ------------------------------------------------------------------ allow_mutation_on_saved_tensors
+def _mutation(T):
+    """Saved tensors written in place inside the block, the backward outside it, nesting, and
+    the usual error without the block: values, gradients, exception types and messages."""
+    seen = []
+
+    def outcome(f):
+        try:
+            f()
+        except (RuntimeError, AssertionError) as e:
+            seen.append((type(e).__name__, str(e)[:120]))
+
+    with T.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+        a = _t(T, rand(2, 3, seed=1), True)
+        b = a.clone()
+        out = (b ** 2).sum() + (b * a).sum()
+        b.sin_()
+        v = _t(T, rand(4, seed=2), True)
+        d = v.clone()
+        e = (d.exp() * d).sum()
+        d.mul_(2)
+        d.add_(1)
+        out.backward()
+        e.backward()
+        seen.append(type(ctx).__name__)
+    with T.autograd.graph.allow_mutation_on_saved_tensors():
+        x = _t(T, rand(3, seed=3), True)
+        y = x.clone()
+        z = (y * y).sum()
+        y.add_(1)
+    outcome(z.backward)
+
+    def nested():
+        with T.autograd.graph.allow_mutation_on_saved_tensors():
+            with T.autograd.graph.allow_mutation_on_saved_tensors():
+                pass
+    outcome(nested)
+    y = x.clone()
+    z = (y * y).sum()
+    y.add_(1)
+    outcome(z.backward)
+    return seen, _grads(a, v, x)
+
+
+def test_allow_mutation_on_saved_tensors():
+    got, want = _mutation(jtorch), _mutation(torch)
+    assert got[0] == want[0]
+    for g, w in zip(got[1], want[1]):
+        if w is None:
+            assert g is None
+        else:
+            assert_close(g, w)

@@ -8,7 +8,6 @@ import functools
 import threading
 
 from .._core import saved_hooks
-from .._core.errors import missing_function
 from .._core.graph import (
     GradientEdge as GradientEdge,
     Node as Node,
@@ -17,9 +16,7 @@ from .._core.graph import (
     will_engine_execute_node,
 )
 from .._core.hooks import RemovableHandle as RemovableHandle, increment_version as increment_version
-
-_API = "torch.autograd.graph."
-allow_mutation_on_saved_tensors = missing_function(_API + "allow_mutation_on_saved_tensors")
+from .._core.tensor_base import TensorBase
 
 
 class saved_tensors_hooks:  # noqa: N801 - PyTorch's name
@@ -93,6 +90,78 @@ def _pack_to_cpu(tensor):
 def _unpack_from_cpu(packed):
     device, tensor = packed
     return tensor.to(device)
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one ``allow_mutation_on_saved_tensors`` block: ``original`` maps each
+    handle a pack returned to the value saved (cleared when the block ends)."""
+
+    def __init__(self):
+        self.original = {}
+
+    def clear(self):
+        self.original.clear()
+
+
+_mutation_allowed = [False]   # one block at a time in the process, as PyTorch's global flag
+_OUTSIDE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+            "in which the graph was originally recorded.")
+
+
+class _Handle:
+    __slots__ = ("__weakref__",)
+
+
+def _snapshot_hooks(ctx):
+    """A saved_tensors_hooks pair keeping the value each saved tensor has now: jtorch's
+    arrays are immutable (an in-place write rebinds the tensor to a new array), so a new
+    tensor on the current array is that value, whatever writes come later (PyTorch clones a
+    saved tensor when it is about to be modified instead)."""
+    def pack(t):
+        handle = _Handle()
+        ctx.original[handle] = TensorBase._make(t._value, t._device)
+        return handle
+
+    def unpack(handle):
+        if not _mutation_allowed[0] or handle not in ctx.original:
+            raise AssertionError(_OUTSIDE)
+        return ctx.original[handle]
+
+    return pack, unpack
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Context manager under which mutating tensors saved for backward is allowed: the
+    backward uses the values they had when they were saved, instead of raising the usual
+    "modified by an inplace operation" error. Run the forward and the backward inside the
+    same block; it yields an ``_AllowMutationOnSavedContext``, cleared on exit.
+
+    Example::
+
+        >>> with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        ...     a = torch.ones(2, 3, requires_grad=True)
+        ...     b = a.clone()
+        ...     out = (b**2).sum()
+        ...     _ = b.sin_()
+        ...     out.sum().backward()
+        >>> a.grad
+        tensor([[2., 2., 2.],
+                [2., 2., 2.]])
+
+    Implemented as a ``saved_tensors_hooks`` pair (as PyTorch's is), so a
+    ``saved_tensors_hooks`` block inside it takes over the tensors saved there.
+    """
+    ctx = _AllowMutationOnSavedContext()
+    with saved_tensors_hooks(*_snapshot_hooks(ctx)):
+        try:
+            if _mutation_allowed[0]:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _mutation_allowed[0] = True
+            yield ctx
+        finally:
+            ctx.clear()
+            _mutation_allowed[0] = False
 
 
 @contextlib.contextmanager
