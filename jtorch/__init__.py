@@ -19,7 +19,7 @@ _jax.config.update("jax_enable_x64", True)
 
 # the core and the op families, then the public Tensor and namespaces
 from . import _ops, autograd, fft, linalg, random, special  # noqa: E402
-from . import signal  # noqa: E402
+from . import futures, signal  # noqa: E402
 from ._core.device import device  # noqa: E402
 from ._core.dtypes import (  # noqa: E402
     bfloat16,
@@ -126,6 +126,8 @@ from .backends._threads import (  # noqa: E402
 )
 from . import compiler  # noqa: E402
 from . import jit  # noqa: E402
+from .futures import Future  # noqa: E402
+from .jit import fork, wait  # noqa: E402
 from .amp.autocast_mode import (  # noqa: E402
     autocast,
     autocast_decrement_nesting,

@@ -37,7 +37,7 @@ LAYERS = [
     ("Tensor methods and the public namespaces",
      ["jtorch._tensor_ops", "jtorch._tensor_str", "jtorch._tensor", "jtorch.linalg",
       "jtorch.special", "jtorch.fft", "jtorch.random", "jtorch.sparse", "jtorch.types",
-      "jtorch.overrides", "jtorch.signal"]),
+      "jtorch.overrides", "jtorch.signal", "jtorch.futures"]),
     ("nn, optim, utils, amp, serialization, vision, func",
      ["jtorch.nn", "jtorch.optim", "jtorch.utils", "jtorch.amp", "jtorch.serialization",
       "jtorch._weights_only", "jtorch.vision", "jtorch.func", "jtorch.distributions",

@@ -5,58 +5,15 @@ jtorch's collectives are XLA programs; a collective returns once its program fin
 its future holds the output tensors.
 
 Differences from PyTorch: the collective does not overlap with the Python code that follows
-it (JAX still overlaps the computation it dispatches); ``Future`` is a minimal
-``torch.futures.Future`` (``wait``, ``value``, ``done``, ``then``, ``set_result``).
+it (JAX still overlaps the computation it dispatches). ``Future`` is ``torch.futures.Future``
+(jtorch/futures.py).
 """
 
 from __future__ import annotations
 
+from ..futures import Future
+
 __all__ = ["Future", "Work"]
-
-
-class Future:
-    """The result of an asynchronous operation (``torch.futures.Future``'s core)."""
-
-    def __init__(self):
-        self._value = None
-        self._done = False
-        self._callbacks = []
-
-    def done(self) -> bool:
-        return self._done
-
-    def wait(self):
-        if not self._done:
-            raise RuntimeError("jtorch.distributed: this Future has no result yet")
-        return self._value
-
-    def value(self):
-        return self.wait()
-
-    def set_result(self, result) -> None:
-        self._value, self._done = result, True
-        for cb in self._callbacks:
-            cb(self)
-        self._callbacks = []
-
-    def then(self, callback):
-        """A future that holds ``callback(self)`` once this one is done."""
-        out = Future()
-
-        def run(fut):
-            out.set_result(callback(fut))
-
-        if self._done:
-            run(self)
-        else:
-            self._callbacks.append(run)
-        return out
-
-    def add_done_callback(self, callback) -> None:
-        if self._done:
-            callback(self)
-        else:
-            self._callbacks.append(callback)
 
 
 class Work:

@@ -43,6 +43,7 @@ from .._core.errors import (
     not_implemented,
     torch_name_fallback,
 )
+from ..futures import Future as Future
 from ..nn.modules.module import Module
 
 __all__ = ["Attribute", "CompilationUnit", "Error", "Future", "ScriptFunction", "ScriptModule",
@@ -247,7 +248,6 @@ TracedModule = missing_class("torch.jit.TracedModule", instead=_INSTEAD)
 TopLevelTracedModule = missing_class("torch.jit.TopLevelTracedModule", instead=_INSTEAD)
 ONNXTracedModule = missing_class("torch.jit.ONNXTracedModule", instead=_INSTEAD)
 CompilationUnit = missing_class("torch.jit.CompilationUnit", instead=_INSTEAD)
-Future = missing_class("torch.jit.Future")
 Iterator = missing_class("torch.jit.Iterator")
 
 save = missing_function("torch.jit.save", instead="jtorch.save(model.state_dict(), f) or "
@@ -259,8 +259,6 @@ run_frozen_optimizations = missing_function("torch.jit.run_frozen_optimizations"
 trace_module = missing_function("torch.jit.trace_module", instead=_INSTEAD)
 script_method = missing_function("torch.jit.script_method", instead=_INSTEAD)
 interface = missing_function("torch.jit.interface")
-fork = missing_function("torch.jit.fork")
-wait = missing_function("torch.jit.wait")
 export_opnames = missing_function("torch.jit.export_opnames")
 set_fusion_strategy = missing_function("torch.jit.set_fusion_strategy")
 enable_onednn_fusion = missing_function("torch.jit.enable_onednn_fusion")
@@ -277,6 +275,21 @@ fuser = missing_function("torch.jit.fuser")
 # a real submodule (`from torch.jit.annotations import List`); the __future__ feature this file
 # imported under that name goes first, or the import would return it instead
 del annotations
+def fork(func, *args, **kwargs):
+    """``torch.jit.fork``: run ``func(*args, **kwargs)`` and return a ``torch.futures.Future``
+    holding its result (``wait`` gives it back). Outside TorchScript PyTorch runs the function
+    at once, on the calling thread, and so does jtorch; its exception is raised here, as
+    PyTorch's eager fork raises it."""
+    fut = Future()
+    fut.set_result(func(*args, **kwargs))
+    return fut
+
+
+def wait(future):
+    """``torch.jit.wait``: the result of a ``fork`` (``future.wait()``)."""
+    return future.wait()
+
+
 from . import annotations  # noqa: E402
 
 # a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
