@@ -22,8 +22,10 @@ Differences from PyTorch:
       with JAX, not with PyTorch's tracer).
     - Scripted and traced objects are jtorch.compile's compiled modules (no ``.graph``,
       ``.code``, ``save``; their ``state_dict`` keys carry the ``_orig_mod.`` prefix);
-      ``save``, ``load``, ``freeze``, ``fork``/``wait`` and the other TorchScript tools raise
+      ``save``, ``load``, ``freeze`` and the other TorchScript tools raise
       NotImplementedError naming ``torch.export``/``jtorch.save`` or ``jtorch.compile``.
+    - ``fork`` runs the function at once and ``wait`` returns its result, as PyTorch's fork
+      does outside TorchScript (``Future`` is jtorch/futures.py's).
 """
 
 from __future__ import annotations
