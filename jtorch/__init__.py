@@ -447,29 +447,17 @@ from ._ops.inplace_functions import (
     xlogy_ as xlogy_,
 )
 from ._ops.legacy_types import (
-    BFloat16Storage as BFloat16Storage,
     BFloat16Tensor as BFloat16Tensor,
-    BoolStorage as BoolStorage,
     BoolTensor as BoolTensor,
-    ByteStorage as ByteStorage,
     ByteTensor as ByteTensor,
-    CharStorage as CharStorage,
     CharTensor as CharTensor,
-    ComplexDoubleStorage as ComplexDoubleStorage,
     ComplexDoubleTensor as ComplexDoubleTensor,
-    ComplexFloatStorage as ComplexFloatStorage,
     ComplexFloatTensor as ComplexFloatTensor,
-    DoubleStorage as DoubleStorage,
     DoubleTensor as DoubleTensor,
-    FloatStorage as FloatStorage,
     FloatTensor as FloatTensor,
-    HalfStorage as HalfStorage,
     HalfTensor as HalfTensor,
-    IntStorage as IntStorage,
     IntTensor as IntTensor,
-    LongStorage as LongStorage,
     LongTensor as LongTensor,
-    ShortStorage as ShortStorage,
     ShortTensor as ShortTensor,
     set_default_tensor_type as set_default_tensor_type,
 )
@@ -936,10 +924,28 @@ from ._ops.symbolic import (
     sym_sum as sym_sum,
 )
 from ._ops.tensor_storage import (
+    StorageBase as StorageBase,
     get_device as get_device,
     unsafe_chunk as unsafe_chunk,
     unsafe_split as unsafe_split,
     unsafe_split_with_sizes as unsafe_split_with_sizes,
+)
+from ._ops.typed_storage import (
+    BFloat16Storage as BFloat16Storage,
+    BoolStorage as BoolStorage,
+    ByteStorage as ByteStorage,
+    CharStorage as CharStorage,
+    ComplexDoubleStorage as ComplexDoubleStorage,
+    ComplexFloatStorage as ComplexFloatStorage,
+    DoubleStorage as DoubleStorage,
+    FloatStorage as FloatStorage,
+    HalfStorage as HalfStorage,
+    IntStorage as IntStorage,
+    LongStorage as LongStorage,
+    ShortStorage as ShortStorage,
+    FloatStorage as Storage,
+    TypedStorage as TypedStorage,
+    is_storage as is_storage,
 )
 from ._ops.typeinfo import (
     _assert as _assert,

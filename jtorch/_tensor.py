@@ -39,6 +39,7 @@ from ._ops.indexing import getitem
 from ._ops.indexing_put import setitem
 from ._ops.shape import hermitian_H, matrix_H, matrix_T, numpy_T
 from ._ops.sparse import sparse_detach, sparse_to
+from ._ops.typed_storage import is_storage, storage_tensor
 from ._tensor_ops import TensorOps
 from ._tensor_str import tensor_repr
 
@@ -333,8 +334,11 @@ class Tensor(TensorBase, TensorOps):
 
 
 def _legacy_new(cls, *args, device=None, dtype=None, **kwargs):
-    """``torch.Tensor(data)`` / ``torch.Tensor(*sizes)``: the legacy default-dtype constructor."""
-    if len(args) == 1 and not isinstance(args[0], (int, Size)):
+    """``torch.Tensor(data)`` / ``torch.Tensor(*sizes)``: the legacy default-dtype constructor
+    (``torch.Tensor(storage)``: a 1-d tensor sharing the storage)."""
+    if len(args) == 1 and is_storage(args[0]):
+        t = storage_tensor(dtypes.get_default_dtype(), args[0])
+    elif len(args) == 1 and not isinstance(args[0], (int, Size)):
         t = tensor(args[0], dtype=dtype or dtypes.get_default_dtype(), device=device)
     else:
         t = empty(*(args or (0,)), dtype=dtype or dtypes.get_default_dtype(), device=device)

@@ -14,6 +14,7 @@ from ._ops import (
     dlpack as _dlpack,
     indexing as _indexing,
     indexing_put as _indexing_put,
+    legacy_types as _legacy_types,
     linalg as _linalg,
     linalg_decomp as _linalg_decomp,
     linalg_householder as _linalg_householder,
@@ -39,6 +40,7 @@ from ._ops import (
     spectral as _spectral,
     statistics as _statistics,
     tensor_storage as _tensor_storage,
+    typed_storage as _typed_storage,
     typeinfo as _typeinfo,
 )
 from ._ops._registry import inplace_method, inplace_operator, operator, reflected_operator
@@ -281,7 +283,7 @@ class TensorOps:
     ne = _compare.ne
     neg = _pointwise.neg
     negative = _pointwise.neg
-    new = _tensor_storage.new
+    new = _legacy_types.new
     new_empty = _creation.new_empty
     new_empty_strided = _creation.new_empty_strided
     new_full = _creation.new_full
@@ -353,6 +355,8 @@ class TensorOps:
     squeeze_ = _shape_inplace.squeeze_
     std = _reduction.std
     stft = _spectral.stft
+    storage = _typed_storage.storage
+    storage_type = _typed_storage.storage_type
     sub = _pointwise.sub
     subtract = _pointwise.sub
     sum = _reduction.sum

@@ -19,16 +19,12 @@ import pickle
 from ._core import dtypes, layout
 from ._core.device import device
 from ._core.tensor_base import Size
+from ._ops.typed_storage import CPU_STORAGES
 from ._tensor import Tensor
 from .nn.parameter import Parameter
 
-# torch storage class name <-> dtype
-STORAGE_NAMES = {
-    "float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
-    "bfloat16": "BFloat16Storage", "int64": "LongStorage", "int32": "IntStorage",
-    "int16": "ShortStorage", "int8": "CharStorage", "uint8": "ByteStorage", "bool": "BoolStorage",
-    "complex64": "ComplexFloatStorage", "complex128": "ComplexDoubleStorage",
-}
+# torch storage class name <-> dtype (the legacy storage classes': "float32" -> "FloatStorage")
+STORAGE_NAMES = {cls._dtype.name: cls.__name__ for cls in CPU_STORAGES}
 STORAGE_DTYPES = {v: getattr(dtypes, k if k != "bool" else "bool_")
                   for k, v in STORAGE_NAMES.items()}
 # the dtypes without a typed storage class (float8, uint16/32/64) are saved as bytes in an

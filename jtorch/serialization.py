@@ -34,6 +34,8 @@ from . import cuda
 from ._core import dtypes
 from ._core.device import device, to_host
 from ._core.tensor_base import Size
+from ._ops.tensor_storage import UntypedStorage
+from ._ops.typed_storage import TypedStorage
 from ._tensor import Tensor
 from ._weights_only import (
     STORAGE_NAMES,
@@ -74,6 +76,7 @@ class _Global:
 class _StorageRef:
     def __init__(self, key, array, location):
         self.key, self.array, self.location = key, array, location
+        self.dtype = None   # the dtype it is saved as (tensors: the owner's)
 
 
 class _Pickler(pickle._Pickler):
@@ -102,11 +105,37 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, _StorageRef):
             name = STORAGE_NAMES.get(str(obj.array.dtype) if obj.array.dtype != np.bool_
                                      else "bool")
+            self._check_one_dtype(obj, dtypes.from_np(obj.array.dtype))
             if name is None:   # bytes, as PyTorch saves the dtypes without a storage class
                 return ("storage", _Global("torch.storage", "UntypedStorage"), obj.key,
                         obj.location, obj.array.nbytes)
             return ("storage", _Global("torch", name), obj.key, obj.location, obj.array.size)
+        if isinstance(obj, (TypedStorage, UntypedStorage)):
+            return self._storage_id(obj)
         return None
+
+    def _storage_id(self, obj):
+        """A storage saved by itself (``torch.save(t.storage())``): its owner's bytes, named
+        by its legacy class (a TypedStorage) or as ``UntypedStorage``, as PyTorch writes it."""
+        typed = isinstance(obj, TypedStorage)
+        untyped = obj._untyped_storage if typed else obj
+        ref = self._storage(untyped._owner)
+        if typed:
+            stype = _Global("torch", obj._pickle_storage_type())
+            numel, dt = obj._size(), obj.dtype
+        else:
+            stype = _Global("torch.storage", "UntypedStorage")
+            numel, dt = untyped.nbytes(), dtypes.uint8
+        self._check_one_dtype(ref, dt)
+        return ("storage", stype, ref.key, ref.location, numel)
+
+    @staticmethod
+    def _check_one_dtype(ref, dt):
+        if ref.dtype is None:
+            ref.dtype = dt
+        elif ref.dtype is not dt:
+            raise RuntimeError("Cannot save multiple tensors or storages that view the same "
+                               "data as different types")
 
     def _storage(self, t):
         if t._sparse is not None:
@@ -244,6 +273,30 @@ class _Loaded:
         self.owner = None  # the jtorch tensor holding the whole storage, once one exists
 
 
+def _loading_storage(loaded, dtype):
+    """What a checkpoint's storage id loads as: PyTorch's TypedStorage of ``dtype`` (the
+    dtype its id names), over ``loaded`` until the load ends (the rebuilders read
+    ``_loading``), then over its owner's storage (``_finish_storages``)."""
+    ts = TypedStorage.__new__(TypedStorage, _internal=True)
+    ts.dtype, ts._loading = dtype, loaded
+    return ts
+
+
+def _finish_storages(storages):
+    """At the end of a load: each storage a checkpoint named becomes a TypedStorage over the
+    storage of its owner (the tensor rebuilt over all of it, else a new 1-d tensor)."""
+    for ts in storages:
+        loaded = ts.__dict__.pop("_loading")
+        if loaded.owner is None:
+            loaded.owner = _to_jtorch(loaded.array, loaded.device)
+        ts._untyped_storage = loaded.owner.untyped_storage()
+
+
+def _loaded(storage):
+    """The ``_Loaded`` behind a rebuilder's storage argument."""
+    return storage._loading if isinstance(storage, TypedStorage) else storage
+
+
 def _to_jtorch(arr, target):
     t = Tensor._make(to_host(arr))   # (not through a GPU on a GPU machine)
     return t if target is None or str(target) == "cpu" else t.to(target)
@@ -251,6 +304,7 @@ def _to_jtorch(arr, target):
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
                        backward_hooks=None, metadata=None):
+    storage = _loaded(storage)
     size, stride = tuple(size), tuple(stride)
     n = int(np.prod(size)) if size else 1
     contiguous = stride == tuple(int(np.prod(size[i + 1:])) for i in range(len(size)))
@@ -271,6 +325,7 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
                        dtype, metadata=None):
     """A tensor of ``dtype`` over an untyped (byte) storage; offset and strides count elements
     of ``dtype``."""
+    storage = _loaded(storage)
     if storage.array.dtype != dtype.np:
         if storage.owner is not None:   # the bytes already back a tensor of another dtype
             storage = _Loaded(storage.array, storage.device)
@@ -374,11 +429,13 @@ def _load_zip(zf, raw, map_location, unpickler_cls, load_args):
             dt = _storage_dtype(stype)
             npdt = np.dtype(dt.np).newbyteorder("<" if order == "little" else ">")
             arr = np.frombuffer(record(f"data/{key}"), dtype=npdt, count=numel)
-            cache[key] = _make_storage(arr.astype(arr.dtype.newbyteorder("=")),
-                                       location, map_location)
+            cache[key] = _loading_storage(_make_storage(arr.astype(arr.dtype.newbyteorder("=")),
+                                                        location, map_location), dt)
         return cache[key]
 
-    return unpickler_cls(io.BytesIO(zf.read(pkl_name)), pload, **load_args).load()
+    result = unpickler_cls(io.BytesIO(zf.read(pkl_name)), pload, **load_args).load()
+    _finish_storages(cache.values())
+    return result
 
 
 def _storage_dtype(stype):
@@ -440,11 +497,14 @@ def _load_legacy(f, map_location, unpickler_cls, load_args):
             raise NotImplementedError("jtorch.load: legacy storage views are not supported")
         key = pid[2]
         if key not in loaded:
-            loaded[key] = _make_storage(arrays[key], pid[3], map_location)
+            loaded[key] = _loading_storage(_make_storage(arrays[key], pid[3], map_location),
+                                           _storage_dtype(pid[1]))
         return loaded[key]
 
     f.seek(start)
-    return unpickler_cls(f, pload, **load_args).load()
+    result = unpickler_cls(f, pload, **load_args).load()
+    _finish_storages(loaded.values())
+    return result
 
 
 _TRUE_VALUES = ("1", "y", "yes", "true")

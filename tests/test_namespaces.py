@@ -83,8 +83,8 @@ def test_tensor_attribute_not_in_pytorch_is_attribute_error():
 def test_missing_names_raise_not_implemented_naming_the_api():
     with pytest.raises(NotImplementedError, match=r"torch\.nn\.functional\.scaled_mm"):
         jtorch.nn.functional.scaled_mm
-    with pytest.raises(NotImplementedError, match=r"torch\.Tensor\.storage_type"):
-        jtorch.ones(1).storage_type
+    with pytest.raises(NotImplementedError, match=r"torch\.Tensor\.record_stream"):
+        jtorch.ones(1).record_stream
 
 
 def test_feature_checks_see_missing_names_as_absent():
@@ -94,7 +94,7 @@ def test_feature_checks_see_missing_names_as_absent():
     Classes are the exception: they read as stand-ins (the next test)."""
     assert getattr(jtorch, "float4_e2m1fn_x2", None) is None
     assert not hasattr(jtorch, "bits8")
-    assert not hasattr(jtorch.ones(1), "storage_type")
+    assert not hasattr(jtorch.ones(1), "record_stream")
     assert getattr(jtorch.nn.attention.varlen, "varlen_attn", "absent") == "absent"
     with pytest.raises(ImportError):
         from jtorch.utils.data import runtime_validation  # noqa: F401

@@ -70,6 +70,7 @@ from . import (  # noqa: F401
     statistics,
     symbolic,
     tensor_storage,
+    typed_storage,
     typeinfo,
     windows,
 )

@@ -304,10 +304,25 @@ def to_array(data, dtype=None):
     raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
+# ``torch.tensor(storage)`` of a TypedStorage: a tensor sharing it (typed_storage.py registers
+# its class and how: ``{TypedStorage: fn(storage, dtype)}``)
+_FROM_STORAGE: dict = {}
+
+
+def register_storage_constructor(cls, fn):
+    _FROM_STORAGE[cls] = fn
+
+
 @export()
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Constructs a tensor with no autograd history by copying ``data`` (nested lists, tuples,
-    NumPy arrays and scalars, 0-d tensors, Python numbers), inferring PyTorch's dtype."""
+    NumPy arrays and scalars, 0-d tensors, Python numbers), inferring PyTorch's dtype. A
+    ``TypedStorage`` is not copied: the tensor shares it, as in PyTorch."""
+    from_storage = _FROM_STORAGE.get(type(data))
+    if from_storage is not None:
+        t = from_storage(data, dtype)
+        t = t if device is None else t.to(device)
+        return t.requires_grad_(True) if requires_grad else t
     if isinstance(data, TensorBase):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or "

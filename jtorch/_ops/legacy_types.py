@@ -1,20 +1,20 @@
 """The legacy tensor types: ``torch.FloatTensor``, ``torch.LongTensor``... and their
-``torch.cuda.*Tensor`` forms, ``torch.set_default_tensor_type``, and the ``*Storage`` names as
-stand-ins.
+``torch.cuda.*Tensor`` forms and ``torch.set_default_tensor_type`` (the ``*Storage`` classes are
+in typed_storage.py).
 
 Each type is an instance of :class:`tensortype` (PyTorch's metaclass name): ``isinstance(t,
 torch.FloatTensor)`` is True for a float32 tensor on the CPU, ``torch.cuda.FloatTensor`` for one
 on a CUDA device; the types are not subclasses of Tensor, as in PyTorch. Calling one is
 PyTorch's legacy constructor: ``FloatTensor()`` (empty), ``FloatTensor(2, 3)`` or
 ``FloatTensor(torch.Size([2, 3]))`` (a tensor of that size), ``FloatTensor([1, 2])`` (data
-converted to the type's dtype), ``FloatTensor(t)`` (an alias of a tensor of the same type).
+converted to the type's dtype), ``FloatTensor(t)`` (an alias of a tensor of the same type),
+``FloatTensor(storage)`` (a 1-d tensor sharing a storage of the type's dtype).
 ``Tensor.type()`` gives these names; ``Tensor.type(torch.LongTensor)`` casts (convert.py).
 
 Differences from PyTorch:
     - Sized constructors return zeros (PyTorch's memory is uninitialised).
     - ``ComplexFloatTensor``/``ComplexDoubleTensor`` exist here as types; PyTorch 2.13 only
       names them as ``Tensor.type()`` strings.
-    - Storages do not exist in jtorch: the ``*Storage`` names raise NotImplementedError.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ import warnings
 
 from .._core import dtypes
 from .._core.device import device as Device, jax_devices
-from .._core.errors import missing_class
 from .._core.layout import strided
 from .._core.tensor_base import Size, TensorBase
 from ._registry import export
 from .creation import empty, tensor
+from .typed_storage import is_storage, storage_tensor
 
 _BY_NAME = {d.scalar_name: d for d in dtypes.ALL}
 
@@ -127,6 +127,8 @@ def construct(cls, args, kwargs):
     if len(args) > 1:
         raise _bad_arguments(args, kwargs)
     data = args[0]
+    if is_storage(data):
+        return storage_tensor(cls.dtype, data)
     if isinstance(data, TensorBase):
         if data.dtype is not cls.dtype or data.device.type != kind:
             raise TypeError(f"expected {_options(cls.dtype, kind)} (got "
@@ -175,36 +177,13 @@ CUDA_TYPES = (CudaBFloat16Tensor, CudaBoolTensor, CudaByteTensor, CudaCharTensor
               CudaDoubleTensor, CudaFloatTensor, CudaHalfTensor, CudaIntTensor, CudaLongTensor,
               CudaShortTensor)
 
-# ------------------------------------------------------------------ storages: stand-ins
-BFloat16Storage = missing_class("torch.BFloat16Storage")
-BoolStorage = missing_class("torch.BoolStorage")
-ByteStorage = missing_class("torch.ByteStorage")
-CharStorage = missing_class("torch.CharStorage")
-ComplexDoubleStorage = missing_class("torch.ComplexDoubleStorage")
-ComplexFloatStorage = missing_class("torch.ComplexFloatStorage")
-DoubleStorage = missing_class("torch.DoubleStorage")
-FloatStorage = missing_class("torch.FloatStorage")
-HalfStorage = missing_class("torch.HalfStorage")
-IntStorage = missing_class("torch.IntStorage")
-LongStorage = missing_class("torch.LongStorage")
-ShortStorage = missing_class("torch.ShortStorage")
-for _s in (BFloat16Storage, BoolStorage, ByteStorage, CharStorage, ComplexDoubleStorage,
-           ComplexFloatStorage, DoubleStorage, FloatStorage, HalfStorage, IntStorage,
-           LongStorage, ShortStorage):
-    export(_s.__name__)(_s)
-
-CudaBFloat16Storage = missing_class("torch.cuda.BFloat16Storage")
-CudaBoolStorage = missing_class("torch.cuda.BoolStorage")
-CudaByteStorage = missing_class("torch.cuda.ByteStorage")
-CudaCharStorage = missing_class("torch.cuda.CharStorage")
-CudaComplexDoubleStorage = missing_class("torch.cuda.ComplexDoubleStorage")
-CudaComplexFloatStorage = missing_class("torch.cuda.ComplexFloatStorage")
-CudaDoubleStorage = missing_class("torch.cuda.DoubleStorage")
-CudaFloatStorage = missing_class("torch.cuda.FloatStorage")
-CudaHalfStorage = missing_class("torch.cuda.HalfStorage")
-CudaIntStorage = missing_class("torch.cuda.IntStorage")
-CudaLongStorage = missing_class("torch.cuda.LongStorage")
-CudaShortStorage = missing_class("torch.cuda.ShortStorage")
+@export("new", namespace=None, method=True)
+def new(self, *args, **kwargs):
+    """``Tensor.new``: the legacy constructor of ``self``'s dtype and device type (``()``,
+    ``(*sizes)``, ``(Size)``, ``(data)`` or ``(tensor)``, keyword ``device`` and ``size``)."""
+    types = CUDA_TYPES if self.device.type == "cuda" else CPU_TYPES
+    cls = next(c for c in types if c.dtype is self.dtype)
+    return construct(cls, args, kwargs)
 
 
 # ------------------------------------------------------------------ the default type

@@ -1,7 +1,7 @@
-"""Tensor methods about storage and identity that PyTorch programs call: ``new`` (the legacy
-constructor of a tensor's type), ``data_ptr``, ``is_set_to``, ``dim_order``, ``output_nr``,
-``resize_``/``resize_as_``, ``apply_``/``map_``, ``pin_memory``, ``get_device`` and the
-``unsafe_*`` splits.
+"""Tensor methods about storage and identity that PyTorch programs call: ``data_ptr``,
+``untyped_storage``, ``is_set_to``, ``dim_order``, ``output_nr``, ``resize_``/``resize_as_``,
+``apply_``/``map_``, ``pin_memory``, ``get_device`` and the ``unsafe_*`` splits (``new``, the
+legacy constructor, is in legacy_types.py; typed storages in typed_storage.py).
 
 A storage is the array of the tensor that owns it (``_core/views.py``), so ``data_ptr()`` is the
 address of that array's buffer (``jax.Array.unsafe_buffer_pointer``, once the array is
@@ -25,17 +25,7 @@ from .._core.tensor_base import Size, TensorBase
 from .._core.views import assign, check_inplace, has_live_views
 from ._registry import export
 from .creation import tensor
-from .legacy_types import CPU_TYPES, CUDA_TYPES, construct
 from .shape_slice import chunk, split, split_with_sizes
-
-
-@export("new", namespace=None, method=True)
-def new(self, *args, **kwargs):
-    """``Tensor.new``: the legacy constructor of ``self``'s dtype and device type (``()``,
-    ``(*sizes)``, ``(Size)``, ``(data)`` or ``(tensor)``, keyword ``device`` and ``size``)."""
-    types = CUDA_TYPES if self.device.type == "cuda" else CPU_TYPES
-    cls = next(c for c in types if c.dtype is self.dtype)
-    return construct(cls, args, kwargs)
 
 
 def _storage_owner(t):
@@ -62,13 +52,31 @@ def data_ptr(self):
     return base + strides(self)[1] * self.element_size() if base else 0
 
 
-class UntypedStorage:
+class StorageBase:
+    """``torch.StorageBase`` (``torch._C.StorageBase``): the base class of
+    :class:`UntypedStorage`; it cannot be made itself."""
+
+    def __new__(cls, *args, **kwargs):
+        if cls is StorageBase:
+            raise RuntimeError("Cannot directly construct StorageBase; subclass it and then "
+                               "construct that")
+        return super().__new__(cls)
+
+
+StorageBase.__module__ = "torch._C"
+export("StorageBase")(StorageBase)
+
+
+class UntypedStorage(StorageBase):
     """``Tensor.untyped_storage()``: the bytes of a tensor's storage owner, for the code that
     compares storages (safetensors and transformers find tied weights by ``data_ptr()`` and
     ``nbytes()``), and ``torch.UntypedStorage.from_file`` with slicing and ``torch.asarray``
-    of a slice (safetensors' ``load_file`` reads a file so under torch >= 2). Read-only in
-    jtorch (a slice is a copy of the bytes): PyTorch's other storage methods raise
-    NotImplementedError naming them."""
+    of a slice (safetensors' ``load_file`` reads a file so under torch >= 2). A slice is a copy
+    of the bytes; ``copy_`` (and the typed storages' writes, typed_storage.py) write new bytes
+    into the owner tensor. PyTorch's other storage methods raise NotImplementedError naming
+    them."""
+
+    _made_by_constructor = False   # a typed storage's constructor made the owner (resizable)
 
     def __init__(self, owner):
         self._owner = owner
@@ -90,6 +98,47 @@ class UntypedStorage:
     def _bytes(self):
         arr = np.ascontiguousarray(np.asarray(self._owner._value))
         return arr.reshape(-1).view(np.uint8)
+
+    def _write_bytes(self, data):
+        """Make ``data`` (NumPy bytes, ``nbytes()`` of them) the owner's contents: the owner
+        and its views see them; like PyTorch's storage writes, no autograd history is recorded
+        and the owner's ``_version`` is unchanged (the write is counted as a ``.data`` one)."""
+        owner = self._owner
+        values = data.view(owner.dtype.np).reshape(tuple(owner.shape))
+        assign(owner, tensor(values, dtype=owner.dtype, device=owner.device))
+        owner._data_writes += 1
+
+    def copy_(self, source, non_blocking=None):
+        """Copy the bytes of storage ``source`` (of the same ``nbytes()``) into this one."""
+        if not isinstance(source, UntypedStorage):
+            name = "Tensor" if isinstance(source, TensorBase) else type(source).__name__
+            raise TypeError(f"copy_(): argument 'src' (position 1) must be torch.Storage, not "
+                            f"{name}")
+        if source.nbytes() != self.nbytes():
+            raise RuntimeError(f"size does not match, self was {self.nbytes()} bytes but src "
+                               f"was {source.nbytes()} bytes")
+        self._write_bytes(source._bytes().copy())
+        return self
+
+    @classmethod
+    def _of_new_owner(cls, t):
+        """A storage of its own holding tensor ``t``'s elements: its owner is a new 1-d tensor
+        over ``t``'s array (so it is resizable: no other tensor views it)."""
+        owner = TensorBase._make(t._value.reshape(-1), t._device)
+        owner._untyped_storage = storage = cls(owner)
+        storage._made_by_constructor = True
+        return storage
+
+    def clone(self):
+        """A copy of the storage (in new memory)."""
+        return self._of_new_owner(self._owner.detach().clone())
+
+    __copy__ = clone   # (as PyTorch's: a copy of a storage does not share its bytes)
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = self.clone()
+        return memo[id(self)]
 
     def __array__(self, dtype=None, copy=None):
         data = self._bytes()
@@ -127,7 +176,8 @@ class UntypedStorage:
         return self._owner.device.type == "cuda"
 
     def get_device(self):
-        return self._owner.get_device()
+        """The device index; None on the CPU, as PyTorch's."""
+        return None if self._owner.device.type == "cpu" else self._owner.get_device()
 
     def is_shared(self):
         return False

@@ -22,29 +22,31 @@ from .._core.generator import (
     seed as _seed,
     set_rng_state as _set_state,
 )
-from .._ops.legacy_types import (  # the legacy *Tensor types, *Storage stand-ins
-    CudaBFloat16Storage as BFloat16Storage,
+from .._ops.legacy_types import (  # the legacy *Tensor types
     CudaBFloat16Tensor as BFloat16Tensor,
-    CudaBoolStorage as BoolStorage,
     CudaBoolTensor as BoolTensor,
-    CudaByteStorage as ByteStorage,
     CudaByteTensor as ByteTensor,
-    CudaCharStorage as CharStorage,
     CudaCharTensor as CharTensor,
+    CudaDoubleTensor as DoubleTensor,
+    CudaFloatTensor as FloatTensor,
+    CudaHalfTensor as HalfTensor,
+    CudaIntTensor as IntTensor,
+    CudaLongTensor as LongTensor,
+    CudaShortTensor as ShortTensor,
+)
+from .._ops.typed_storage import (  # the legacy *Storage classes
+    CudaBFloat16Storage as BFloat16Storage,
+    CudaBoolStorage as BoolStorage,
+    CudaByteStorage as ByteStorage,
+    CudaCharStorage as CharStorage,
     CudaComplexDoubleStorage as ComplexDoubleStorage,
     CudaComplexFloatStorage as ComplexFloatStorage,
     CudaDoubleStorage as DoubleStorage,
-    CudaDoubleTensor as DoubleTensor,
     CudaFloatStorage as FloatStorage,
-    CudaFloatTensor as FloatTensor,
     CudaHalfStorage as HalfStorage,
-    CudaHalfTensor as HalfTensor,
     CudaIntStorage as IntStorage,
-    CudaIntTensor as IntTensor,
     CudaLongStorage as LongStorage,
-    CudaLongTensor as LongTensor,
     CudaShortStorage as ShortStorage,
-    CudaShortTensor as ShortTensor,
 )
 
 _NO_CUDA = "Torch not compiled with CUDA enabled"
