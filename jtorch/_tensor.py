@@ -8,6 +8,7 @@ op method, in-place variant and operator.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -22,6 +23,7 @@ from ._core.hooks import (
     retain_grad,
 )
 from ._core.layout import sparse_coo, strided
+from ._core.removed import removed_function
 from ._core.state import STATE
 from ._core.strides import is_contiguous, strides
 from ._core.tensor_base import (
@@ -71,6 +73,9 @@ class Tensor(TensorBase, TensorOps):
         """Only for names the class does not define: a ``torch.Tensor`` attribute jtorch lacks
         raises NotImplementedError naming it, anything else Python's AttributeError."""
         if name in torch_names("torch.Tensor") and not hasattr(type(self), name):
+            gone = removed_function(f"torch.Tensor.{name}")
+            if gone is not None:   # Tensor.solve...: PyTorch's removal error when called
+                return functools.partial(gone, self)
             raise missing_attribute(f"torch.Tensor.{name}")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
@@ -169,6 +174,11 @@ class Tensor(TensorBase, TensorOps):
 
     def retain_grad(self):
         retain_grad(self)
+
+    def _is_view(self):
+        """Whether this tensor is a view of another (``_base``); the aliases ``detach()`` and
+        ``.data`` make are not, as in PyTorch (a view of one is)."""
+        return self._base is not None and not self._detach_alias
 
     def register_hook(self, hook):
         return register_tensor_hook(self, hook)

@@ -41,8 +41,14 @@ def _size(args, size=None):
     return tuple(int(a) for a in args)
 
 
+def _contiguous(array):
+    """``array`` as a contiguous NumPy array of its own shape (np.ascontiguousarray makes a
+    0-d draw, a 0-d tensor's, 1-d)."""
+    return np.ascontiguousarray(array).reshape(np.shape(array))
+
+
 def _as(array, dtype=None, device=None, requires_grad=False):
-    t = torch.from_numpy(np.ascontiguousarray(array))
+    t = torch.from_numpy(_contiguous(array))
     if dtype is not None:
         t = t.to(dtype)
     if device is not None:
@@ -52,7 +58,7 @@ def _as(array, dtype=None, device=None, requires_grad=False):
 
 def _fill(t, array):
     with torch.no_grad():
-        t.copy_(torch.from_numpy(np.ascontiguousarray(array)).to(t.dtype))
+        t.copy_(torch.from_numpy(_contiguous(array)).to(t.dtype))
     return t
 
 

@@ -12,6 +12,8 @@ import json
 import os
 import types
 
+from .removed import removed_function
+
 
 class TraceError(RuntimeError):
     """A jtorch operation that needs a concrete value ran while being traced by jax.jit."""
@@ -176,6 +178,9 @@ def torch_name_fallback(api: str):
         if found is not None:
             return found
         full = f"{api}.{name}"
+        gone = removed_function(full)   # torch.solve...: a function raising PyTorch's error
+        if gone is not None:
+            return gone
         if kind == "torch-class":
             if full not in _STAND_IN_CLASSES:
                 _STAND_IN_CLASSES[full] = missing_class(full, ALTERNATIVES.get(full))

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 from jax.interpreters import partial_eval as pe
 
-from . import anomaly, dtypes, fused_backward, saved_hooks
+from . import anomaly, dtypes, fused_backward, saved_attrs, saved_hooks
 from .device import device_of
 from .hooks import _RETAINED, _add_hook
 from .kernel import OpDef
@@ -58,6 +58,7 @@ class Node:
     _meta = None
     saved_out = None      # [(weakref to output, index, version)] for OpDef saves="output"
     saved = None          # [(tensor, version)] inputs PyTorch saves; None: nothing to free
+    saved_slots = None    # the input slot of each entry of ``saved``
     packed = None         # under saved_tensors_hooks: (unpack hook, {slot: packed}, {slot:
     #                       what the slot held}); those slots of vals are None (saved_hooks.py)
     freed = False
@@ -79,16 +80,18 @@ class Node:
         outs = out if isinstance(out, (tuple, list)) else (out,)
         out_float = tuple(dtypes.from_np(o.dtype).category >= dtypes.FLOAT for o in outs)
         edges = [None if t is None or i not in diff else edge_of(t) for i, t in enumerate(tens)]
-        saved = None
+        saved = slots = None
         saves = kernel.opdef.saves
         if saves == "output":
             saved = []   # the outputs are registered by save_outputs once they are wrapped
         elif saves:
             # "others": bilinear ops (mul, matmul) need input j only for the others' grads
-            saved = [(t, t._version) for i, t in enumerate(tens)
-                     if t is not None and (saves is True or any(j != i for j in diff))]
+            slots = tuple(i for i, t in enumerate(tens)
+                          if t is not None and (saves is True or any(j != i for j in diff)))
+            saved = [(tens[i], tens[i]._version) for i in slots]
         node = _node_class(kernel.grad_name)(kernel, tuple(vals), edges, diff, out_float,
                                                    saved)
+        node.saved_slots = slots
         if saves == "output":
             node.saved_out = []
         if STATE.saved_hooks:   # inside saved_tensors_hooks: pack what the backward reads
@@ -133,6 +136,12 @@ class Node:
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    def __getattr__(self, name):
+        """PyTorch's ``_saved_<name>`` / ``_raw_saved_<name>`` (jtorch/_core/saved_attrs.py)."""
+        if name.startswith(("_saved_", "_raw_saved_")):
+            return saved_attrs.saved_attribute(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _check_saved(self):
         if self.freed:

@@ -149,7 +149,13 @@ def pack_node(node, tens, outs):
     vals = list(node.vals)
     reads = _reads(node.kernel, node.diff, vals, outs, node.out_float)
     packed, holes = {}, {}
-    for i, t in enumerate(tens):
+    # PyTorch saves (so packs, and unpacks) in the order its formulas first name the values:
+    # a bilinear op's (mul, mm: "others") formula for self reads other, so other comes first
+    order = range(len(tens))
+    if node.kernel.opdef.saves == "others":
+        order = reversed(order)
+    for i in order:
+        t = tens[i]
         v = vals[i]
         if t is None or not hasattr(v, "shape"):
             continue   # a Python number or a plain array argument (a generator key): kept

@@ -110,6 +110,7 @@ class TensorBase:
     _base_version = 0      # the base version this view's _array was derived at
     _layout = None         # (strides, storage offset), computed once when first asked
     _detached = False      # aliases made by detach()/.data: writes record no autograd on the base
+    _detach_alias = False  # made by detach()/.data itself: not a view (Tensor._is_view)
     _overlap = False       # expanded views: in-place writes are an error
     _has_views = False     # a view of this storage was made (in-place view ops look for them)
     _untyped_storage = None  # Tensor.untyped_storage()'s object, made on first use

@@ -140,7 +140,7 @@ def detached_alias(t, share_version=False):
     a._chain = t._chain
     a._layout = t._layout if t._base is not None else strides(t)
     a._base_version = base._version_counter
-    a._detached = True
+    a._detached = a._detach_alias = True
     a._overlap = t._overlap
     if not share_version:
         a._data_alias = True

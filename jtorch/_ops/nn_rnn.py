@@ -237,6 +237,16 @@ gru_cell = op("gru_cell", method=False, out=False, tensors=_CELL_TENSORS,
               grad_name="AddBackward0")(_cell_body("GRU"))
 
 
+# ------------------------------------------------------------------------------ grad_fn names
+@op("_rnn_grad_named", method=False, out=False, saves=False,
+    grad_name=lambda input, name: name)
+def _rnn_grad_named(input, name):
+    """``input`` itself, recorded as a node named ``name``: the name of the op PyTorch's RNN
+    ends an output with (``MkldnnRnnLayerBackward0``, ``CatBackward0``...), where jtorch's
+    single ``_rnn`` node produced it."""
+    return input
+
+
 # ------------------------------------------------------------------------------ packing gathers
 @op("_pack_gather", method=False, out=False, saves=False, grad_name="PackPaddedSequenceBackward0")
 def _pack_gather(input, idx, batch_first):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import warnings
@@ -12,6 +13,7 @@ from .._core.hooks import increment_version
 from .._core.python_node import record_python_node
 from .._core.state import STATE, grad_mode
 from .._core.tensor_base import TensorBase
+from . import forward_ad as _fwad
 
 
 class FunctionCtx:
@@ -118,8 +120,8 @@ class Function(metaclass=_FunctionMeta):
 
     @staticmethod
     def jvp(ctx, *grad_inputs):
-        raise NotImplementedError("jtorch does not implement forward-mode AD "
-                                  "(torch.autograd.Function.jvp) yet")
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
 
     @classmethod
     def _user_backward(cls):
@@ -141,7 +143,11 @@ class Function(metaclass=_FunctionMeta):
                                             for a in args)
         ctx.needs_input_grad = tuple(record and isinstance(a, TensorBase) and a._requires_grad
                                      for a in args)
-        with grad_mode(False):
+        # forward-mode AD (PyTorch's): the forward runs without tangents and the outputs'
+        # tangents are the user's jvp(ctx, *input tangents) (None for inputs without one)
+        tangents = _input_tangents(args)
+        no_tangents = _fwad._outside_forward_ad() if tangents else contextlib.nullcontext()
+        with grad_mode(False), no_tangents:
             if uses_setup:
                 out = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, out)
@@ -149,6 +155,8 @@ class Function(metaclass=_FunctionMeta):
                 out = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(out, tuple)
         outs = _own_outputs((out,) if single else out, args, ctx._dirty, record)
+        if tangents:
+            _apply_jvp(cls, ctx, tangents, outs)
         if record:
             attach = {i for i, o in enumerate(outs) if isinstance(o, TensorBase)
                       and o.dtype.category >= dtypes.FLOAT and not _is_in(o, ctx._non_diff)}
@@ -156,6 +164,32 @@ class Function(metaclass=_FunctionMeta):
                            cls._backward_name, attach)
         ctx._record_saved_versions(record)
         return outs[0] if single else outs
+
+
+def _input_tangents(args):
+    """The forward-mode tangents of ``args`` (None for each without one), or None when no
+    dual level is open or no input has a tangent."""
+    if _fwad._Level.current is None:
+        return None
+    tangents = [_fwad._tangent_of(a) if isinstance(a, TensorBase) else None for a in args]
+    return tangents if any(t is not None for t in tangents) else None
+
+
+def _apply_jvp(cls, ctx, tangents, outs):
+    if cls.jvp is Function.jvp:
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+    with grad_mode(False), _fwad._outside_forward_ad():
+        res = cls.jvp(ctx, *tangents)
+    res = res if isinstance(res, tuple) else (res,)
+    tensor_outs = [o for o in outs if isinstance(o, TensorBase)]
+    if len(res) != len(outs) and len(res) != len(tensor_outs):
+        raise RuntimeError(f"jvp() should return as many values as there are outputs: "
+                           f"{len(outs)} expected but got {len(res)}")
+    pairs = zip(outs if len(res) == len(outs) else tensor_outs, res)
+    for o, g in pairs:
+        if isinstance(o, TensorBase) and isinstance(g, TensorBase):
+            _fwad._set_tangent(o, g)
 
 
 def _is_in(t, seq):

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.tensor_base import TensorBase
+from . import forward_ad as fwAD
 from .gradients import grad
 
 
@@ -80,8 +81,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_batched_grad=False, check_batched_forward_grad=False,
               check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None):
     """Checks the gradients of ``func`` at ``inputs`` against finite differences."""
-    if check_forward_ad or check_batched_grad or check_batched_forward_grad:
-        raise NotImplementedError("jtorch does not implement forward-mode and batched checks of "
+    if check_batched_grad or check_batched_forward_grad:
+        raise NotImplementedError("jtorch does not implement the batched checks of "
                                   "torch.autograd.gradcheck yet")
     inputs = _as_tuple(inputs)
     diff = _diff_inputs(inputs)
@@ -93,19 +94,51 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
                           "point or complex. This check will likely fail if all the inputs are "
                           "not of double precision floating point or complex. ", stacklevel=2)
-    analytical = _analytical(func, inputs, diff)
-    for j, i in enumerate(diff):
-        numerical = _numerical(func, inputs, i, eps)
-        for k, (num, ana) in enumerate(zip(numerical, (a[j] for a in analytical))):
-            if not jnp.allclose(ana, num, rtol=rtol, atol=atol):
-                if not raise_exception:
-                    return False
-                dt = inputs[i].dtype
-                raise GradcheckError(
-                    f"Jacobian mismatch for output {k} with respect to input {i},\n"
-                    f"numerical:{TensorBase._make(num.astype(dt.np))}\n"
-                    f"analytical:{TensorBase._make(ana.astype(dt.np))}\n")
+    # PyTorch's order: the backward-mode check, then the forward-mode one
+    checks = ([("", _analytical(func, inputs, diff))] if check_backward_ad else []) + \
+        ([(" computed with forward mode", _forward_analytical(func, inputs, diff))]
+         if check_forward_ad else [])
+    numerical = {}
+    for mode, analytical in checks:
+        for j, i in enumerate(diff):
+            if i not in numerical:
+                numerical[i] = _numerical(func, inputs, i, eps)
+            for k, (num, ana) in enumerate(zip(numerical[i], (a[j] for a in analytical))):
+                if not jnp.allclose(ana, num, rtol=rtol, atol=atol):
+                    if not raise_exception:
+                        return False
+                    dt = inputs[i].dtype
+                    raise GradcheckError(
+                        f"Jacobian{mode} mismatch for output {k} with respect to input {i},\n"
+                        f"numerical:{TensorBase._make(num.astype(dt.np))}\n"
+                        f"analytical:{TensorBase._make(ana.astype(dt.np))}\n")
     return True
+
+
+def _forward_analytical(func, inputs, diff):
+    """Per output: per differentiable input, its (input.numel(), out.numel()) Jacobian from
+    forward-mode AD: one dual call per input element, with a one-hot tangent (PyTorch's
+    slow-mode forward check; the inputs are detached, as there)."""
+    res = None
+    for j, i in enumerate(diff):
+        t = inputs[i]
+        n = t.numel()
+        rows = []   # per input element: per output, its flattened tangent
+        for k in range(n):
+            onehot = jnp.zeros((n,), t.dtype.np).at[k].set(1).reshape(tuple(t.shape))
+            with fwAD.dual_level():
+                args = [a.detach() if isinstance(a, TensorBase) else a for a in inputs]
+                args[i] = fwAD.make_dual(args[i], TensorBase._make(onehot, t.device))
+                outs = _outputs(func, args)
+                tangents = [fwAD.unpack_dual(o).tangent for o in outs]
+                rows.append([jnp.zeros((o.numel(),), o.dtype.np) if g is None
+                             else g._value.reshape(-1) for o, g in zip(outs, tangents)])
+        if res is None:
+            res = [[None] * len(diff) for _ in (rows[0] if rows else [])]
+        for m in range(len(res)):
+            res[m][j] = (jnp.stack([r[m] for r in rows]) if rows
+                         else jnp.zeros((0, 0), t.dtype.np))
+    return res or []
 
 
 def _random_like(o):

@@ -11,10 +11,12 @@ import math
 import numbers
 import warnings
 
+from ..._core.dtypes import float32
 from ..._core.generator import next_key
 from ..._ops import nn_rnn as rnn_kernels
 from ..._ops.creation import empty, zeros
 from ...autograd import no_grad
+from ...backends import mkldnn as _mkldnn
 from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, batch_sizes_np
@@ -28,6 +30,10 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 # RNNBase's options that its repr names when they differ from these defaults
 _RNN_OPTIONS = {"proj_size": 0, "num_layers": 1, "bias": True, "batch_first": False,
                 "dropout": 0, "bidirectional": False}
+
+
+def _mkldnn_enabled():
+    return bool(_mkldnn.enabled)
 
 
 def _reset_uniform(module):
@@ -212,7 +218,27 @@ class RNNBase(Module):
         if packed:
             res = (PackedSequence(res[0], batch_sizes, sorted_indices, unsorted_indices),
                    *res[1:])
+        elif res[0].grad_fn is not None and res[0].device.type == "cpu":
+            res = self._cpu_grad_names(res, batched, lstm)
         return res
+
+    def _cpu_grad_names(self, res, batched, lstm):
+        """The grad_fn names PyTorch's CPU RNN gives its outputs (its last op on each):
+        unbatched, all are squeezed; else the hidden states are stacked and the output is
+        transposed (batch_first), concatenated (bidirectional), oneDNN's (a float32 LSTM
+        without projections) or stacked (jtorch's ``_rnn`` node, StackBackward0)."""
+        named = rnn_kernels._rnn_grad_named
+        if not batched:
+            return tuple(named(t, "SqueezeBackward1") for t in res)
+        if self.batch_first:
+            name = "TransposeBackward0" if lstm else "TransposeBackward1"
+        elif self.bidirectional:
+            name = "CatBackward0"
+        elif lstm and not self.proj_size and res[0].dtype == float32 and _mkldnn_enabled():
+            name = "MkldnnRnnLayerBackward0"
+        else:
+            return res
+        return (named(res[0], name), *res[1:])
 
     def _check_args(self, x, h, c, bs):
         self.check_forward_args(x, h, bs)

@@ -15,13 +15,15 @@ draw from jtorch's generator, so which entries go differs from PyTorch with the 
 from __future__ import annotations
 
 import numbers
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
 from ..._core.layout import contiguous_format
 from ..._ops.creation import ones_like, zeros_like
-from ..._ops.random_ops import rand, rand_like
 from .convert_parameters import parameters_to_vector
+
+_TOP = __name__.split(".", 1)[0]   # "jtorch"
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
            "L1Unstructured", "RandomStructured", "LnStructured", "CustomFromMask", "identity",
@@ -235,7 +237,10 @@ class RandomUnstructured(_PrunesAmount):
     PRUNING_TYPE = "unstructured"
 
     def compute_mask(self, t, default_mask):
-        return _zero_top(self.amount, t, default_mask, lambda: rand_like(t), largest=True)
+        # torch.rand_like, looked up at each call as PyTorch's prune does (a program that
+        # replaces torch's random functions replaces these draws too)
+        return _zero_top(self.amount, t, default_mask, lambda: _torch().rand_like(t),
+                         largest=True)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -268,7 +273,7 @@ class RandomStructured(_PrunesAmount):
         tensor_size, nparams_toprune = _channels_to_prune(t, self.amount, self.dim)
         if nparams_toprune == 0:
             return default_mask
-        prob = rand(tensor_size)
+        prob = _torch().rand(tensor_size)
         threshold = prob.kthvalue(k=nparams_toprune).values
         return _channel_mask(t, self.dim, prob > threshold, default_mask)
 
@@ -318,6 +323,11 @@ class CustomFromMask(BasePruningMethod):
     @classmethod
     def apply(cls, module, name, mask):
         return super().apply(module, name, mask=mask)
+
+
+def _torch():
+    """The top-level jtorch module, read at call time (a program may replace its functions)."""
+    return sys.modules[_TOP]
 
 
 def _zero_top(amount, t, default_mask, scores, largest):
