@@ -11,9 +11,18 @@ publishes as ``torch.<name>`` (scripts/gen_api.py writes it; see docs/layout.md)
 # ruff: noqa: I001 - the order of these imports is the order of the layers (docs/layout.md)
 from __future__ import annotations
 
+import numpy as _np
+
+# importing JAX draws from NumPy's global random stream (jax._src.clusters.k8s_cluster's
+# module-level ``np.random.rand(5)``); importing torch leaves it alone, so a program that
+# seeds ``np.random`` before ``import torch`` must see the same stream: put it back after
+_numpy_random_state = _np.random.get_state()
 from ._core.errors import torch_name_fallback
 import jax as _jax
 import sys as _sys
+
+_np.random.set_state(_numpy_random_state)
+del _numpy_random_state
 
 _jax.config.update("jax_enable_x64", True)
 

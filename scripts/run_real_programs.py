@@ -390,6 +390,16 @@ def _stub(work, name, source):
         f.write(source)
 
 
+def prepare_pytorch_gan(tree, work):
+    """eriklindernoren/PyTorch-GAN's ``../../data/mnist`` (the MNIST subset, in torchvision's
+    layout) and a ``sitecustomize`` seeding NumPy's global generator: the programs draw
+    their noise, labels and interpolation weights with ``np.random`` and never seed it, so
+    both frameworks must start that stream from the same seed (put ``{work}/stubs`` on the
+    path)."""
+    prepare_mnist(tree, work, up=2, train=512, folder=os.path.join("data", "mnist"))
+    _stub(work, "sitecustomize", "import numpy\n\nnumpy.random.seed(0)\n")
+
+
 def _idx(name, n):
     """The first ``n`` items of one of MNIST's gzipped IDX files, as a NumPy array."""
     with gzip.open(os.path.join(MNIST_SOURCE[0], name + ".gz")) as f:
@@ -463,6 +473,35 @@ PT_TUTORIAL_NOTES = {
     "polynomial_custom_function": "expected: a and c stay at float32 rounding noise (about "
                                   "1e-9; their true gradient is 0 for the odd sin fit), which "
                                   "differs in sign; every loss and b, d agree to 3e-7",
+}
+
+PYTORCH_GAN_ARGS = ["--n_epochs", "1", "--batch_size", "32", "--sample_interval", "5"]
+PYTORCH_GAN_IMAGES = tuple(f"images/{i}.png" for i in (0, 5, 10, 15))
+PYTORCH_GAN_FLOAT32 = ("in float64 both frameworks print the same digits (10 compared); "
+                       "in float32 PyTorch's own run is as far from its float64 run as "
+                       "jtorch's")
+PYTORCH_GAN_NOTES = {
+    "dcgan": "expected: the losses agree to 6e-6; from step 10 the generated pixels drift in "
+             "float32 (PyTorch's float32 samples are 2.3e-3 from its float64 ones at step 10, "
+             "8.9e-3 at step 15; jtorch's 5e-5 and 5e-4), so a few pixels of the step-15 "
+             "image differ by 2 levels",
+    "cgan": "expected: one pre-activation of the discriminator's second layer is 1.7e-7, "
+            "within float32 rounding of 0 (XLA's and PyTorch's dot products round "
+            "differently), and takes LeakyReLU's other slope in jtorch; the first "
+            "discriminator gradient then differs by 1e-2 of its largest and D's small loss "
+            "(0.0145) by 1.3e-4; " + PYTORCH_GAN_FLOAT32,
+    "relativistic_gan": "expected: the losses agree to 3.5e-5; the step-15 samples drift in "
+                        "float32 as dcgan's (the same generator: PyTorch's float32 samples "
+                        "are 4 levels from its float64 ones, jtorch's too); "
+                        + PYTORCH_GAN_FLOAT32,
+    "infogan": "expected: the losses agree to 2.4e-5; the step-15 samples differ by up to 4 "
+               "levels, PyTorch's float32 ones from its float64 ones by up to 5 (jtorch's 3)",
+    "aae": "expected: float32 rounding grows through the 16 steps (losses 1.5e-3 apart; "
+           "PyTorch's float32 losses are 2e-3 from its float64 ones, jtorch's 1.5e-3); "
+           + PYTORCH_GAN_FLOAT32,
+    "ebgan": "expected: float32 rounding grows through the 16 steps (losses 2.1e-3 apart; "
+             "PyTorch's float32 losses are 1.9e-3 from its float64 ones, jtorch's 1.6e-3, "
+             "its step-15 samples 9 and 10 levels); " + PYTORCH_GAN_FLOAT32,
 }
 
 PROGRAMS = [
@@ -759,6 +798,22 @@ PROGRAMS = [
     Program("pt-tutorials-nn_tutorial", "tutorials", "pytorch/tutorials",
             [["beginner_source/nn_tutorial.py"]], env={"MPLBACKEND": "Agg"},
             prepare=prepare_mnist_pickle, path=("{work}/stubs",)),
+    # eriklindernoren/PyTorch-GAN: its MNIST GANs, one epoch over 512 images at batch 32 (16
+    # steps of each optimizer), saving samples every 5 steps; bgan and dragan stop under both
+    # with their own NameError (their loops read an undefined mnist_loader), began with
+    # PyTorch's IndexError (``.data[0]`` of a 0-dim tensor), softmax_gan with PyTorch's
+    # error for a saved tensor modified in place, and cluster_gan needs CUDA (it makes
+    # torch.cuda.FloatTensor unconditionally)
+    *(Program(f"pytorch-gan-{name}", "PyTorch-GAN", "eriklindernoren/PyTorch-GAN",
+              [[f"implementations/{name}/{name}.py", *PYTORCH_GAN_ARGS]],
+              prepare=prepare_pytorch_gan, path=("{work}/stubs",),
+              images=tuple(f"images/{kind}/{i}.png" for kind in ("static", "varying_c1",
+                                                                 "varying_c2")
+                           for i in (0, 5, 10, 15))
+              if name == "infogan" else PYTORCH_GAN_IMAGES,
+              note=PYTORCH_GAN_NOTES.get(name, ""))
+      for name in ("gan", "dcgan", "wgan_gp", "wgan_div", "cgan", "acgan", "infogan", "lsgan",
+                   "aae", "wgan", "ebgan", "relativistic_gan", "sgan")),
     # the three that read MNIST from ./mnist (downloading it when the folder is missing)
     *(Program(f"morvan-{name}", "PyTorch-Tutorial", "MorvanZhou/PyTorch-Tutorial",
               [[f"tutorial-contents/{name}.py"]], env={"MPLBACKEND": "Agg"},

@@ -147,3 +147,20 @@ def test_cuda_rng_state_all_without_cuda():
         T.cuda.set_rng_state(T.zeros(16, dtype=T.uint8))   # queued in PyTorch: never applied
         with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
             T.cuda.get_rng_state()
+
+
+def test_import_leaves_numpys_global_random_stream_alone():
+    # eriklindernoren/PyTorch-GAN draws its noise with np.random: seeded before the import
+    # (here, as the comparison seeds it at start-up), the stream must not move on import
+    # torch; importing JAX drew five numbers from it (jax._src.clusters.k8s_cluster)
+    import subprocess
+    import sys
+
+    def first_draw(module):
+        code = (f"import numpy as np\nnp.random.seed(0)\nimport {module}\n"
+                "print(np.random.get_state()[2], repr(np.random.normal()))")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True)
+        return done.stdout.split()
+
+    assert first_draw("jtorch") == first_draw("torch")
