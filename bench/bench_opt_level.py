@@ -2,9 +2,9 @@
 
     python bench/bench_opt_level.py
 
-jtorch compiles its CPU op kernels with ``xla_backend_optimization_level=2`` and its whole
-programs at XLA's default, 3 (jtorch/_core/xla_options.py). This measures both levels for
-both, all other options jtorch's:
+jtorch compiles everything at XLA's default, ``xla_backend_optimization_level=3``
+(jtorch/_core/xla_options.py says why). This measures both levels for op kernels and for
+whole programs, all other options jtorch's:
 
 - op kernels (bench/bench_kernel_compile.py's jnp functions, with the op-kernel options):
   the wall time of lowering and compiling at 5 fresh tiny shapes (the test suite's kind) and
@@ -175,10 +175,8 @@ def main():
         "|---|---|---|---|---|---|---|---|",
         *p_rows,
         "",
-        "jtorch takes -O2 for its op kernels (compiled per shape and dtype, run once each op "
-        "call: compile time is what a user waits for) and keeps XLA's -O3 for whole programs, "
-        "which compile once and run every step (the CNN step ran 3-9% slower at -O2 in these "
-        "runs).",
+        "jtorch keeps XLA's -O3 everywhere (jtorch/_core/xla_options.py says why: -O2's bits "
+        "are not always -O3's, and compiled steps can run slower).",
     ])
     write_section("opt-level", body)
 

@@ -1,16 +1,14 @@
 """XLA compiler options for the programs jtorch compiles (op kernels, jtorch.compile steps).
 
-Three options of XLA:CPU's and one of XLA:GPU's (issue 11):
+Two options of XLA:CPU's and one of XLA:GPU's (issue 11):
 
 - every program: XLA hands convolutions to YNNPACK by default, which is slower than XLA's own
   convolutions on the training steps measured; jtorch keeps YNNPACK for dots and reductions only;
-- op kernels and eager collectives: LLVM's -O2 instead of XLA's default -O3 for the machine
-  code (``xla_backend_optimization_level=2``): a transcendental kernel on a (1000, 37) input
-  compiles in a sixth to a third of the time (the suite's tiny kernels about 6% faster: their
-  cost is fixed overhead), with the same bits and the same speed. Whole programs stay at -O3:
-  they compile 5-15% faster at -O2 but the compiled CNN step ran 3.5% slower
-  (docs/benchmarks.md, "LLVM -O2"). -O0 would not keep the bits: it does not contract a
-  multiply-add (lerp's change);
+- not taken: LLVM's -O2 instead of XLA's default -O3 (``xla_backend_optimization_level=2``)
+  compiles transcendental kernels in a sixth to a third of the time, but its bits are not
+  always -O3's: with op kernels at -O2 and the fused backward at -O3, an eager MNIST run's
+  weights depended on which steps the fused program ran (tests/test_examples.py's exact
+  resume failed), and compiled CNN steps ran 3.5% slower at -O2 (bench/bench_opt_level.py);
 - op kernels and eager collectives only (one op each, compiled per shape and dtype): XLA's older
   elemental emitters instead of its fusion emitters. The test suite's kernels compile in about
   60% of the time with them (per kernel 0.5-0.9x, but 2x for a lone tanh or exp), and the
@@ -55,7 +53,7 @@ except ImportError:
 
 CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type":
                "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"}
-KERNEL_CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 2}
+KERNEL_CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 KERNEL_GPU_OPTIONS = {"xla_gpu_autotune_level": 0}
 
 _decided = None   # {"program": options, "kernel": options}, once decided
