@@ -9,7 +9,9 @@ from __future__ import annotations
 import copy
 
 from .. import nn
+from .._ops.shape import stack
 from ..func import functional_call
+from ..func._modules import check_ensemble_models
 
 
 def _unique(named):
@@ -108,20 +110,10 @@ def make_functional_with_buffers(model, disable_autograd_tracking=False):
 
 
 def transpose_stack(tuple_of_tuple_of_tensors):
-    import jtorch
-
-    return tuple(jtorch.stack(shards).detach() for shards in zip(*tuple_of_tuple_of_tensors))
+    return tuple(stack(shards).detach() for shards in zip(*tuple_of_tuple_of_tensors))
 
 
 def combine_state_for_ensemble(models):
-    if len(models) == 0:
-        raise RuntimeError("combine_state_for_ensemble: Expected at least one model, got 0.")
-    if not (all(m.training for m in models) or all(not m.training for m in models)):
-        raise RuntimeError("combine_state_for_ensemble: Expected all models to have the same "
-                           "training/eval mode.")
-    model0_typ = type(models[0])
-    if not all(type(m) is model0_typ for m in models):
-        raise RuntimeError("combine_state_for_ensemble: Expected all models to be of the same "
-                           "class.")
+    check_ensemble_models(models, "combine_state_for_ensemble")
     funcs, params, buffers = zip(*[make_functional_with_buffers(model) for model in models])
     return funcs[0], transpose_stack(params), transpose_stack(buffers)

@@ -36,17 +36,22 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                             strict=strict)
 
 
+def check_ensemble_models(models, api):
+    """PyTorch's checks of the models an ensemble API stacks (``api`` names it in the error):
+    at least one, all in the same training/eval mode, all of one class."""
+    if len(models) == 0:
+        raise RuntimeError(f"{api}: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or all(not m.training for m in models)):
+        raise RuntimeError(f"{api}: Expected all models to have the same training/eval mode.")
+    typ = type(models[0])
+    if not all(type(m) is typ for m in models):
+        raise RuntimeError(f"{api}: Expected all models to be of the same class.")
+
+
 def stack_module_state(models):
     """``(params, buffers)``: each parameter/buffer of the same-class ``models`` stacked along
     a new leading dimension (stacked parameters are new leaves, for ensembling with vmap)."""
-    if len(models) == 0:
-        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
-    if not (all(m.training for m in models) or all(not m.training for m in models)):
-        raise RuntimeError("stack_module_state: Expected all models to have the same "
-                           "training/eval mode.")
-    typ = type(models[0])
-    if not all(type(m) is typ for m in models):
-        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    check_ensemble_models(models, "stack_module_state")
 
     def stacked(tensors, name):
         rg = [t.requires_grad for t in tensors]
