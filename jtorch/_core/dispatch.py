@@ -21,6 +21,7 @@ from .program_budget import BUDGET
 from .state import STATE
 from .strides import attach_view
 from .tensor_base import ShapeOnlyStorage, TensorBase
+from .xla_options import at_top_level
 
 # The one optional observer of op calls: None (the hot path pays one check), or a callable
 # ``observer(opdef, args, kwargs, run)`` that returns the op's result by calling
@@ -112,10 +113,14 @@ def dispatch(opdef, args, kwargs):
     if trace is not None:   # jtorch.compile is tracing: the inputs must be lifted state
         for t in tens:
             trace.touched(t)
-    elif BUDGET.over:   # too many compiled programs mapped (program_budget)
-        BUDGET.release()
+        forward = kernel.forward
+    else:
+        if BUDGET.over:   # too many compiled programs mapped (program_budget)
+            BUDGET.release()
+        # eager at top level (the common case): the top-level jit at once
+        forward = kernel.forward_top if at_top_level() else kernel.forward
     try:
-        out = kernel.forward(*vals)
+        out = forward(*vals)
     except TypeError:   # (free when nothing is raised) a sparse or meta operand
         for v in vals:
             if isinstance(v, ShapeOnlyStorage):
@@ -124,7 +129,7 @@ def dispatch(opdef, args, kwargs):
     except ValueError:   # (free when nothing is raised) JAX's "incompatible devices"
         if device is None or device.type == "meta" or not _follow_device(vals, tens, device):
             raise
-        out = kernel.forward(*vals)
+        out = forward(*vals)
     if STATE.grad_enabled and opdef.differentiable:
         nd = kernel.nondiff
         diff = tuple([i for i, t in enumerate(tens)

@@ -293,8 +293,8 @@ def promote_values(vals, promotable, scalar_slots, mode):
 class Kernel:
     """One op with one CallSpec: a jitted forward and cached jitted vjps."""
 
-    __slots__ = ("opdef", "spec", "body", "forward", "nondiff", "grad_name", "vjp_cache",
-                 "backward_ops", "listed")
+    __slots__ = ("opdef", "spec", "body", "forward", "forward_top", "nondiff", "grad_name",
+                 "vjp_cache", "backward_ops", "listed")
 
     def __init__(self, opdef, spec):
         self.opdef = opdef
@@ -323,6 +323,8 @@ class Kernel:
         # keep_unused: a tensor whose values the body ignores (fill_, *_like, uniform_) still
         # decides the device the kernel runs on; pruned, its output lands on device 0
         self.forward = xla_options.jit(body, kernel=True, keep_unused=True)
+        # the same at top level, without the options wrapper's checks (dispatch's fast path)
+        self.forward_top = xla_options.top_level_call(self.forward)
         self.vjp_cache = {}      # differentiated slots -> jitted vjp
         self.backward_ops = {}   # (differentiated slots, missing cotangents) -> (OpDef, used);
         #                          ("reads", differentiated slots) -> slots read (saved_hooks)

@@ -51,6 +51,19 @@ try:  # whether a JAX transform is tracing: JAX keeps it private; a JAX that mov
 except ImportError:
     _TRACE_CTX = _EVAL_TRACE = None
 
+
+def top_level_call(jitted):
+    """What runs ``jitted`` (a result of :func:`jit`) for a caller that knows it is at top
+    level (no JAX transform or jtorch.compile trace active: :func:`at_top_level`): its
+    top-level jit itself, without :class:`_OptionsJit`'s check (eager dispatch, per op)."""
+    return jitted.top if type(jitted) is _OptionsJit else jitted
+
+
+def at_top_level():
+    """Whether no JAX transform is tracing, as far as JAX's (private) trace state tells; False
+    where it cannot be read. jtorch.compile's trace is ``STATE.trace``, checked apart."""
+    return _TRACE_CTX is not None and _TRACE_CTX.trace is _EVAL_TRACE
+
 CPU_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type":
                "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"}
 KERNEL_CPU_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
