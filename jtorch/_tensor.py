@@ -46,7 +46,26 @@ from ._tensor_ops import TensorOps
 from ._tensor_str import tensor_repr
 
 
-class Tensor(TensorBase, TensorOps):
+class TensorMeta(type):
+    """Tensor's class: a class-level read of a ``torch.Tensor`` name jtorch lacks
+    (``torch.Tensor.set_``) raises NotImplementedError naming it, as an instance's read does
+    (see ``Tensor.__getattr__``); anything else Python's AttributeError."""
+
+    def __getattr__(cls, name):
+        if name in torch_names("torch.Tensor") and not name.startswith("__"):
+            raise missing_attribute(f"torch.Tensor.{name}")
+        raise AttributeError(f"type object '{cls.__name__}' has no attribute '{name}'")
+
+
+def _check_tensor_class(cls):
+    if not isinstance(cls, type):
+        raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+    if not issubclass(cls, Tensor):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                        "Tensor is not possible. Make sure your class inherits from Tensor.")
+
+
+class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
     """A multi-dimensional array with PyTorch's semantics, backed by a ``jax.Array``."""
 
     def __new__(cls, *args, **kwargs):
@@ -78,6 +97,42 @@ class Tensor(TensorBase, TensorOps):
                 return functools.partial(gone, self)
             raise missing_attribute(f"torch.Tensor.{name}")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    # ---------------------------------------------------------------- subclasses
+    def as_subclass(self, cls):
+        """This tensor as a ``cls`` instance: an alias of it (writes to either show in the
+        other) that stays in the autograd graph (``AliasBackward0``), as PyTorch's. Ops on it
+        return plain Tensors: jtorch has no ``__torch_function__`` protocol
+        (docs/differences.md)."""
+        _check_tensor_class(cls)
+        alias = getitem(self, Ellipsis)
+        alias.__class__ = cls
+        return alias
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False, dispatch_strides=False,
+                       dispatch_device=False, dispatch_layout=False, _extra_dispatch_keys=None,
+                       storage_size=None):
+        """A new leaf ``cls`` instance holding ``data``'s values (detached), requiring grad
+        as ``require_grad`` says: how PyTorch's Parameter and parameter-like subclasses are
+        made. As jtorch's Parameter, it does not share ``data``'s storage afterwards
+        (docs/differences.md). The dispatch_* options (for ``__torch_dispatch__`` subclasses,
+        which jtorch does not have) change nothing."""
+        if not isinstance(data, TensorBase):
+            raise TypeError("_make_subclass(): argument 'data' (position 2) must be Tensor, "
+                            f"not {type(data).__name__}")
+        _check_tensor_class(cls)
+        if require_grad and data.dtype.category < dtypes.FLOAT:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        t = object.__new__(cls)
+        t._array = data._value
+        t._device = data._device
+        if require_grad:
+            t._requires_grad = True
+        if data._in_trace:
+            t._in_trace = True
+        return t
 
     # ---------------------------------------------------------------- storage and views
     @property

@@ -8,15 +8,14 @@ writes to the source tensor after ``Parameter(t)`` are not seen by the parameter
 
 from __future__ import annotations
 
-from .._core import dtypes
 from .._ops.creation import empty
-from .._tensor import Tensor
+from .._tensor import Tensor, TensorMeta
 
 __all__ = ["Parameter", "UninitializedParameter", "is_lazy", "Buffer", "UninitializedBuffer",
            "UninitializedTensorMixin"]
 
 
-class _ParameterMeta(type):
+class _ParameterMeta(TensorMeta):
     def __instancecheck__(cls, instance):
         # like PyTorch, a plain tensor flagged ``_is_param`` counts as a Parameter
         if cls is Parameter and isinstance(instance, Tensor) and instance._is_param:
@@ -29,17 +28,7 @@ def _wrap(cls, data, requires_grad):
     if not isinstance(data, Tensor):
         raise TypeError(f"Parameter(): argument 'data' must be Tensor, not "
                         f"{type(data).__name__}")
-    if requires_grad and data.dtype.category < dtypes.FLOAT:
-        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
-                           "gradients")
-    p = object.__new__(cls)
-    p._array = data._value
-    p._device = data._device
-    if requires_grad:
-        p._requires_grad = True
-    if data._in_trace:
-        p._in_trace = True
-    return p
+    return Tensor._make_subclass(cls, data, requires_grad)
 
 
 class Parameter(Tensor, metaclass=_ParameterMeta):
@@ -141,7 +130,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
         return result
 
 
-class _BufferMeta(type):
+class _BufferMeta(TensorMeta):
     def __instancecheck__(cls, instance):
         if cls is Buffer and isinstance(instance, Tensor) and \
                 instance.__dict__.get("_is_buffer", False):
