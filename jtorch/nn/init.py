@@ -13,6 +13,8 @@ Differences from PyTorch:
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import warnings
 
@@ -86,33 +88,44 @@ def _write(tensor, value):
     return tensor
 
 
+def _overridable(init):
+    """``init`` as PyTorch runs it: under a TorchFunctionMode, the mode's
+    ``__torch_function__`` gets the call, every argument by keyword (``torch.overrides``)."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def dispatched(*args, **kwargs):
+        try:
+            call = signature.bind(*args, **kwargs)
+        except TypeError:   # a wrong call: Python's own error, as the plain function raises
+            return init(*args, **kwargs)
+        call.apply_defaults()
+        done = _dispatch_to_mode(dispatched, call.arguments["tensor"], dict(call.arguments))
+        if done is not NotImplemented:
+            return done
+        return init(*args, **kwargs)
+
+    return dispatched
+
+
+@_overridable
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fills ``tensor`` with samples of U(a, b)."""
-    done = _dispatch_to_mode(uniform_, tensor, {"tensor": tensor, "a": a, "b": b,
-                                                "generator": generator})
-    if done is not NotImplemented:   # a TorchFunctionMode handled it (torch.overrides)
-        return done
-    return _uniform(tensor, a, b, generator)
-
-
-def _uniform(tensor, a, b, generator):
     with no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
+@_overridable
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fills ``tensor`` with samples of N(mean, std**2)."""
-    done = _dispatch_to_mode(normal_, tensor,
-                             {"tensor": tensor, "mean": mean, "std": std,
-                              "generator": generator})
-    if done is not NotImplemented:   # a TorchFunctionMode handled it (torch.overrides)
-        return done
-    return _normal(tensor, mean, std, generator)
-
-
-def _normal(tensor, mean, std, generator):
     with no_grad():
         return tensor.normal_(mean, std, generator=generator)
+
+
+# the bodies without a mode's dispatch, for the initialisers built on them (PyTorch's
+# _no_grad_uniform_ and _no_grad_normal_)
+_uniform = uniform_.__wrapped__
+_normal = normal_.__wrapped__
 
 
 def _trunc_body(input, key, mean, std, a, b):
@@ -139,11 +152,9 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
                             {})
 
 
+@_overridable
 def constant_(tensor, val):
     """Fills ``tensor`` with ``val``."""
-    done = _dispatch_to_mode(constant_, tensor, {"tensor": tensor, "val": val})
-    if done is not NotImplemented:   # a TorchFunctionMode handled it (torch.overrides)
-        return done
     with no_grad():
         return tensor.fill_(val)
 
@@ -204,15 +215,11 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
     return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
 
 
+@_overridable
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """He uniform: U(-bound, bound) with bound = gain * sqrt(3 / fan_mode)."""
-    done = _dispatch_to_mode(kaiming_uniform_, tensor,
-                             {"tensor": tensor, "a": a, "mode": mode,
-                              "nonlinearity": nonlinearity, "generator": generator})
-    if done is not NotImplemented:   # a TorchFunctionMode handled it (torch.overrides)
-        return done
     if 0 in tuple(tensor.shape):
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
         return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
     return _uniform(tensor, -bound, bound, generator)

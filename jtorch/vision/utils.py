@@ -150,6 +150,14 @@ def _parse_colors(colors, *, num_objects: int, dtype=uint8):
     return colors
 
 
+def _check_drawable(image):
+    """The drawing functions' checks of an image tensor: uint8 or float, one image (3-D)."""
+    if not (image.dtype == uint8 or image.is_floating_point()):
+        raise ValueError(f"The image dtype must be uint8 or float, got {image.dtype}")
+    if image.dim() != 3:
+        raise ValueError("Pass individual images, not batches")
+
+
 def draw_bounding_boxes(image, boxes, labels=None, colors=None, fill=False, width: int = 1,
                         font=None, font_size=None, label_colors=None,
                         label_background_colors=None, fill_labels: bool = False):
@@ -172,10 +180,7 @@ def draw_bounding_boxes(image, boxes, labels=None, colors=None, fill=False, widt
 
     if not isinstance(image, Tensor):
         raise TypeError(f"Tensor expected, got {type(image)}")
-    if not (image.dtype == uint8 or image.is_floating_point()):
-        raise ValueError(f"The image dtype must be uint8 or float, got {image.dtype}")
-    if image.dim() != 3:
-        raise ValueError("Pass individual images, not batches")
+    _check_drawable(image)
     if image.size(0) not in {1, 3}:
         raise ValueError("Only grayscale and RGB images are supported")
     if boxes.shape[-1] != 4:
@@ -257,10 +262,7 @@ def draw_segmentation_masks(image, masks, alpha: float = 0.8, colors=None):
     """
     if not isinstance(image, Tensor):
         raise TypeError(f"The image must be a tensor, got {type(image)}")
-    if not (image.dtype == uint8 or image.is_floating_point()):
-        raise ValueError(f"The image dtype must be uint8 or float, got {image.dtype}")
-    if image.dim() != 3:
-        raise ValueError("Pass individual images, not batches")
+    _check_drawable(image)
     if image.size()[0] != 3:
         raise ValueError("Pass an RGB image. Other Image formats are not supported")
     if masks.ndim == 2:

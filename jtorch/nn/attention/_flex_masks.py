@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import operator
 import warnings
 from collections.abc import Callable
 from enum import Enum
@@ -74,32 +75,32 @@ def _sliced_mask_mod_error(batch, head, token_q, token_kv):
         "mask_mod.")
 
 
-def or_masks(*mask_mods):
-    """Returns a mask_mod that's the union of provided mask_mods"""
+def _fold_masks(name, mask_mods, start, combine):
+    """The mask_mod ``name`` that folds ``mask_mods``' masks with ``combine``, from the bool
+    scalar ``start(b)``."""
     if not all(callable(arg) for arg in mask_mods):
         raise RuntimeError(f"All inputs should be callable mask_mods: {mask_mods}")
 
-    def or_mask(b, h, q_idx, kv_idx):
-        result = b.new_zeros((), dtype=bool_)
+    def fold(b, h, q_idx, kv_idx):
+        result = start(b)
         for mask in mask_mods:
-            result = result | mask(b, h, q_idx, kv_idx)
+            result = combine(result, mask(b, h, q_idx, kv_idx))
         return result
 
-    return or_mask
+    fold.__name__ = name
+    return fold
+
+
+def or_masks(*mask_mods):
+    """Returns a mask_mod that's the union of provided mask_mods"""
+    return _fold_masks("or_mask", mask_mods, lambda b: b.new_zeros((), dtype=bool_),
+                       operator.or_)
 
 
 def and_masks(*mask_mods):
     """Returns a mask_mod that's the intersection of provided mask_mods"""
-    if not all(callable(arg) for arg in mask_mods):
-        raise RuntimeError(f"All inputs should be callable mask_mods: {mask_mods}")
-
-    def and_mask(b, h, q_idx, kv_idx):
-        result = b.new_ones((), dtype=bool_)
-        for mask in mask_mods:
-            result = result & mask(b, h, q_idx, kv_idx)
-        return result
-
-    return and_mask
+    return _fold_masks("and_mask", mask_mods, lambda b: b.new_ones((), dtype=bool_),
+                       operator.and_)
 
 
 def _index_grids(B, H, Q_LEN, KV_LEN, device):

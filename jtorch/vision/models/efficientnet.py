@@ -73,19 +73,43 @@ class FusedMBConvConfig(_MBConvConfig):
                          block)
 
 
-class MBConv(nn.Module):
+class _MBBlock(nn.Module):
+    """What MBConv and FusedMBConv share: torchvision's stride check, ``block`` (the layers
+    ``_layers`` builds around ``expanded_channels``) and stochastic depth on the residual, which
+    is taken when the block keeps the input's shape."""
+
+    def __init__(self, cnf: _MBConvConfig, stochastic_depth_prob: float,
+                 norm_layer: Callable[..., nn.Module], **layer_kwargs: Any) -> None:
+        super().__init__()
+        if not (1 <= cnf.stride <= 2):
+            raise ValueError("illegal stride value")
+        self.use_res_connect = cnf.stride == 1 and cnf.input_channels == cnf.out_channels
+        expanded_channels = cnf.adjust_channels(cnf.input_channels, cnf.expand_ratio)
+        self.block = nn.Sequential(*self._layers(cnf, expanded_channels, norm_layer,
+                                                 **layer_kwargs))
+        self.stochastic_depth = StochasticDepth(stochastic_depth_prob, "row")
+        self.out_channels = cnf.out_channels
+
+    def forward(self, input):
+        result = self.block(input)
+        if self.use_res_connect:
+            result = self.stochastic_depth(result)
+            result += input
+        return result
+
+
+class MBConv(_MBBlock):
     """Expand, depthwise, squeeze-excitation, project; stochastic depth on the residual."""
 
     def __init__(self, cnf: MBConvConfig, stochastic_depth_prob: float,
                  norm_layer: Callable[..., nn.Module],
                  se_layer: Callable[..., nn.Module] = SqueezeExcitation) -> None:
-        super().__init__()
-        if not (1 <= cnf.stride <= 2):
-            raise ValueError("illegal stride value")
-        self.use_res_connect = cnf.stride == 1 and cnf.input_channels == cnf.out_channels
+        super().__init__(cnf, stochastic_depth_prob, norm_layer, se_layer=se_layer)
+
+    @staticmethod
+    def _layers(cnf, expanded_channels, norm_layer, se_layer):
         layers: list[nn.Module] = []
         act = nn.SiLU
-        expanded_channels = cnf.adjust_channels(cnf.input_channels, cnf.expand_ratio)
         if expanded_channels != cnf.input_channels:
             layers.append(Conv2dNormActivation(cnf.input_channels, expanded_channels,
                                                kernel_size=1, norm_layer=norm_layer,
@@ -99,46 +123,29 @@ class MBConv(nn.Module):
                                activation=partial(nn.SiLU, inplace=True)))
         layers.append(Conv2dNormActivation(expanded_channels, cnf.out_channels, kernel_size=1,
                                            norm_layer=norm_layer, activation_layer=None))
-        self.block = nn.Sequential(*layers)
-        self.stochastic_depth = StochasticDepth(stochastic_depth_prob, "row")
-        self.out_channels = cnf.out_channels
-
-    def forward(self, input):
-        result = self.block(input)
-        if self.use_res_connect:
-            result = self.stochastic_depth(result)
-            result += input
-        return result
+        return layers
 
 
-class FusedMBConv(nn.Module):
+class FusedMBConv(_MBBlock):
     """A full (not depthwise) ``kernel`` convolution that expands, then a 1x1 projection (one
     convolution when nothing expands); stochastic depth on the residual."""
 
     def __init__(self, cnf: FusedMBConvConfig, stochastic_depth_prob: float,
                  norm_layer: Callable[..., nn.Module]) -> None:
-        super().__init__()
-        if not (1 <= cnf.stride <= 2):
-            raise ValueError("illegal stride value")
-        self.use_res_connect = cnf.stride == 1 and cnf.input_channels == cnf.out_channels
-        layers: list[nn.Module] = []
-        act = nn.SiLU
-        expanded_channels = cnf.adjust_channels(cnf.input_channels, cnf.expand_ratio)
-        if expanded_channels != cnf.input_channels:
-            layers.append(Conv2dNormActivation(cnf.input_channels, expanded_channels,
-                                               kernel_size=cnf.kernel, stride=cnf.stride,
-                                               norm_layer=norm_layer, activation_layer=act))
-            layers.append(Conv2dNormActivation(expanded_channels, cnf.out_channels, kernel_size=1,
-                                               norm_layer=norm_layer, activation_layer=None))
-        else:
-            layers.append(Conv2dNormActivation(cnf.input_channels, cnf.out_channels,
-                                               kernel_size=cnf.kernel, stride=cnf.stride,
-                                               norm_layer=norm_layer, activation_layer=act))
-        self.block = nn.Sequential(*layers)
-        self.stochastic_depth = StochasticDepth(stochastic_depth_prob, "row")
-        self.out_channels = cnf.out_channels
+        super().__init__(cnf, stochastic_depth_prob, norm_layer)
 
-    forward = MBConv.forward
+    @staticmethod
+    def _layers(cnf, expanded_channels, norm_layer):
+        act = nn.SiLU
+        if expanded_channels == cnf.input_channels:
+            return [Conv2dNormActivation(cnf.input_channels, cnf.out_channels,
+                                         kernel_size=cnf.kernel, stride=cnf.stride,
+                                         norm_layer=norm_layer, activation_layer=act)]
+        return [Conv2dNormActivation(cnf.input_channels, expanded_channels,
+                                     kernel_size=cnf.kernel, stride=cnf.stride,
+                                     norm_layer=norm_layer, activation_layer=act),
+                Conv2dNormActivation(expanded_channels, cnf.out_channels, kernel_size=1,
+                                     norm_layer=norm_layer, activation_layer=None)]
 
 
 class EfficientNet(nn.Module):

@@ -41,6 +41,17 @@ def _default_init_warning(name):
         stacklevel=3)
 
 
+def _init_weights(model, std):
+    """GoogLeNet's and Inception v3's ``init_weights``: every convolution's and linear layer's
+    weight truncated normal in [-2, 2] with ``std(module)``, every batch norm 1 and 0."""
+    for m in model.modules():
+        if isinstance(m, (nn.Conv2d, nn.Linear)):
+            nn.init.trunc_normal_(m.weight, mean=0.0, std=std(m), a=-2, b=2)
+        elif isinstance(m, nn.BatchNorm2d):
+            nn.init.constant_(m.weight, 1)
+            nn.init.constant_(m.bias, 0)
+
+
 class BasicConv2d(nn.Module):
     """Bias-free convolution (``kwargs`` to ``nn.Conv2d``), batch norm (eps 1e-3), ReLU."""
 
@@ -162,12 +173,7 @@ class GoogLeNet(nn.Module):
         self.dropout = nn.Dropout(p=dropout)
         self.fc = nn.Linear(1024, num_classes)
         if init_weights:
-            for m in self.modules():
-                if isinstance(m, (nn.Conv2d, nn.Linear)):
-                    nn.init.trunc_normal_(m.weight, mean=0.0, std=0.01, a=-2, b=2)
-                elif isinstance(m, nn.BatchNorm2d):
-                    nn.init.constant_(m.weight, 1)
-                    nn.init.constant_(m.bias, 0)
+            _init_weights(self, lambda m: 0.01)
 
     def _transform_input(self, x):
         return _transform_input(x) if self.transform_input else x

@@ -18,6 +18,7 @@ from .googlenet import (
     BasicConv2d,
     _build_pretrained_inception,
     _default_init_warning,
+    _init_weights,
     _transform_input,
 )
 
@@ -245,13 +246,7 @@ class Inception3(nn.Module):
         self.dropout = nn.Dropout(p=dropout)
         self.fc = nn.Linear(2048, num_classes)
         if init_weights:
-            for m in self.modules():
-                if isinstance(m, (nn.Conv2d, nn.Linear)):
-                    stddev = float(m.stddev) if hasattr(m, "stddev") else 0.1
-                    nn.init.trunc_normal_(m.weight, mean=0.0, std=stddev, a=-2, b=2)
-                elif isinstance(m, nn.BatchNorm2d):
-                    nn.init.constant_(m.weight, 1)
-                    nn.init.constant_(m.bias, 0)
+            _init_weights(self, lambda m: float(m.stddev) if hasattr(m, "stddev") else 0.1)
 
     def _transform_input(self, x):
         return _transform_input(x) if self.transform_input else x

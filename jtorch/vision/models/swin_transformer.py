@@ -45,7 +45,20 @@ def _get_relative_position_bias(relative_position_bias_table, relative_position_
     return bias.permute(2, 0, 1).contiguous().unsqueeze(0)
 
 
-class PatchMerging(nn.Module):
+class _PatchMerging(nn.Module):
+    """What both patch mergings hold: ``reduction`` (linear 4C -> 2C, no bias) and ``norm``
+    over ``_norm_width * dim`` channels; each orders the two in its ``forward``."""
+
+    _norm_width: int
+
+    def __init__(self, dim: int, norm_layer: Callable[..., nn.Module] = nn.LayerNorm):
+        super().__init__()
+        self.dim = dim
+        self.reduction = nn.Linear(4 * dim, 2 * dim, bias=False)
+        self.norm = norm_layer(self._norm_width * dim)
+
+
+class PatchMerging(_PatchMerging):
     """Patch merging: ``[..., H, W, C]`` -> norm(4C) -> linear -> ``[..., H/2, W/2, 2C]``.
 
     Args:
@@ -53,29 +66,16 @@ class PatchMerging(nn.Module):
         norm_layer: default ``nn.LayerNorm``.
     """
 
-    def __init__(self, dim: int, norm_layer: Callable[..., nn.Module] = nn.LayerNorm):
-        super().__init__()
-        self.dim = dim
-        self.reduction = nn.Linear(4 * dim, 2 * dim, bias=False)
-        self.norm = norm_layer(4 * dim)
+    _norm_width = 4
 
     def forward(self, x):
         return self.reduction(self.norm(_patch_merging_pad(x)))
 
 
-class PatchMergingV2(nn.Module):
-    """Swin V2's patch merging: linear, then norm(2C).
+class PatchMergingV2(_PatchMerging):
+    """Swin V2's patch merging: linear, then norm(2C); arguments as ``PatchMerging``'s."""
 
-    Args:
-        dim (int): input channels.
-        norm_layer: default ``nn.LayerNorm``.
-    """
-
-    def __init__(self, dim: int, norm_layer: Callable[..., nn.Module] = nn.LayerNorm):
-        super().__init__()
-        self.dim = dim
-        self.reduction = nn.Linear(4 * dim, 2 * dim, bias=False)
-        self.norm = norm_layer(2 * dim)
+    _norm_width = 2
 
     def forward(self, x):
         return self.norm(self.reduction(_patch_merging_pad(x)))

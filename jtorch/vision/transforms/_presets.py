@@ -12,7 +12,46 @@ from .functional import InterpolationMode
 __all__ = ["ImageClassification", "SemanticSegmentation"]
 
 
-class ImageClassification(nn.Module):
+class _Preset(nn.Module):
+    """What the presets share: normalization with ``mean``/``std`` after scaling to [0, 1]
+    (``_normalize``), resizing with ``interpolation``/``antialias``, and torchvision's repr
+    and ``describe`` text."""
+
+    _REPR_FIELDS: tuple[str, ...]
+
+    def __init__(self, mean, std, interpolation, antialias) -> None:
+        super().__init__()
+        self.mean = list(mean)
+        self.std = list(std)
+        self.interpolation = interpolation
+        self.antialias = antialias
+
+    def _resize(self, img, size):
+        return F.resize(img, size, interpolation=self.interpolation, antialias=self.antialias)
+
+    def _normalize(self, img):
+        if not isinstance(img, Tensor):
+            img = F.pil_to_tensor(img)
+        img = F.convert_image_dtype(img, float32)
+        return F.normalize(img, mean=self.mean, std=self.std)
+
+    def __repr__(self) -> str:
+        fields = "".join(f"\n    {name}={getattr(self, name)}" for name in self._REPR_FIELDS)
+        return f"{self.__class__.__name__}({fields}\n)"
+
+    def _describe_crop(self) -> str:
+        return ""
+
+    def describe(self) -> str:
+        return ("Accepts ``PIL.Image``, batched ``(B, C, H, W)`` and single ``(C, H, W)`` image "
+                "``torch.Tensor`` objects. The images are resized to "
+                f"``resize_size={self.resize_size}`` using "
+                f"``interpolation={self.interpolation}``{self._describe_crop()}. Finally the "
+                "values are first rescaled to ``[0.0, 1.0]`` and then normalized using "
+                f"``mean={self.mean}`` and ``std={self.std}``.")
+
+
+class ImageClassification(_Preset):
     """Resize (shorter edge ``resize_size``), center crop ``crop_size``, scale to [0, 1] and
     normalize: torchvision's ImageNet evaluation preprocessing.
 
@@ -24,44 +63,26 @@ class ImageClassification(nn.Module):
         antialias (bool): Default True
     """
 
+    _REPR_FIELDS = ("crop_size", "resize_size", "mean", "std", "interpolation")
+
     def __init__(self, *, crop_size: int, resize_size: int = 256,
                  mean: tuple[float, ...] = (0.485, 0.456, 0.406),
                  std: tuple[float, ...] = (0.229, 0.224, 0.225),
                  interpolation: InterpolationMode = InterpolationMode.BILINEAR,
                  antialias: bool | None = True) -> None:
-        super().__init__()
+        super().__init__(mean, std, interpolation, antialias)
         self.crop_size = [crop_size]
         self.resize_size = [resize_size]
-        self.mean = list(mean)
-        self.std = list(std)
-        self.interpolation = interpolation
-        self.antialias = antialias
 
     def forward(self, img):
-        img = F.resize(img, self.resize_size, interpolation=self.interpolation,
-                       antialias=self.antialias)
-        img = F.center_crop(img, self.crop_size)
-        if not isinstance(img, Tensor):
-            img = F.pil_to_tensor(img)
-        img = F.convert_image_dtype(img, float32)
-        return F.normalize(img, mean=self.mean, std=self.std)
+        img = F.center_crop(self._resize(img, self.resize_size), self.crop_size)
+        return self._normalize(img)
 
-    def __repr__(self) -> str:
-        return (f"{self.__class__.__name__}(\n    crop_size={self.crop_size}\n    resize_size="
-                f"{self.resize_size}\n    mean={self.mean}\n    std={self.std}\n    "
-                f"interpolation={self.interpolation}\n)")
-
-    def describe(self) -> str:
-        return ("Accepts ``PIL.Image``, batched ``(B, C, H, W)`` and single ``(C, H, W)`` image "
-                "``torch.Tensor`` objects. The images are resized to "
-                f"``resize_size={self.resize_size}`` using "
-                f"``interpolation={self.interpolation}``, followed by a central crop of "
-                f"``crop_size={self.crop_size}``. Finally the values are first rescaled to "
-                f"``[0.0, 1.0]`` and then normalized using ``mean={self.mean}`` and "
-                f"``std={self.std}``.")
+    def _describe_crop(self) -> str:
+        return f", followed by a central crop of ``crop_size={self.crop_size}``"
 
 
-class SemanticSegmentation(nn.Module):
+class SemanticSegmentation(_Preset):
     """Resize (shorter edge ``resize_size``; None: no resize), scale to [0, 1] and normalize:
     torchvision's preprocessing of the segmentation models' weights (no crop).
 
@@ -72,36 +93,17 @@ class SemanticSegmentation(nn.Module):
         antialias (bool): Default True
     """
 
+    _REPR_FIELDS = ("resize_size", "mean", "std", "interpolation")
+
     def __init__(self, *, resize_size: int | None,
                  mean: tuple[float, ...] = (0.485, 0.456, 0.406),
                  std: tuple[float, ...] = (0.229, 0.224, 0.225),
                  interpolation: InterpolationMode = InterpolationMode.BILINEAR,
                  antialias: bool | None = True) -> None:
-        super().__init__()
+        super().__init__(mean, std, interpolation, antialias)
         self.resize_size = [resize_size] if resize_size is not None else None
-        self.mean = list(mean)
-        self.std = list(std)
-        self.interpolation = interpolation
-        self.antialias = antialias
 
     def forward(self, img):
         if isinstance(self.resize_size, list):
-            img = F.resize(img, self.resize_size, interpolation=self.interpolation,
-                           antialias=self.antialias)
-        if not isinstance(img, Tensor):
-            img = F.pil_to_tensor(img)
-        img = F.convert_image_dtype(img, float32)
-        return F.normalize(img, mean=self.mean, std=self.std)
-
-    def __repr__(self) -> str:
-        return (f"{self.__class__.__name__}(\n    resize_size={self.resize_size}\n    "
-                f"mean={self.mean}\n    std={self.std}\n    "
-                f"interpolation={self.interpolation}\n)")
-
-    def describe(self) -> str:
-        return ("Accepts ``PIL.Image``, batched ``(B, C, H, W)`` and single ``(C, H, W)`` image "
-                "``torch.Tensor`` objects. The images are resized to "
-                f"``resize_size={self.resize_size}`` using "
-                f"``interpolation={self.interpolation}``. Finally the values are first rescaled "
-                f"to ``[0.0, 1.0]`` and then normalized using ``mean={self.mean}`` and "
-                f"``std={self.std}``.")
+            img = self._resize(img, self.resize_size)
+        return self._normalize(img)

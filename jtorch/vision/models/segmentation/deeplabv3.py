@@ -11,14 +11,14 @@ from ...._ops.shape_copy import cat
 from ....nn.functional import interpolate
 from .._utils import IntermediateLayerGetter, _weights_enum
 from ..mobilenetv3 import MobileNet_V3_Large_Weights, MobileNetV3, mobilenet_v3_large
-from ..resnet import ResNet, ResNet50_Weights, ResNet101_Weights, resnet50, resnet101
+from ..resnet import ResNet50_Weights, ResNet101_Weights, resnet50, resnet101
 from ._utils import (
     _dilated_resnet,
     _mobilenet_stages,
     _segmentation_builder,
     _SimpleSegmentationModel,
 )
-from .fcn import FCNHead
+from .fcn import FCNHead, _on_resnet
 
 __all__ = ["DeepLabV3", "DeepLabV3_ResNet50_Weights", "DeepLabV3_ResNet101_Weights",
            "DeepLabV3_MobileNet_V3_Large_Weights", "deeplabv3_mobilenet_v3_large",
@@ -109,13 +109,7 @@ DeepLabV3_MobileNet_V3_Large_Weights = _weights_enum(__name__,
                                                      "DeepLabV3_MobileNet_V3_Large_Weights")
 
 
-def _deeplabv3_resnet(backbone: ResNet, num_classes: int, aux: bool | None) -> DeepLabV3:
-    return_layers = {"layer4": "out"}
-    if aux:
-        return_layers["layer3"] = "aux"
-    backbone = IntermediateLayerGetter(backbone, return_layers=return_layers)
-    aux_classifier = FCNHead(1024, num_classes) if aux else None
-    return DeepLabV3(backbone, DeepLabHead(2048, num_classes), aux_classifier)
+_deeplabv3_resnet = _on_resnet(DeepLabV3, DeepLabHead)
 
 
 def _deeplabv3_mobilenetv3(backbone: MobileNetV3, num_classes: int,

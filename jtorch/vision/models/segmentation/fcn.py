@@ -3,6 +3,8 @@ same modules, state_dict keys and weights)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from jtorch import nn
 
 from .._utils import IntermediateLayerGetter, _weights_enum
@@ -42,13 +44,22 @@ FCN_ResNet50_Weights = _weights_enum(__name__, "FCN_ResNet50_Weights")
 FCN_ResNet101_Weights = _weights_enum(__name__, "FCN_ResNet101_Weights")
 
 
-def _fcn_resnet(backbone: ResNet, num_classes: int, aux: bool | None) -> FCN:
-    return_layers = {"layer4": "out"}
-    if aux:
-        return_layers["layer3"] = "aux"
-    backbone = IntermediateLayerGetter(backbone, return_layers=return_layers)
-    aux_classifier = FCNHead(1024, num_classes) if aux else None
-    return FCN(backbone, FCNHead(2048, num_classes), aux_classifier)
+def _on_resnet(model_cls: type, head: Callable[[int, int], nn.Module]) -> Callable:
+    """The ``make_model(backbone, num_classes, aux)`` of ``model_cls`` on a ResNet: ``head`` on
+    layer4 (2048 channels, ``"out"``) and, with ``aux``, an ``FCNHead`` on layer3 (1024,
+    ``"aux"``)."""
+    def make_model(backbone: ResNet, num_classes: int, aux: bool | None):
+        return_layers = {"layer4": "out"}
+        if aux:
+            return_layers["layer3"] = "aux"
+        backbone = IntermediateLayerGetter(backbone, return_layers=return_layers)
+        aux_classifier = FCNHead(1024, num_classes) if aux else None
+        return model_cls(backbone, head(2048, num_classes), aux_classifier)
+
+    return make_model
+
+
+_fcn_resnet = _on_resnet(FCN, FCNHead)
 
 
 
