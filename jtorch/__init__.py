@@ -135,6 +135,10 @@ from .backends._threads import (  # noqa: E402
 )
 from . import compiler  # noqa: E402
 from . import jit  # noqa: E402
+from ._core.torch_function import (  # noqa: E402
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+)
 from .futures import Future  # noqa: E402
 from .jit import fork, wait  # noqa: E402
 from .amp.autocast_mode import (  # noqa: E402

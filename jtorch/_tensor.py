@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from . import autograd
-from ._core import dtypes
+from ._core import dtypes, torch_function
 from ._core.errors import missing_attribute, torch_names
 from ._core.hooks import (
     grad_assign_error,
@@ -99,13 +99,25 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     # ---------------------------------------------------------------- subclasses
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """The default of the ``__torch_function__`` protocol (jtorch/_core/torch_function.py):
+        ``func`` run with the protocol off, tensor results returned as ``cls`` instances."""
+        return torch_function.default(cls, func, types, args, kwargs)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        torch_function.subclass_defined(cls, torch_names("torch.Tensor"))
+
     def as_subclass(self, cls):
         """This tensor as a ``cls`` instance: an alias of it (writes to either show in the
-        other) that stays in the autograd graph (``AliasBackward0``), as PyTorch's. Ops on it
-        return plain Tensors: jtorch has no ``__torch_function__`` protocol
-        (docs/differences.md)."""
+        other) that stays in the autograd graph (``AliasBackward0``), as PyTorch's."""
         _check_tensor_class(cls)
-        alias = getitem(self, Ellipsis)
+        if torch_function.ACTIVE[0]:
+            with torch_function.DisableTorchFunctionSubclass():
+                alias = getitem(self, Ellipsis)
+        else:
+            alias = getitem(self, Ellipsis)
         alias.__class__ = cls
         return alias
 
@@ -125,13 +137,10 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
         if require_grad and data.dtype.category < dtypes.FLOAT:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
-        t = object.__new__(cls)
-        t._array = data._value
-        t._device = data._device
+        t = TensorBase._make(data._value, data._device)
+        t.__class__ = cls
         if require_grad:
             t._requires_grad = True
-        if data._in_trace:
-            t._in_trace = True
         return t
 
     # ---------------------------------------------------------------- storage and views
@@ -419,3 +428,4 @@ def _unpickle(array, requires_grad, device):
 
 
 register_tensor_class(Tensor)
+torch_function.PLAIN[0] = Tensor

@@ -23,7 +23,8 @@ PKG = os.path.join(ROOT, "jtorch")
 LAYERS = [
     ("facts and per-thread state", ["jtorch._core.dtypes", "jtorch._core.device",
                                     "jtorch._core.state", "jtorch._core.errors",
-                                    "jtorch._core.layout", "jtorch._core.removed"]),
+                                    "jtorch._core.layout", "jtorch._core.removed",
+                                    "jtorch._core.torch_function"]),
     ("the Tensor data type", ["jtorch._core.tensor_base", "jtorch._core.generator"]),
     ("the kernel", ["jtorch._core.autocast", "jtorch._core.kernel",
                     "jtorch._core.xla_options"]),

@@ -10,10 +10,16 @@ from .._core.graph import (
     current_graph_task_id as _current_graph_task_id,
     will_engine_execute_node as _will_engine_execute_node,
 )
+from .._core.torch_function import (
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    _disabled_torch_function_impl,
+)
 from .._tensor import Tensor
 from . import _nn
 
-__all__ = ["Generator", "_TensorMeta", "_current_graph_task_id", "_log_api_usage_once", "_nn",
+__all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "Generator", "_TensorMeta",
+           "_disabled_torch_function_impl", "_current_graph_task_id", "_log_api_usage_once", "_nn",
            "_will_engine_execute_node"]
 
 # the metaclass of torch.Tensor (``type(torch.Tensor)``), as annotations and checks name it

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 
+from . import torch_function
 from .autocast import ACTIVE as _AUTOCAST, autocast_key
 from .device import placed_on, to_jax
 from .graph import Node, register_dispatch
@@ -21,6 +22,7 @@ from .program_budget import BUDGET
 from .state import STATE
 from .strides import attach_view
 from .tensor_base import ShapeOnlyStorage, TensorBase
+from .torch_function import ACTIVE as _TORCH_FUNCTION
 from .xla_options import at_top_level
 
 # The one optional observer of op calls: None (the hot path pays one check), or a callable
@@ -100,6 +102,11 @@ def dispatch(opdef, args, kwargs):
         key = (tuple(targs), (), None)
         if device is None or len(tens) != len(args):   # tensors nested in tuples/lists
             device = _check_devices(tens, vals)
+    if _TORCH_FUNCTION[0]:   # a Tensor subclass with __torch_function__ exists
+        overloaded = torch_function.overloaded(tens)
+        if overloaded:
+            return torch_function.handle(_public_function(opdef), overloaded, args, kwargs,
+                                         "torch." + opdef.name)
     if _AUTOCAST[0] is not None:  # autocast is on: the key may name the op's casts
         key = autocast_key(opdef, key, device)
     try:
@@ -139,6 +146,17 @@ def dispatch(opdef, args, kwargs):
     if not opdef.is_view and type(out) is not tuple and type(out) is not list:
         return TensorBase._make(out, device)
     return wrap(out, None, device, kernel, tens)
+
+
+def _public_function(opdef):
+    """The function ``__torch_function__`` is given for ``opdef``: the one publishing it, or
+    for an op that is a piece of a public function, a function running it."""
+    if opdef.public is None:
+        def run(*args, **kwargs):
+            return dispatch(opdef, args, kwargs)
+        run.__name__ = run.__qualname__ = opdef.name
+        opdef.public = run
+    return opdef.public
 
 
 def _check_devices(tens, vals):

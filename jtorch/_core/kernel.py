@@ -68,7 +68,8 @@ class OpDef:
 
     __slots__ = ("name", "fn", "params", "tensors", "tensor_pos", "promote", "is_view", "saves",
                  "grad_name", "returns", "differentiable", "nondiff", "stride_rule", "check",
-                 "listed_first", "kernel_cache", "kernel_caches_set_aside", "__weakref__")
+                 "listed_first", "kernel_cache", "kernel_caches_set_aside", "public",
+                 "__weakref__")
 
     def __init__(self, name, fn, *, tensors=("input",), promote=None, is_view=False,
                  saves=True, grad_name=None, returns=None, differentiable=True, nondiff=(),
@@ -92,6 +93,7 @@ class OpDef:
         self.listed_first = tuple(listed_first)
         self.kernel_cache = {}   # key -> Kernel, under the current default dtype
         self.kernel_caches_set_aside = {}   # other default dtype -> its kernel_cache
+        self.public = None   # the function publishing it (set by _ops/_registry.op), if any
         _ALL_OPS.add(self)
 
     def __repr__(self):

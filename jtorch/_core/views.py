@@ -19,7 +19,7 @@ import re
 import jax
 import jax.numpy as jnp
 
-from . import dtypes, saved_hooks
+from . import dtypes, saved_hooks, torch_function
 from .autocast import without_autocast
 from .dispatch import dispatch
 from .graph import register_assign, rename_node
@@ -326,6 +326,12 @@ register_assign(assign)
 def inplace_call(t, opdef, args, kwargs):
     """``Tensor.<op>_``: compute out of place, then rebind ``t`` (writing through views)."""
     check_inplace(t)
+    if torch_function.ACTIVE[0] and type(t) is not torch_function.PLAIN[0] and \
+            torch_function.takes_part(type(t)) and not torch_function.is_disabled():
+        # an in-place op on a subclass's instance is answered by its method's
+        # __torch_function__ (Tensor.add_); the op itself runs without the protocol
+        with torch_function.DisableTorchFunctionSubclass():
+            return inplace_call(t, opdef, args, kwargs)
     if STATE.saved_hooks:   # the node packs t's value before the write, not t
         with saved_hooks.writing(t):
             res = without_autocast(dispatch, opdef, (t, *args), kwargs)

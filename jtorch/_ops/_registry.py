@@ -107,6 +107,7 @@ def op(names, *, method=True, inplace=False, dunder=(), out=True, namespace="", 
         functools.update_wrapper(public_fn, fn)
         public_fn.__name__ = public_fn.__qualname__ = names[0].rsplit(".", 1)[-1]
         public_fn._opdef = opdef
+        opdef.public = public_fn
         if not (public if public is not None else not names[0].startswith("_")):
             return public_fn
         for ns in _namespaces(namespace):

@@ -322,5 +322,14 @@ __all__ = [
 ]
 # --- end of generated code ---
 
+# PyTorch's functional.py imports the protocol's checks from torch.overrides (its Python
+# functions route through them); libraries reach them as F.*
+from ..overrides import (  # noqa: E402
+    handle_torch_function as handle_torch_function,
+    has_torch_function as has_torch_function,
+    has_torch_function_unary as has_torch_function_unary,
+    has_torch_function_variadic as has_torch_function_variadic,
+)
+
 # a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
 __getattr__ = torch_name_fallback("torch.nn.functional")

@@ -8,6 +8,7 @@ writes to the source tensor after ``Parameter(t)`` are not seen by the parameter
 
 from __future__ import annotations
 
+from .._core.torch_function import _disabled_torch_function_impl
 from .._ops.creation import empty
 from .._tensor import Tensor, TensorMeta
 
@@ -34,8 +35,11 @@ def _wrap(cls, data, requires_grad):
 class Parameter(Tensor, metaclass=_ParameterMeta):
     """``torch.nn.Parameter(data=None, requires_grad=True)``: a leaf tensor a Module owns.
 
-    Ops on a Parameter return plain Tensors, as in PyTorch.
+    Ops on a Parameter return plain Tensors, as in PyTorch: it takes no part in the
+    ``__torch_function__`` protocol.
     """
+
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -74,7 +78,10 @@ def _rebuild_parameter(data, requires_grad, cls=Parameter, state=None):
 
 class UninitializedTensorMixin:
     """Shared by the uninitialized parameter/buffer of lazy modules: no shape until
-    ``materialize(shape)`` turns it into ``cls_to_become``."""
+    ``materialize(shape)`` turns it into ``cls_to_become``. (PyTorch's raises, through
+    ``__torch_function__``, for most ops on it; jtorch's take no part in the protocol.)"""
+
+    __torch_function__ = _disabled_torch_function_impl
 
     def materialize(self, shape, device=None, dtype=None):
         if device is None:
@@ -142,6 +149,8 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     """``torch.nn.Buffer(data=None, *, persistent=True)``: marks a tensor to be registered as
     a buffer when assigned to a Module attribute. Returns a plain Tensor (a detached alias of
     ``data``) flagged as a buffer, as PyTorch does."""
+
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:

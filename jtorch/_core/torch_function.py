@@ -1,0 +1,223 @@
+"""The ``__torch_function__`` protocol of Tensor subclasses, as PyTorch runs it.
+
+A call whose tensor arguments include an instance of a Tensor subclass that does not disable
+the protocol (``__torch_function__ = torch._C._disabled_torch_function_impl``, as Parameter
+does) goes to that class's ``__torch_function__(func, types, args, kwargs)`` instead of
+running: subclasses before their bases, otherwise left to right; the first result that is not
+``NotImplemented`` is the call's result. Tensor's own ``__torch_function__`` (jtorch/_tensor.py)
+runs ``func`` with the protocol off (:class:`DisableTorchFunctionSubclass`) and turns tensor
+results into the subclass.
+
+Where jtorch checks (see docs/differences.md): every op (``dispatch``, ``func`` the op's public
+function: ``torch.add`` for ``torch.add(x, 1)``, ``x.add(1)`` and ``x + 1`` alike, as PyTorch
+passes ``Tensor.add`` for the latter two), and the methods, operators and tensor-valued
+properties of a subclass's instances (wrapped on the subclass when it is defined, ``func``
+the Tensor attribute). A function that is not an op (a composite of ops) is seen through the
+ops it runs. Until the first such subclass is defined (:data:`ACTIVE`), an op pays one check.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+
+# [True] once a Tensor subclass that takes part in the protocol exists (set by Tensor's
+# __init_subclass__): until then dispatch skips everything here after one list read
+ACTIVE = [False]
+# the public Tensor class, whose own instances never overload (registered by jtorch/_tensor.py)
+PLAIN = [None]
+
+
+class _Disabled(threading.local):
+    subclass = False   # inside DisableTorchFunctionSubclass (or DisableTorchFunction)
+
+
+_DISABLED = _Disabled()
+
+
+def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
+    """``torch._C._disabled_torch_function_impl``: a class whose ``__torch_function__`` is this
+    takes no part in the protocol (Parameter); called, it runs ``func`` with the protocol off."""
+    with DisableTorchFunctionSubclass():
+        return func(*args, **(kwargs or {}))
+
+
+class DisableTorchFunctionSubclass:
+    """``torch._C.DisableTorchFunctionSubclass``: within it, subclasses' ``__torch_function__``
+    is not called (this thread)."""
+
+    def __enter__(self):
+        self._prev = _DISABLED.subclass
+        _DISABLED.subclass = True
+        return self
+
+    def __exit__(self, *exc):
+        _DISABLED.subclass = self._prev
+
+
+# jtorch's modes are consulted by four nn.init functions only (torch.overrides), so disabling
+# the protocol as a whole is disabling it for subclasses
+DisableTorchFunction = DisableTorchFunctionSubclass
+
+
+def is_disabled():
+    return _DISABLED.subclass
+
+
+def takes_part(cls) -> bool:
+    """Whether instances of Tensor subclass ``cls`` take part in the protocol."""
+    return getattr(cls, "__torch_function__", _disabled_torch_function_impl) \
+        is not _disabled_torch_function_impl
+
+
+def overloaded(objs):
+    """The arguments among ``objs`` whose ``__torch_function__`` is called, in PyTorch's order
+    (one per type; a subclass before its bases, otherwise left to right). Empty when the
+    protocol is off on this thread."""
+    if _DISABLED.subclass:
+        return []
+    plain = PLAIN[0]
+    args, types = [], []
+    for a in objs:
+        cls = type(a)
+        if cls is plain or cls in types or not takes_part(cls):
+            continue
+        at = len(args)
+        for i, t in enumerate(types):
+            if issubclass(cls, t):
+                at = i
+                break
+        args.insert(at, a)
+        types.insert(at, cls)
+    return args
+
+
+_PLAIN_METHOD = ("Defining your `__torch_function__` as a plain method is deprecated and will "
+                 "be an error in future, please define it as a classmethod.")
+
+
+def handle(func, overloaded_args, args, kwargs, api_name):
+    """``torch.overrides.handle_torch_function``'s core: the first answer of the overloaded
+    arguments' ``__torch_function__``, or PyTorch's TypeError naming ``api_name``
+    (``torch.add``, ``torch.Tensor.add``) when every one declines."""
+    types = tuple(type(a) for a in overloaded_args)
+    for a in overloaded_args:
+        method = a.__torch_function__
+        if getattr(method, "__self__", None) is a:
+            warnings.warn(_PLAIN_METHOD, UserWarning, stacklevel=3)
+        result = method(func, types, args, kwargs or {})
+        if result is not NotImplemented:
+            return result
+    lines = "".join(f"  - tensor subclass {t}\n" for t in types)
+    raise TypeError(f"Multiple dispatch failed for '{api_name}'; all __torch_function__ "
+                    f"handlers returned NotImplemented:\n\n{lines}\n"
+                    "For more information, try re-running with TORCH_LOGS=not_implemented")
+
+
+# ------------------------------------------------------------------ Tensor's side
+def default(cls, func, types, args, kwargs):
+    """``Tensor.__torch_function__``: ``func`` run with the protocol off, its tensor results
+    (in tuples and lists too) made ``cls`` instances (``as_subclass``); ``NotImplemented``
+    when ``cls`` is not a subclass of every type taking part. (PyTorch leaves the results of
+    reading ``_base`` and ``grad`` as they are; jtorch does not route those reads here.)"""
+    if not all(issubclass(cls, t) for t in types):
+        return NotImplemented
+    with DisableTorchFunctionSubclass():
+        return _convert(func(*args, **(kwargs or {})), cls)
+
+
+def _convert(ret, cls):
+    if cls is PLAIN[0]:
+        return ret
+    if isinstance(ret, PLAIN[0]) and not isinstance(ret, cls):
+        return ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        items = [_convert(r, cls) for r in ret]
+        return type(ret)._make(items) if hasattr(type(ret), "_make") else type(ret)(items)
+    return ret
+
+
+# Tensor's tensor-valued properties, read through the protocol on a subclass's instances
+_PROPERTIES = ("T", "mT", "H", "mH", "data", "real", "imag")
+# Tensor attributes not wrapped: the protocol's own and construction, and the queries of a
+# tensor's size and kind that jtorch's own functions make on their arguments (PyTorch's
+# C++ makes them unseen; wrapped, a subclass's __torch_function__ would see jtorch's
+# internals call them)
+_NOT_WRAPPED = frozenset({
+    "__torch_function__", "as_subclass", "_make_subclass", "new", "numel", "nelement",
+    "size", "dim", "ndimension", "stride", "storage_offset", "is_contiguous", "element_size",
+    "is_floating_point", "is_complex", "is_signed", "get_device", "data_ptr", "type"})
+_WRAPPED_DUNDERS = ("__getitem__", "__setitem__")
+
+
+def _tensors_in(args, kwargs):
+    plain = PLAIN[0]
+    found = []
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        if isinstance(a, plain):
+            found.append(a)
+        elif type(a) in (list, tuple):
+            found.extend(x for x in a if isinstance(x, plain))
+    return found
+
+
+def _wrapped_method(fn, name):
+    api = "torch.Tensor." + name
+
+    def method(*args, **kwargs):
+        over = overloaded(_tensors_in(args, kwargs))
+        if over:
+            return handle(fn, over, args, kwargs, api)
+        return fn(*args, **kwargs)
+
+    method.__name__, method.__qualname__, method.__doc__ = name, "Tensor." + name, fn.__doc__
+    method.__wrapped__ = fn
+    return method
+
+
+def _wrapped_property(prop, name):
+    getter = prop.__get__
+    api = "torch.Tensor." + name
+
+    def get(self):
+        over = overloaded((self,))
+        if over:
+            return handle(getter, over, (self,), {}, api)
+        return getter(self)
+
+    return property(get, prop.fset, prop.fdel, prop.__doc__)
+
+
+def _runs_one_op(fn):
+    """Whether ``fn`` is an op's own public function (dispatch checks its calls)."""
+    opdef = getattr(fn, "_opdef", None)
+    return opdef is not None and opdef.public is fn
+
+
+def subclass_defined(cls, api_names):
+    """Tensor's ``__init_subclass__``: a class taking part in the protocol turns it on, and
+    gets the Tensor methods and tensor-valued properties that do not run an op (``detach``,
+    ``__getitem__``, ``T``, composites such as ``view``) wrapped, so that its instances' calls
+    go through it; ops check in dispatch, so an op's own function is left as it is. Methods the class (or
+    a class between it and Tensor) defines are its own and stay so. ``api_names``: Tensor's
+    names in PyTorch's API."""
+    if not takes_part(cls):
+        return
+    ACTIVE[0] = True
+    plain = PLAIN[0]
+    for name in (*api_names, *_WRAPPED_DUNDERS):
+        if name in _NOT_WRAPPED or (name.startswith("__") and name not in _WRAPPED_DUNDERS):
+            continue
+        original = plain.__dict__.get(name)
+        if original is None:
+            original = next((k.__dict__[name] for k in plain.__mro__ if name in k.__dict__),
+                            None)
+        if original is None or _runs_one_op(original):
+            continue
+        if next(k.__dict__[name] for k in cls.__mro__ if name in k.__dict__) is not original:
+            continue   # the subclass's own (or already wrapped by a base subclass)
+        if isinstance(original, property):
+            if name in _PROPERTIES:
+                setattr(cls, name, _wrapped_property(original, name))
+        elif callable(original) and not isinstance(original, (staticmethod, classmethod)):
+            setattr(cls, name, _wrapped_method(original, name))
