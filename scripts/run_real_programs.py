@@ -46,6 +46,7 @@ TIMING = re.compile(r",?\s*(time:?|Time:|time/call:|iter_dt|ms/batch|mfu)\s*[-+\
                     r"(ms|sec|s|%)?;?"
                     r"|^\d+ tokens/sec$"  # LLMs-from-scratch's generation speed
                     r"|\s*[\d.]+ms\b"  # llama2.c's step time
+                    r"|\s*\|?\s*tok/sec: [\d.]+"  # build-nanogpt's throughput
                     r"|\(\d+\.\d+s\)"  # gcn's and gat's epoch times
                     r"|\b(Time|Data)\s+[\d.]+\s+\(\s*[\d.]+\)")  # imagenet's meters
 
@@ -344,6 +345,21 @@ def prepare_x_transformers(tree, work):
     copied into the working directory as ``drive_xt.py``."""
     shutil.copy(os.path.join(HERE, "real_drivers", "x_transformers.py"),
                 os.path.join(work, "drive_xt.py"))
+
+
+def prepare_build_nanogpt(tree, work):
+    """The driver of karpathy/build-nanogpt's ``train_gpt2.py``
+    (``scripts/real_drivers/build_nanogpt.py``: the script's own text at a tiny size; it writes
+    its data shards and HellaSwag examples itself), copied in as ``drive_build_nanogpt.py``."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "build_nanogpt.py"),
+                os.path.join(work, "drive_build_nanogpt.py"))
+
+
+def prepare_clip(tree, work):
+    """The driver of openai/CLIP's ``clip`` package (``scripts/real_drivers/clip_model.py``),
+    copied in as ``drive_clip.py`` (``pip install ftfy``: its tokenizer imports it)."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "clip_model.py"),
+                os.path.join(work, "drive_clip.py"))
 
 
 def prepare_lightning(tree, work):
@@ -703,6 +719,26 @@ PROGRAMS = [
     # AutoregressiveWrapper with greedy/top-k/top-p generation, masked encoders, cross-attention,
     # XTransformer, continuous and ViT wrappers; three Adam steps and an eval each; needs einx,
     # loguru and torch-einops-utils installed)
+    Program("build-nanogpt", "build-nanogpt", "karpathy/build-nanogpt",
+            [["{work}/drive_build_nanogpt.py"]], prepare=prepare_build_nanogpt, path=(".",),
+            note="expected: under torch.autocast(bfloat16) PyTorch's CPU attention is its "
+                 "flash kernel (exponentials by a fast approximate exp, rounded to bfloat16 "
+                 "before the product with V; its own backward), jtorch's the exact float32 "
+                 "computation rounded once: step 0's loss 3e-6 apart, then within 7e-5, and "
+                 "the untrained model's near-ties flip (HellaSwag 1/6 against 2/6, the "
+                 "sampled text, from step 4); build-nanogpt-float32 matches: 240 numbers "
+                 "within 4.5e-4 relative, the largest the attention key biases' checkpoint "
+                 "sums"),
+    Program("build-nanogpt-float32", "build-nanogpt", "karpathy/build-nanogpt",
+            [["{work}/drive_build_nanogpt.py"]], prepare=prepare_build_nanogpt, path=(".",),
+            env={"BNG_FLOAT32": "1"}),
+    Program("clip", "CLIP", "openai/CLIP", [["{work}/drive_clip.py"]], prepare=prepare_clip,
+            path=(".",),
+            note="expected: PyTorch 2.13's clip.load of a state-dict file fails (torch.jit.load "
+                 "reads the file to its end, then torch.load finds nothing: EOFError), "
+                 "jtorch's jit.load raises NotImplementedError (a RuntimeError) first and "
+                 "clip.load goes on; the float16 text tower differs by float16 rounding "
+                 "(QuickGELU's scalar product and sigmoid, float16 matmuls)"),
     Program("x-transformers", "x-transformers", "lucidrains/x-transformers",
             [["{work}/drive_xt.py"]], prepare=prepare_x_transformers, path=(".",)),
     # PyTorch Lightning 2.6 (pip install "lightning>=2.6,<2.7"): a driver of its Trainer

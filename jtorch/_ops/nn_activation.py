@@ -183,23 +183,31 @@ def celu(input, alpha=1.0):
 celu_functional, celu_ = functional_forms("celu", celu, grad1="CeluBackward1", torch=True)
 
 
+def _opmath(x):
+    """``x`` in the dtype PyTorch's CPU kernels compute in: float32 for float16 and bfloat16
+    (converted, computed, rounded once at the end), ``x`` itself otherwise."""
+    return x.astype(jnp.float32) if x.dtype in (jnp.float16, jnp.bfloat16) else x
+
+
 @op("gelu", namespace="nn.functional", method=False, out=False)
 def gelu(input, approximate="none"):
     """``x * Phi(x)``; ``approximate="tanh"`` uses the tanh approximation."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _need_float(input, "GeluKernelImpl")
+    x = _opmath(input)
     if approximate == "tanh":
-        inner = math.sqrt(2 / math.pi) * (input + 0.044715 * input ** 3)
-        return 0.5 * input * (1 + jnp.tanh(inner))
-    return 0.5 * input * (1 + jax.lax.erf(input * (1 / math.sqrt(2))))
+        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)
+        return (0.5 * x * (1 + jnp.tanh(inner))).astype(input.dtype)
+    return (0.5 * x * (1 + jax.lax.erf(x * (1 / math.sqrt(2))))).astype(input.dtype)
 
 
 @op("silu", namespace=None, method=False, out=False)
 def silu(input):
     """``x * sigmoid(x)``."""
     _need_float(input, "silu_cpu")
-    return input * jax.nn.sigmoid(input)
+    x = _opmath(input)
+    return (x * jax.nn.sigmoid(x)).astype(input.dtype)
 
 
 silu_functional, silu_ = functional_forms("silu", silu)
