@@ -36,6 +36,7 @@ from ._core.tensor_base import (
 )
 from ._core.views import deepcopy_tensor, detached_alias
 from ._ops import convert
+from ._ops._registry import OPERANDS
 from ._ops.creation import empty, place, tensor
 from ._ops.indexing import getitem
 from ._ops.indexing_put import setitem
@@ -97,6 +98,16 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
                 return functools.partial(gone, self)
             raise missing_attribute(f"torch.Tensor.{name}")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    # ---------------------------------------------------------------- reflected division
+    def __rtruediv__(self, other):
+        """``other / self`` as PyTorch computes it: ``self.reciprocal() * other`` (its values
+        are not always the exact quotient's; grad_fn ``MulBackward0``)."""
+        if not isinstance(other, OPERANDS):
+            return NotImplemented
+        return self.reciprocal() * other
+
+    __rdiv__ = __rtruediv__
 
     # ---------------------------------------------------------------- subclasses
     @classmethod

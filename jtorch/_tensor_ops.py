@@ -452,11 +452,10 @@ for _factory, _operators in (
         "__xor__": "bitwise_xor",
     }),
     (reflected_operator, {
-        "__radd__": "add", "__rand__": "bitwise_and", "__rdiv__": "div",
-        "__rfloordiv__": "floor_divide", "__rlshift__": "bitwise_left_shift",
-        "__rmatmul__": "matmul", "__rmod__": "remainder", "__rmul__": "mul",
-        "__ror__": "bitwise_or", "__rpow__": "pow", "__rrshift__": "bitwise_right_shift",
-        "__rsub__": "sub", "__rtruediv__": "div", "__rxor__": "bitwise_xor",
+        "__radd__": "add", "__rand__": "bitwise_and", "__rfloordiv__": "floor_divide",
+        "__rlshift__": "bitwise_left_shift", "__rmatmul__": "matmul", "__rmod__": "remainder",
+        "__rmul__": "mul", "__ror__": "bitwise_or", "__rpow__": "pow",
+        "__rrshift__": "bitwise_right_shift", "__rsub__": "sub", "__rxor__": "bitwise_xor",
     }),
 ):
     for _operator, _method in _operators.items():

@@ -34,12 +34,13 @@ def test_as_subclass_is_an_alias_in_the_graph_as_torch():
         alias = base.as_subclass(marked)
         alias.add_(1.5)        # writes through the alias reach the base...
         base.mul_(2.0)         # ...and the other way round
-        seen[lib] = dict(types=(type(y) is marked, type(z) is sub, isinstance(z, lib.Tensor)),
-                         graph=(y.grad_fn.name(), y.requires_grad, y.is_leaf, y._is_view(),
-                                y._base is x),
-                         grad=x.grad.numpy(), base=base.numpy(), alias=alias.detach().numpy(),
-                         plain=type(lib.nn.Parameter(lib.ones(2)).as_subclass(lib.Tensor))
-                         is lib.Tensor)
+        seen[lib] = {"types": (type(y) is marked, type(z) is sub, isinstance(z, lib.Tensor)),
+                     "graph": (y.grad_fn.name(), y.requires_grad, y.is_leaf, y._is_view(),
+                               y._base is x),
+                     "grad": x.grad.numpy(), "base": base.numpy(),
+                     "alias": alias.detach().numpy(),
+                     "plain": type(lib.nn.Parameter(lib.ones(2)).as_subclass(lib.Tensor))
+                     is lib.Tensor}
     t, j = seen[torch], seen[jtorch]
     for k in ("types", "graph", "plain"):
         assert j[k] == t[k], k
@@ -56,10 +57,10 @@ def test_make_subclass_makes_a_leaf_of_the_class_as_torch():
         p = lib.Tensor._make_subclass(marked, y, True)
         q = lib.Tensor._make_subclass(marked, y)
         (p * p).sum().backward()
-        seen[lib] = dict(p=(type(p) is marked, p.is_leaf, p.requires_grad, p.grad_fn is None),
-                         q=(type(q) is marked, q.requires_grad), values=p.detach().numpy(),
-                         grad=p.grad.numpy(), w_grad=w.grad,
-                         plain=type(lib.Tensor._make_subclass(lib.Tensor, y)) is lib.Tensor)
+        seen[lib] = {"p": (type(p) is marked, p.is_leaf, p.requires_grad, p.grad_fn is None),
+                     "q": (type(q) is marked, q.requires_grad), "values": p.detach().numpy(),
+                     "grad": p.grad.numpy(), "w_grad": w.grad,
+                     "plain": type(lib.Tensor._make_subclass(lib.Tensor, y)) is lib.Tensor}
     t, j = seen[torch], seen[jtorch]
     assert j["p"] == t["p"] and j["q"] == t["q"] and j["plain"] == t["plain"]
     assert t["w_grad"] is None and j["w_grad"] is None   # detached from y's graph
@@ -69,8 +70,8 @@ def test_make_subclass_makes_a_leaf_of_the_class_as_torch():
 
 def test_subclass_errors_match_torch():
     for args in (lambda lib: (lib.randn(2), int), lambda lib: (lib.randn(2), 3)):
-        raises_like(lambda: torch.Tensor.as_subclass(*args(torch)),
-                    lambda: jtorch.Tensor.as_subclass(*args(jtorch)))
+        raises_like(lambda a=args: torch.Tensor.as_subclass(*a(torch)),
+                    lambda a=args: jtorch.Tensor.as_subclass(*a(jtorch)))
     marked = {lib: _classes(lib)[0] for lib in (torch, jtorch)}
     raises_like(lambda: torch.Tensor._make_subclass(marked[torch], 3),
                 lambda: jtorch.Tensor._make_subclass(marked[jtorch], 3))

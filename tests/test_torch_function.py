@@ -80,9 +80,9 @@ def test_values_and_gradients_through_subclass_instances_as_torch():
         h[0].mul_(2)                            # in place on a view of a subclass instance
         loss = (h ** 2).mean() + x.sum() * 0
         loss.backward()
-        res[lib] = dict(kind=(type(h).__name__, type(loss).__name__),
-                        fn=(h.grad_fn.name(), loss.grad_fn.name()),
-                        h=h.detach().numpy(), grad=w.grad.numpy())
+        res[lib] = {"kind": (type(h).__name__, type(loss).__name__),
+                    "fn": (h.grad_fn.name(), loss.grad_fn.name()),
+                    "h": h.detach().numpy(), "grad": w.grad.numpy()}
     t, j = res[torch], res[jtorch]
     assert j["kind"] == t["kind"] and j["fn"] == t["fn"]
     np.testing.assert_allclose(j["h"], t["h"], rtol=1e-12)
@@ -98,10 +98,12 @@ def test_a_subclass_goes_before_its_base_and_can_take_a_function_over():
             pass
 
         class Derived(Base):
+            seen, mean = calls, lib.mean
+
             @classmethod
             def __torch_function__(cls, func, types, args=(), kwargs=None):
-                calls.append((func.__name__, [t.__name__ for t in types]))
-                if func is lib.mean:   # the function form only (see docs/differences.md)
+                cls.seen.append((func.__name__, [t.__name__ for t in types]))
+                if func is cls.mean:   # the function form only (see docs/differences.md)
                     return "taken over"
                 return super().__torch_function__(func, types, args, kwargs)
 
@@ -143,12 +145,12 @@ def test_disabling_and_parameters_take_no_part_as_torch():
         p = lib.nn.Parameter(lib.ones(2))
         with lib._C.DisableTorchFunctionSubclass():
             inside = (type(x + 1).__name__, lib.overrides.has_torch_function((x,)))
-        out[lib] = dict(inside=inside, param=type(p * 2).__name__,
-                        has=(lib.overrides.has_torch_function((x, p)),
-                             lib.overrides.has_torch_function((p, lib.ones(1))),
-                             lib.overrides.has_torch_function_unary(x),
-                             lib.overrides.has_torch_function_variadic(p, x),
-                             lib.nn.functional.has_torch_function_unary(p)))
+        out[lib] = {"inside": inside, "param": type(p * 2).__name__,
+                    "has": (lib.overrides.has_torch_function((x, p)),
+                            lib.overrides.has_torch_function((p, lib.ones(1))),
+                            lib.overrides.has_torch_function_unary(x),
+                            lib.overrides.has_torch_function_variadic(p, x),
+                            lib.nn.functional.has_torch_function_unary(p))}
     assert out[jtorch] == out[torch]
 
 
@@ -157,9 +159,11 @@ def test_handle_torch_function_for_library_functions_as_torch():
     a non-tensor object that defines ``__torch_function__``, and PyTorch's error text."""
     out = {}
     for lib in (torch, jtorch):
-        def scaled(t, factor=2.0):
-            if lib.overrides.has_torch_function_unary(t):
-                return lib.overrides.handle_torch_function(scaled, (t,), t, factor=factor)
+        overrides = lib.overrides
+
+        def scaled(t, factor=2.0, overrides=overrides):
+            if overrides.has_torch_function_unary(t):
+                return overrides.handle_torch_function(scaled, (t,), t, factor=factor)
             return t * factor
 
         class Box:

@@ -198,9 +198,9 @@ def subclass_defined(cls, api_names):
     """Tensor's ``__init_subclass__``: a class taking part in the protocol turns it on, and
     gets the Tensor methods and tensor-valued properties that do not run an op (``detach``,
     ``__getitem__``, ``T``, composites such as ``view``) wrapped, so that its instances' calls
-    go through it; ops check in dispatch, so an op's own function is left as it is. Methods the class (or
-    a class between it and Tensor) defines are its own and stay so. ``api_names``: Tensor's
-    names in PyTorch's API."""
+    go through it; ops check in dispatch, so an op's own function is left as it is. Methods
+    the class (or a class between it and Tensor) defines are its own and stay so.
+    ``api_names``: Tensor's names in PyTorch's API."""
     if not takes_part(cls):
         return
     ACTIVE[0] = True

@@ -165,7 +165,8 @@ _INPLACE = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifl
 
 # what a binary operator accepts; for anything else it returns NotImplemented, as PyTorch's
 # do, so ``t == None`` is False and ``t + "a"`` is Python's TypeError
-_OPERANDS = (TensorBase, numbers.Number, np.ndarray, jax.Array)
+# what a Tensor's binary operators take as the other operand (else NotImplemented)
+OPERANDS = (TensorBase, numbers.Number, np.ndarray, jax.Array)
 
 
 def _operator_form(name):
@@ -190,7 +191,7 @@ def operator(public, name):
     opdef = public._opdef
 
     def method(self, *args):
-        if args and not isinstance(args[0], _OPERANDS):
+        if args and not isinstance(args[0], OPERANDS):
             return NotImplemented
         return dispatch(opdef, (self, *args), {})
 
@@ -203,7 +204,7 @@ def _binary_operator(name, call):
     an operand Tensor's operators take."""
 
     def method(self, other):
-        if not isinstance(other, _OPERANDS):
+        if not isinstance(other, OPERANDS):
             return NotImplemented
         return call(self, other)
 

@@ -94,10 +94,30 @@ def mul(input, other):
 
 
 # ------------------------------------------------------------------ division
+def true_div(a, b):
+    """``a / b`` rounded as IEEE division, as PyTorch divides. XLA rewrites a division by a
+    constant (any backend) and, on the CPU, by a broadcast operand, as a product with the
+    reciprocal, which is one step off for a fifth to a quarter of float32 quotients
+    (``x / 3.3``, ``x / x.norm(dim=1, keepdim=True)``). A divisor that is broadcast is
+    therefore passed through an optimization barrier (no longer a constant) and given a second
+    use (the NaN check, which changes no value: a NaN divisor gives NaN either way), so that
+    neither rewrite applies; one select per element."""
+    shape = jnp.broadcast_shapes(jnp.shape(a), jnp.shape(b))
+    if jnp.shape(b) == shape:
+        return a / b
+    b = jax.lax.optimization_barrier(jnp.asarray(b))
+    full = (1,) * (len(shape) - b.ndim) + b.shape
+    kept = tuple(i for i, n in enumerate(full) if n != 1)
+    b = b.reshape([full[i] for i in kept])   # the operand the broadcast and the check share
+    q = a / jax.lax.broadcast_in_dim(b, shape, kept)
+    nan = jnp.asarray(jnp.nan, q.dtype)
+    return jnp.where(jax.lax.broadcast_in_dim(b != b, shape, kept), nan, q)
+
+
 def _trunc_div(a, b):
     if is_integral(a):
         return jax.lax.div(*jnp.broadcast_arrays(a, b))
-    return jnp.trunc(a / b)
+    return jnp.trunc(true_div(a, b))
 
 
 def _floor_div(a, b):
@@ -106,11 +126,11 @@ def _floor_div(a, b):
     if is_integral(a):
         return jnp.floor_divide(a, b)
     mod = jnp.fmod(a, b)
-    div = (a - mod) / b
+    div = true_div(a - mod, b)
     div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
     fl = jnp.floor(div)
     fl = jnp.where(div - fl > 0.5, fl + 1, fl)
-    q = a / b
+    q = true_div(a, b)
     fl = jnp.where(div == 0, jnp.copysign(jnp.zeros_like(div), q), fl)
     return jnp.where(b == 0, q, fl)
 
@@ -123,13 +143,13 @@ def _div_name(input, other, *, rounding_mode=None):
 
 
 @op(("div", "divide", "true_divide"), inplace=True,
-    dunder=("__truediv__", "__rtruediv__", "__itruediv__", "__div__", "__rdiv__", "__idiv__"),
+    dunder=("__truediv__", "__itruediv__", "__div__", "__idiv__"),
     check=check_div, grad_name=_div_name, **_BIN)
 def div(input, other, *, rounding_mode=None):
     broadcast_check(input, other)
     if rounding_mode is None:
         input, other = to_float(input, other)
-        return input / other
+        return true_div(input, other)
     if rounding_mode not in _DIV_KERNEL:
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")
