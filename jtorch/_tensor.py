@@ -9,6 +9,7 @@ op method, in-place variant and operator.
 from __future__ import annotations
 
 import functools
+import numbers
 import warnings
 
 import numpy as np
@@ -100,14 +101,14 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     # ---------------------------------------------------------------- reflected division
-    def __rtruediv__(self, other):
+    def __rdiv__(self, other):
         """``other / self`` as PyTorch computes it: ``self.reciprocal() * other`` (its values
         are not always the exact quotient's; grad_fn ``MulBackward0``)."""
         if not isinstance(other, OPERANDS):
             return NotImplemented
         return self.reciprocal() * other
 
-    __rdiv__ = __rtruediv__
+    __rtruediv__ = __rdiv__   # as PyTorch's (a subclass's __torch_function__ sees __rdiv__)
 
     # ---------------------------------------------------------------- subclasses
     @classmethod
@@ -311,6 +312,17 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    def __reversed__(self):
+        """``reversed(t)``: ``t`` flipped along dim 0 (a 0-d tensor itself), as PyTorch's."""
+        return self if self.ndim == 0 else self.flip(0)
+
+    def __contains__(self, element, /):
+        """``element in t``: whether any value of ``t`` equals ``element``, as PyTorch's."""
+        if isinstance(element, (TensorBase, numbers.Number)):
+            return bool((element == self).any().item())
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {type(element)}.")
+
     def __bool__(self):
         n = self.numel()
         if n != 1:
@@ -341,7 +353,7 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
     __str__ = __repr__
 
     def __format__(self, spec):
-        if self.ndim == 0:
+        if self.ndim == 0 and type(self) is Tensor:   # as PyTorch's: not a subclass's
             return self.item().__format__(spec)
         return object.__format__(self, spec)
 
@@ -440,3 +452,4 @@ def _unpickle(array, requires_grad, device):
 
 register_tensor_class(Tensor)
 torch_function.PLAIN[0] = Tensor
+torch_function.OPERANDS[0] = OPERANDS

@@ -148,6 +148,32 @@ _NOT_WRAPPED = frozenset({
     "size", "dim", "ndimension", "stride", "storage_offset", "is_contiguous", "element_size",
     "is_floating_point", "is_complex", "is_signed", "get_device", "data_ptr", "type"})
 _WRAPPED_DUNDERS = ("__getitem__", "__setitem__")
+# what Tensor's binary operators take as the other operand (registered by jtorch/_tensor.py)
+OPERANDS = [()]
+# Python's operators and conversions that PyTorch routes through the protocol as a Tensor
+# attribute other than an op's function, with the subclass's instance first: an augmented
+# assignment as the in-place method (``x += y``: ``Tensor.add_(x, y)``), a reflected operator
+# as the op (``2 + x``: ``add(x, 2)``) or as Tensor's own (``2 - x``: ``Tensor.__rsub__(x, 2)``),
+# ``+x`` as ``Tensor.positive``, and ``len``, ``int``, ``format``... as Tensor's dunders.
+# name: (the Tensor attribute passed as ``func``, kind)
+_INPLACE_OPS = {"__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_",
+                "__itruediv__": "div_", "__idiv__": "div_", "__ifloordiv__": "floor_divide_",
+                "__imod__": "remainder_", "__ipow__": "pow_"}
+_REFLECTED_OPS = {"__radd__": "add", "__rmul__": "mul", "__rand__": "bitwise_and",
+                  "__ror__": "bitwise_or", "__rxor__": "bitwise_xor"}
+_OPERATORS = {
+    **{n: (f, "inplace") for n, f in _INPLACE_OPS.items()},
+    **{n: (n, "inplace") for n in ("__iand__", "__ior__", "__ixor__", "__ilshift__",
+                                   "__irshift__")},
+    **{n: (f, "reflected") for n, f in _REFLECTED_OPS.items()},
+    **{n: (n, "reflected") for n in ("__rsub__", "__rtruediv__", "__rdiv__", "__rfloordiv__",
+                                     "__rmod__", "__rpow__", "__rlshift__", "__rrshift__",
+                                     "__rmatmul__")},
+    "__pos__": ("positive", "unary"),
+    **{n: (n, "unary") for n in ("__int__", "__float__", "__bool__", "__index__",
+                                 "__complex__", "__len__", "__format__", "__repr__",
+                                 "__array__", "__reversed__", "__contains__")},
+}
 
 
 def _tensors_in(args, kwargs):
@@ -169,6 +195,29 @@ def _wrapped_method(fn, name):
         if over:
             return handle(fn, over, args, kwargs, api)
         return fn(*args, **kwargs)
+
+    method.__name__, method.__qualname__, method.__doc__ = name, "Tensor." + name, fn.__doc__
+    method.__wrapped__ = fn
+    return method
+
+
+def _wrapped_operator(fn, func, name, kind):
+    """Operator ``name`` of a subclass: ``fn`` (Tensor's), or the protocol's answer to ``func``
+    called on ``(self, *args)``. A binary operator returns NotImplemented for what is not an
+    operand, as Tensor's does; a reflected one also for a Tensor (Python asks a subclass's
+    reflected operator first, where PyTorch runs the left operand's operator)."""
+    api = "torch.Tensor." + name
+
+    def method(self, *args, **kwargs):
+        if kind != "unary":
+            other = args[0]
+            if not isinstance(other, OPERANDS[0]) or \
+                    (kind == "reflected" and isinstance(other, PLAIN[0])):
+                return NotImplemented
+        over = overloaded(_tensors_in((self, *args), kwargs))
+        if over:
+            return handle(func, over, (self, *args), kwargs, api)
+        return fn(self, *args, **kwargs)
 
     method.__name__, method.__qualname__, method.__doc__ = name, "Tensor." + name, fn.__doc__
     method.__wrapped__ = fn
@@ -198,7 +247,8 @@ def subclass_defined(cls, api_names):
     """Tensor's ``__init_subclass__``: a class taking part in the protocol turns it on, and
     gets the Tensor methods and tensor-valued properties that do not run an op (``detach``,
     ``__getitem__``, ``T``, composites such as ``view``) wrapped, so that its instances' calls
-    go through it; ops check in dispatch, so an op's own function is left as it is. Methods
+    go through it; ops check in dispatch, so an op's own function is left as it is. So are the
+    operators and conversions PyTorch routes as Tensor methods (:data:`_OPERATORS`). Methods
     the class (or a class between it and Tensor) defines are its own and stay so.
     ``api_names``: Tensor's names in PyTorch's API."""
     if not takes_part(cls):
@@ -221,3 +271,16 @@ def subclass_defined(cls, api_names):
                 setattr(cls, name, _wrapped_property(original, name))
         elif callable(original) and not isinstance(original, (staticmethod, classmethod)):
             setattr(cls, name, _wrapped_method(original, name))
+    for name, (target, kind) in _OPERATORS.items():
+        original = _tensor_attribute(name)
+        func = _tensor_attribute(target)
+        if original is None or func is None:
+            continue
+        if next(k.__dict__[name] for k in cls.__mro__ if name in k.__dict__) is not original:
+            continue   # the subclass's own (or already wrapped by a base subclass)
+        setattr(cls, name, _wrapped_operator(original, func, name, kind))
+
+
+def _tensor_attribute(name):
+    """Tensor's own attribute ``name`` (as found on its class), or None."""
+    return next((k.__dict__[name] for k in PLAIN[0].__mro__ if name in k.__dict__), None)
