@@ -991,5 +991,8 @@ from ._ops.windows import (
 )
 # --- end of generated code ---
 
+# torch.functional, as torch/__init__ imports it: its names are the ones above
+from . import functional  # noqa: E402
+
 # a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
 __getattr__ = torch_name_fallback("torch")

@@ -46,6 +46,7 @@ TIMING = re.compile(r",?\s*(time:?|Time:|time/call:|iter_dt|ms/batch|mfu)\s*[-+\
                     r"(ms|sec|s|%)?;?"
                     r"|^\d+ tokens/sec$"  # LLMs-from-scratch's generation speed
                     r"|\s*[\d.]+ms\b"  # llama2.c's step time
+                    r"|\(?\d+m \d+s\)?(?: \(- \d+m \d+s\))?"  # pytorch/tutorials' timeSince
                     r"|\s*\|?\s*tok/sec: [\d.]+"  # build-nanogpt's throughput
                     r"|\(\d+\.\d+s\)"  # gcn's and gat's epoch times
                     r"|\b(Time|Data)\s+[\d.]+\s+\(\s*[\d.]+\)")  # imagenet's meters
@@ -123,12 +124,13 @@ MNIST_FILES = (("train-images-idx3-ubyte", 1024), ("train-labels-idx1-ubyte", 10
 MNIST_SOURCE = ["/work/shared/data/mnist"]
 
 
-def prepare_mnist(tree, work, up=1, train=None, folder="data", dataset="MNIST"):
+def prepare_mnist(tree, work, up=1, train=None, folder="data", dataset="MNIST", test=None):
     """``../data/MNIST/raw/`` (``up`` levels above the working directory: ``./data`` for 0,
     ``../../data`` for 2; ``folder`` instead of ``data``): the first 1024 (or ``train``)
     training and 512 test images of MNIST, as uncompressed IDX files (torchvision's layout,
     so its download step finds them). ``dataset="FashionMNIST"`` writes the same digits as
-    a stand-in FashionMNIST (the same IDX format, in ``data/FashionMNIST/raw/``)."""
+    a stand-in FashionMNIST (the same IDX format, in ``data/FashionMNIST/raw/``); ``test``
+    instead of 512 test images."""
     root = work
     for _ in range(up):
         root = os.path.dirname(root)
@@ -136,6 +138,7 @@ def prepare_mnist(tree, work, up=1, train=None, folder="data", dataset="MNIST"):
     os.makedirs(raw, exist_ok=True)
     for name, n in MNIST_FILES:
         n = train if train and name.startswith("train") else n
+        n = test if test and name.startswith("t10k") else n
         with gzip.open(os.path.join(MNIST_SOURCE[0], name + ".gz")) as f:
             data = f.read()
         ndim = data[3]
@@ -446,6 +449,105 @@ def prepare_mnist_pickle(tree, work):
     _stub(work, "IPython/core/debugger", "def set_trace():\n    pass\n")
 
 
+NAME_LANGUAGES = {  # language: syllables its stand-in surnames are made of
+    "Arabic": "ab al ha mad sa id na sr ra ki", "Chinese": "ch an zh ao li wu ng ha ye",
+    "Czech": "no vak dvo rak sk ova ce ch", "Dutch": "van de ber gen hui zen aa",
+    "English": "smi th wil son jo nes ham ton", "French": "du bois le fe vre ma rt in",
+    "German": "sch mid mü ller ber ger hof ma", "Greek": "pa pa do pou los ni ko as",
+    "Irish": "o bri en mc car thy ke ll y", "Italian": "ro ssi bi an co ne ri ll ti",
+    "Japanese": "sa to ka ta na ki mu ra ya", "Korean": "ki m pa rk le e ch oi ha",
+    "Polish": "ko wa lsk nó wak ski cz yk", "Portuguese": "si lva sa ntos fe rre ira",
+    "Russian": "iv an ov pe tr ov sky ko va", "Scottish": "mac do na ld ca mp bell",
+    "Spanish": "ga rcí a ma rt ín ez lo pe z", "Vietnamese": "ng uy en tr an ph am le"}
+
+
+def prepare_name_files(tree, work):
+    """``data/names/<Language>.txt`` for pytorch/tutorials' char-RNN tutorials (the 18 files
+    of download.pytorch.org/tutorial/data.zip): 60 generated surnames per language, two to
+    four of its syllables each, some with accents (the tutorials fold them to ASCII)."""
+    rng = np.random.default_rng(11)
+    folder = os.path.join(work, "data", "names")
+    os.makedirs(folder)
+    for language, syllables in NAME_LANGUAGES.items():
+        parts = syllables.split()
+        names = ["".join(rng.choice(parts, rng.integers(2, 5))).capitalize()
+                 for _ in range(60)]
+        with open(os.path.join(folder, language + ".txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(names) + "\n")
+
+
+ENG_FRA_SUBJECTS = (("I am", "Je suis"), ("He is", "Il est"), ("She is", "Elle est"),
+                    ("You are", "Vous êtes"), ("We are", "Nous sommes"),
+                    ("They are", "Ils sont"))
+ENG_FRA_WORDS = (("cold", "froid"), ("tired", "fatigué"), ("happy", "heureux"),
+                 ("small", "petit"), ("young", "jeune"), ("hungry", "affamé"),
+                 ("too cold", "trop froid"), ("too short", "trop petit"),
+                 ("very busy", "très occupé"), ("not afraid", "pas effrayé"),
+                 ("at home", "à la maison"), ("a director", "un directeur"))
+ENG_FRA_EXTRA = ("Go.\tVa !", "Run!\tCours !", "Who are you?\tQui êtes-vous ?",
+                 "She is five years younger than me.\tElle a cinq ans de moins que moi.",
+                 "I am not scared of dying.\tJe ne crains pas de mourir.",
+                 "He is a talented young director.\tC'est un jeune directeur plein de talent.",
+                 "I am too cold.\tJe suis trop froid.", "She is too short.\tElle est trop petit.")
+
+
+def prepare_eng_fra(tree, work):
+    """``data/eng-fra.txt`` for pytorch/tutorials' seq2seq translation tutorial (tab-separated
+    English and French sentences, as in download.pytorch.org/tutorial/data.zip): every
+    subject with every predicate, the sentences the tutorial evaluates at its end, and three
+    its filter drops."""
+    lines = [f"{en} {e_word}.\t{fr} {f_word}." for en, fr in ENG_FRA_SUBJECTS
+             for e_word, f_word in ENG_FRA_WORDS]
+    os.makedirs(os.path.join(work, "data"))
+    with open(os.path.join(work, "data", "eng-fra.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines + list(ENG_FRA_EXTRA)) + "\n")
+
+
+LENET_TRAIN = """
+import numpy as np
+import torch, torch.nn as nn, torch.nn.functional as F
+torch.manual_seed(1)
+torch.set_num_threads(1)
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 10, kernel_size=5)
+        self.conv2 = nn.Conv2d(10, 20, kernel_size=5)
+        self.conv2_drop = nn.Dropout2d()
+        self.fc1 = nn.Linear(320, 50)
+        self.fc2 = nn.Linear(50, 10)
+    def forward(self, x):
+        x = F.relu(F.max_pool2d(self.conv1(x), 2))
+        x = F.relu(F.max_pool2d(self.conv2_drop(self.conv2(x)), 2))
+        x = F.relu(self.fc1(x.view(-1, 320)))
+        return F.log_softmax(self.fc2(F.dropout(x, training=self.training)), dim=1)
+raw = '../data/MNIST/raw/train-'
+x = np.fromfile(raw + 'images-idx3-ubyte', np.uint8, offset=16).reshape(-1, 1, 28, 28)
+y = np.fromfile(raw + 'labels-idx1-ubyte', np.uint8, offset=8).astype(np.int64)
+data = torch.utils.data.TensorDataset(torch.from_numpy(x / np.float32(255)),
+                                      torch.from_numpy(y))
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.5)
+for epoch in range(3):
+    for x, y in torch.utils.data.DataLoader(data, batch_size=32, shuffle=True):
+        opt.zero_grad()
+        F.nll_loss(model(x), y).backward()
+        opt.step()
+torch.save(model.state_dict(), 'lenet_mnist_model.pth')
+"""
+
+
+def prepare_fgsm(tree, work):
+    """pytorch/tutorials' fgsm_tutorial: ``../data/MNIST`` (the MNIST subset, 128 test images:
+    the attack runs one image at a time, seven times) and its ``lenet_mnist_model.pth`` (the
+    pretrained pytorch/examples LeNet it downloads from Google Drive): the tutorial's ``Net``
+    trained here by real PyTorch (without torchvision, whose CUDA build may not import on a
+    CPU machine), single-threaded and seeded, 3 epochs over the 1024 training images."""
+    prepare_mnist(tree, work, up=1, test=128)
+    subprocess.run([sys.executable, "-c", LENET_TRAIN], cwd=work, check=True,
+                   capture_output=True)
+
+
 def prepare_imagefolder(tree, work):
     """``data/{train,val}/<class>/*.png`` (torchvision's ImageFolder layout): 16 training and
     8 validation images of random pixels and random sizes in two ImageNet classes."""
@@ -486,6 +588,11 @@ PT_TUTORIAL_NOTES = {
     "tensorqs": "expected: its 'Bridge with NumPy' section shows a tensor and a NumPy array "
                 "sharing memory (t.numpy(), torch.from_numpy); jtorch's tensors are immutable "
                 "JAX buffers, so each conversion copies (docs/differences.md)",
+    "blitz-tensor": "expected: it prints torch.empty's uninitialized memory, and its NumPy "
+                    "bridge shows shared memory (a.numpy(), torch.from_numpy), which jtorch's "
+                    "immutable JAX buffers do not share (docs/differences.md)",
+    "introyt-modelsyt": "expected: the mean of a BatchNorm1d output, float32 rounding noise "
+                        "around 0 (4.8e-08 and 4.1e-08), differs; all else exact",
     "polynomial_custom_function": "expected: a and c stay at float32 rounding noise (about "
                                   "1e-9; their true gradient is 0 for the odd sin fit), which "
                                   "differs in sign; every loss and b, d agree to 3e-7",
@@ -830,7 +937,30 @@ PROGRAMS = [
            ("model.pt",)),
           ("warmstarting", "recipes_source/recipes/"
            "warmstarting_model_using_parameters_from_a_different_model.py", None,
-           ("model.pt",)))),
+           ("model.pt",)),
+          # the second batch: the NLP-from-scratch trilogy on generated data, the spatial
+          # transformer and FGSM on the MNIST subset (iterations cut by the tutorials' own
+          # constants, each change named in the script's first lines)
+          ("char_rnn_classification",
+           "intermediate_source/char_rnn_classification_tutorial.py", prepare_name_files, ()),
+          ("char_rnn_generation", "intermediate_source/char_rnn_generation_tutorial.py",
+           prepare_name_files, ()),
+          ("seq2seq_translation", "intermediate_source/seq2seq_translation_tutorial.py",
+           prepare_eng_fra, ()),
+          ("spatial_transformer", "intermediate_source/spatial_transformer_tutorial.py",
+           functools.partial(prepare_mnist, up=0, folder="."), ()),
+          ("fgsm", "beginner_source/fgsm_tutorial.py", prepare_fgsm, ()),
+          ("polynomial_autograd", "beginner_source/examples_autograd/polynomial_autograd.py",
+           None, ()),
+          ("blitz-tensor", "beginner_source/blitz/tensor_tutorial.py", None, ()),
+          ("introyt-modelsyt", "beginner_source/introyt/modelsyt_tutorial.py", None, ()))),
+    # introyt's autograd tutorial: its autograd profiler table (op timings) is not compared
+    Program("pt-tutorials-introyt-autogradyt", "tutorials", "pytorch/tutorials",
+            [["beginner_source/introyt/autogradyt_tutorial.py"]], env={"MPLBACKEND": "Agg"},
+            results=r"^(?!\s*(aten::|Name\b|-{5,})|Self CPU time total)",
+            note="expected: d.sum() prints tensor(25., ...) in PyTorch, tensor(25.0000, ...) in "
+                 "jtorch: 24.999996 against 25.0, the float32 sum of the same 25 values in "
+                 "another order (PyTorch's vectorized reduction is not reproduced)"),
     Program("pt-tutorials-nn_tutorial", "tutorials", "pytorch/tutorials",
             [["beginner_source/nn_tutorial.py"]], env={"MPLBACKEND": "Agg"},
             prepare=prepare_mnist_pickle, path=("{work}/stubs",)),

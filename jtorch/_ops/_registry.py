@@ -74,7 +74,7 @@ def _names(names):
 
 
 def op(names, *, method=True, inplace=False, dunder=(), out=True, namespace="", public=None,
-       **flags):
+       legacy=None, **flags):
     """Register the decorated body as op ``names`` (a name or a tuple of aliases; the first is
     the op's name) and publish its forms (none for a private op, whose name starts with _).
 
@@ -89,6 +89,9 @@ def op(names, *, method=True, inplace=False, dunder=(), out=True, namespace="", 
             ``"special"``, ``"nn.functional"``, ``"fft"``, several joined by ``,``, or None.
         public: publish the forms at all (default: unless the name starts with ``_``, a
             private op that is a piece of a public function).
+        legacy: ``rewrite(args, kwargs, inplace=False) -> (args, kwargs)``, run on every
+            call's arguments before they are bound: PyTorch's deprecated positional
+            overloads (``_deprecated_overloads.py``).
         flags: the OpDef's flags (``tensors``, ``promote``, ``saves``, ``grad_name``...).
     """
     names = _names(names)
@@ -98,13 +101,18 @@ def op(names, *, method=True, inplace=False, dunder=(), out=True, namespace="", 
         OPS[names[0]] = opdef
         if out:
             def public_fn(*args, out=None, **kwargs):
+                if legacy is not None and len(args) > 2:   # (a deprecated form has 3 or more)
+                    args, kwargs = legacy(args, kwargs)
                 if out is not None:
                     return dispatch_out(opdef, args, kwargs, out)
                 return dispatch(opdef, args, kwargs)
         else:
             def public_fn(*args, **kwargs):
+                if legacy is not None and len(args) > 2:
+                    args, kwargs = legacy(args, kwargs)
                 return dispatch(opdef, args, kwargs)
         functools.update_wrapper(public_fn, fn)
+        public_fn._legacy = legacy
         public_fn.__name__ = public_fn.__qualname__ = names[0].rsplit(".", 1)[-1]
         public_fn._opdef = opdef
         opdef.public = public_fn
@@ -178,8 +186,11 @@ def _operator_form(name):
 def inplace_method(public):
     """``Tensor.<name>_`` of op function ``public``: computes out of place, writes in place."""
     opdef = public._opdef
+    legacy = getattr(public, "_legacy", None)
 
     def method(self, *args, **kwargs):
+        if legacy is not None and len(args) > 1:   # (a deprecated form: a number, tensors)
+            (_, *args), kwargs = legacy((self, *args), kwargs, inplace=True)
         return inplace_call(self, opdef, args, kwargs)
 
     method.__name__ = method.__qualname__ = opdef.name.rsplit(".", 1)[-1] + "_"
@@ -212,9 +223,17 @@ def _binary_operator(name, call):
     return method
 
 
+# PyTorch's ``__radd__`` and ``__rmul__`` are its ``__add__`` and ``__mul__``: the tensor stays
+# the first operand (``(2 * b).grad_fn.next_functions`` lists ``b``'s node, then the number's)
+_COMMUTED = frozenset({"__radd__", "__rmul__"})
+
+
 def reflected_operator(public, name):
-    """A reflected operator (``__radd__``): ``other <op> self``."""
+    """A reflected operator (``__radd__``): ``other <op> self`` (``self <op> other`` for the
+    commutative ``__radd__`` and ``__rmul__``, as PyTorch's)."""
     opdef = public._opdef
+    if name in _COMMUTED:
+        return _binary_operator(name, lambda self, other: dispatch(opdef, (self, other), {}))
     return _binary_operator(name, lambda self, other: dispatch(opdef, (other, self), {}))
 
 

@@ -198,8 +198,13 @@ def _spaced(fname, start, end, steps, dtype, out, base=None):
         vals = np.full(1, s_, work)
     else:
         step = (e_ - s_) / work.type(max(steps - 1, 1))
-        vals = np.where(idx < steps // 2, s_ + step * idx.astype(work),
-                        e_ - step * (steps - idx - 1).astype(work)).astype(work)
+        # linspace in float and double: ``start + step * idx`` in one rounding, as PyTorch's
+        # kernel (compiled with fused multiply-adds) computes it; half types and logspace's
+        # exponents (as PyTorch's logspace rounds them, nearer its powers): a rounding per op
+        fused = (np.longdouble if base is None and work in (np.float32, np.float64)
+                 else work.type)
+        vals = np.where(idx < steps // 2, fused(s_) + fused(step) * idx.astype(fused),
+                        fused(e_) - fused(step) * (steps - idx - 1).astype(fused)).astype(work)
     with np.errstate(all="ignore"):
         if base is not None:
             vals = np.power(work.type(base), vals)

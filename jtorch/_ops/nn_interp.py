@@ -289,9 +289,47 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 
 # ------------------------------------------------------------------ grid_sample
 def _unnormalize(coord, size, align_corners):
+    """PyTorch's scalar ``grid_sampler_unnormalize`` (its 3-D kernel's)."""
     if align_corners:
         return (coord + 1) / 2 * (size - 1)
     return ((coord + 1) * size - 1) / 2
+
+
+def _unnormalize_2d(coord, size, align_corners):
+    """PyTorch's vectorized 2-D kernel's: ``(coord + 1) * ((size - 1) / 2)``, or
+    ``fma(coord + 1, size / 2, -0.5)``. The rounding matters: a grid point on a pixel lands
+    a rounding error to one side of it, which decides the bilinear weights' gradient."""
+    shifted = coord + 1
+    if align_corners:
+        return shifted * jnp.asarray((size - 1) / 2, coord.dtype)
+    return _fma(shifted, jnp.asarray(size / 2, coord.dtype), jnp.asarray(-0.5, coord.dtype))
+
+
+def _kept(x):
+    """``x`` unchanged, through a select XLA cannot fold: a product passed through it is not
+    contracted with a following sum into a fused multiply-add."""
+    return jnp.where(x != x, jnp.asarray(jnp.nan, x.dtype), x)
+
+
+def _fma(a, b, c):
+    """``a * b + c`` rounded once, as a fused multiply-add: through float64 for narrower
+    floats; in float64 by error-free transforms (Dekker's product, Knuth's sum)."""
+    if a.dtype != jnp.float64:
+        wide = a.astype(jnp.float64) * b.astype(jnp.float64) + c.astype(jnp.float64)
+        return wide.astype(a.dtype)
+    a, b, c = jnp.broadcast_arrays(a, b, c)
+
+    def split(x):
+        t = _kept(134217729.0 * x)  # 2 ** 27 + 1
+        hi = t - (t - x)
+        return hi, x - hi
+    p = _kept(a * b)
+    (ah, al), (bh, bl) = split(a), split(b)
+    err = ((_kept(ah * bh) - p) + _kept(ah * bl) + _kept(al * bh)) + _kept(al * bl)
+    total = p + c
+    back = total - p
+    low = (p - (total - back)) + (c - back)
+    return total + (low + err)
 
 
 def _reflect(x, twice_low, twice_high):
@@ -362,7 +400,8 @@ def _grid_body(input, grid, interpolation_mode, padding_mode, align_corners):
     x = input.astype(jnp.float32) if low else input
     g = grid.astype(x.dtype).reshape(n, -1, nd)
     # grid's last axis is (x, y[, z]): x indexes the last spatial dim
-    coords = [_unnormalize(g[..., nd - 1 - k], sizes[k], align_corners) for k in range(nd)]
+    unnormalize = _unnormalize_2d if nd == 2 else _unnormalize
+    coords = [unnormalize(g[..., nd - 1 - k], sizes[k], align_corners) for k in range(nd)]
     # every tap of every output point is gathered at once: per dim, (N, P, taps) indices and
     # weights, combined by outer products into (N, P, taps ** nd)
     if interpolation_mode == 2:  # bicubic (2-D): taps read through the padding rule
@@ -385,7 +424,11 @@ def _grid_body(input, grid, interpolation_mode, padding_mode, align_corners):
             else:
                 lo = jnp.floor(jax.lax.stop_gradient(cd))
                 idx.append(jnp.stack([lo, lo + 1], -1).astype(jnp.int64))
-                wts.append(jnp.stack([lo + 1 - cd, cd - lo], -1))
+                if nd == 2:   # PyTorch's 2-D kernel: w = x - floor(x), e = 1 - w
+                    frac = cd - lo
+                    wts.append(jnp.stack([1 - frac, frac], -1))
+                else:         # its 3-D kernel: distances to the far corner
+                    wts.append(jnp.stack([lo + 1 - cd, cd - lo], -1))
     lin = ok = w = None
     for i, wk, s in zip(idx, wts, sizes):  # i, wk: (N, P, taps of this dim)
         ci, inside = jnp.clip(i, 0, s - 1), (i >= 0) & (i < s)
@@ -397,7 +440,16 @@ def _grid_body(input, grid, interpolation_mode, padding_mode, align_corners):
             w = (w[..., :, None] * wk[..., None, :]).reshape(n, g.shape[1], -1)
     flat = x.reshape(n, c, -1)
     vals = jax.vmap(lambda img, ix: img[:, ix])(flat, lin)          # (N, C, P, taps)
-    out = jnp.sum(jnp.where(ok[:, None], vals, 0) * w[:, None], axis=-1)
+    vals = jnp.where(ok[:, None], vals, 0)
+    if nd == 2 and interpolation_mode == 0:
+        # PyTorch's vectorized bilinear kernel: nw_val * nw, then each further tap added by a
+        # fused multiply-add, in the order nw, ne, sw, se
+        w = jnp.broadcast_to(w[:, None], vals.shape)
+        out = vals[..., 0] * w[..., 0]
+        for k in range(1, vals.shape[-1]):
+            out = _fma(vals[..., k], w[..., k], out)
+    else:
+        out = jnp.sum(vals * w[:, None], axis=-1)
     return out.reshape((n, c) + tuple(out_sp)).astype(input.dtype)
 
 
@@ -438,22 +490,42 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 # ------------------------------------------------------------------ affine_grid
 def _base_line(steps, align_corners, dt):
+    """PyTorch's ``linspace_from_neg_one``: ``linspace(-1, 1, steps)`` as its CPU kernel steps
+    it (the first half counted up from -1, the rest down from 1; one rounding per value in
+    float and double, as creation_math's linspace), then, unless
+    ``align_corners``, ``* (steps - 1)`` and ``/ steps``, each rounded in ``dt``: computed on
+    the host (a constant), since XLA turns a division by a constant into a product with its
+    reciprocal."""
     if steps <= 1:
         return jnp.zeros((max(steps, 0),), dt)
-    r = jnp.linspace(-1, 1, steps, dtype=dt)
-    return r if align_corners else r * (steps - 1) / steps
+    work = np.dtype(dt).type
+    fused = np.longdouble if work in (np.float32, np.float64) else work  # as torch.linspace
+    idx = np.arange(steps)
+    step = fused(work(2) / work(steps - 1))
+    r = np.where(idx < steps // 2, fused(-1) + step * idx.astype(fused),
+                 fused(1) - step * (steps - idx - 1).astype(fused)).astype(work)
+    if not align_corners:
+        r = (r * work(steps - 1)).astype(work) / work(steps)
+    return jnp.asarray(r.astype(work), dt)
 
 
 @op("affine_grid_generator", method=False, out=False, tensors=("theta",), saves=False)
 def affine_grid_generator(theta, size, align_corners):
+    """``base @ theta^T`` for the base grid's rows ``(x, y[, z], 1)``, summed in that order, one
+    rounding per product and per sum, as PyTorch's ``bmm`` of three (four) terms rounds."""
     dt = theta.dtype
     n = size[0]
     sp = tuple(size[2:])
     lines = [_base_line(s, align_corners, dt) for s in sp]
     mesh = jnp.meshgrid(*lines, indexing="ij")  # spatial dims in order (D,) H, W
     cols = [*reversed(mesh), jnp.ones(sp, dt)]  # x, y[, z], 1
-    base = jnp.stack(cols, axis=-1).reshape(1, -1, len(sp) + 1)
-    grid = jnp.matmul(base, jnp.swapaxes(theta, 1, 2), precision=jax.lax.Precision.HIGHEST)
+    rows = jnp.swapaxes(theta, 1, 2)  # (n, k + 1, k): row i multiplies column i
+    grid = None
+    for i, col in enumerate(cols):
+        # each product rounded before its sum: else XLA's CPU backend contracts them into a
+        # fused multiply-add (one rounding, not two; an optimization barrier does not stop it)
+        term = _kept(col.reshape(1, -1, 1) * rows[:, None, i, :])
+        grid = term if grid is None else grid + term
     return grid.reshape((n,) + sp + (len(sp),))
 
 

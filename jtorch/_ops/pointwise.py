@@ -12,6 +12,7 @@ import jax.numpy as jnp
 
 from .._core import dtypes
 from .._core.tensor_base import TensorBase
+from ._deprecated_overloads import scalar_first
 from ._elementwise import (
     broadcast_check,
     category,
@@ -50,7 +51,8 @@ def _alpha(x, alpha, name="alpha"):
     return (x * alpha).astype(x.dtype)
 
 
-@op("add", inplace=True, dunder=("__add__", "__radd__", "__iadd__"), saves=False, **_BIN)
+@op("add", inplace=True, dunder=("__add__", "__radd__", "__iadd__"), saves=False,
+    legacy=scalar_first("add", "alpha", ("other",)), **_BIN)
 def add(input, other, *, alpha=1):
     broadcast_check(input, other)
     return input + _alpha(other, alpha)
@@ -72,7 +74,8 @@ def _check_sub(input, other, *, alpha=1):
 
 
 @op(("sub", "subtract"), inplace=True, dunder=("__sub__", "__rsub__", "__isub__"), saves=False,
-    check=_check_sub, grad_name=overload_grad_name("SubBackward", 0, "->Rsub1"), **_BIN)
+    check=_check_sub, legacy=scalar_first("sub", "alpha", ("other",)),
+    grad_name=overload_grad_name("SubBackward", 0, "->Rsub1"), **_BIN)
 def sub(input, other, *, alpha=1):
     broadcast_check(input, other)
     return input - _alpha(other, alpha)
@@ -305,7 +308,7 @@ def lerp(input, end, weight):
 
 
 @op("addcmul", inplace=True, tensors=("input", "tensor1", "tensor2"), promote="common",
-    saves="others")
+    saves="others", legacy=scalar_first("addcmul", "value", ("tensor1", "tensor2")))
 def addcmul(input, tensor1, tensor2, *, value=1):
     broadcast_check(input, tensor1, tensor2)
     refuse("addcmul_cpu_out", input, bool_=True)
@@ -323,7 +326,8 @@ _ADDCDIV_INT = (
     "for all dtypes.")
 
 
-@op("addcdiv", inplace=True, tensors=("input", "tensor1", "tensor2"))
+@op("addcdiv", inplace=True, tensors=("input", "tensor1", "tensor2"),
+    legacy=scalar_first("addcdiv", "value", ("tensor1", "tensor2")))
 def addcdiv(input, tensor1, tensor2, *, value=1):
     if is_integral(tensor1) and is_integral(tensor2):
         raise RuntimeError(_ADDCDIV_INT)
