@@ -9,8 +9,8 @@ runs ``func`` with the protocol off (:class:`DisableTorchFunctionSubclass`) and 
 results into the subclass.
 
 Where jtorch checks (see docs/differences.md): every op (``dispatch``, ``func`` the op's public
-function: ``torch.add`` for ``torch.add(x, 1)``, ``x.add(1)`` and ``x + 1`` alike, as PyTorch
-passes ``Tensor.add`` for the latter two), and the methods, operators and tensor-valued
+function: ``torch.add`` for ``torch.add(x, 1)``, ``x.add(1)`` and ``x + 1`` alike, where
+PyTorch passes ``Tensor.add`` for the latter two), and the methods, operators and tensor-valued
 properties of a subclass's instances (wrapped on the subclass when it is defined, ``func``
 the Tensor attribute). A function that is not an op (a composite of ops) is seen through the
 ops it runs. Until the first such subclass is defined (:data:`ACTIVE`), an op pays one check.
