@@ -136,6 +136,11 @@ def has_torch_function_variadic(*args) -> bool:
     return has_torch_function(args)
 
 
+# (PyTorch's Python path words it so, backtick missing)
+_PLAIN_METHOD = ("Defining your `__torch_function__ as a plain method is deprecated and will be "
+                 "an error in future, please define it as a classmethod.")
+
+
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     """``public_api(*args, **kwargs)`` answered by the protocol: the innermost active mode's
     ``__torch_function__`` (popped while it runs) first, then the overloaded arguments' in
@@ -147,15 +152,10 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
             result = mode.__torch_function__(public_api, types, args, kwargs)
         if result is not NotImplemented:
             return result
-    for arg in overloaded:
-        method = arg.__torch_function__
-        if getattr(method, "__self__", None) is arg:
-            warnings.warn("Defining your `__torch_function__ as a plain method is deprecated and "
-                          "will be an error in future, please define it as a classmethod.",
-                          DeprecationWarning, stacklevel=2)
-        result = method(public_api, types, args, kwargs)
-        if result is not NotImplemented:
-            return result
+    result = torch_function.first_answer(public_api, overloaded, args, kwargs,
+                                         (_PLAIN_METHOD, DeprecationWarning), 3)
+    if result is not NotImplemented:
+        return result
     msg = (f"no implementation found for '{public_api.__module__}.{public_api.__name__}' on "
            f"types that implement __torch_function__: {[type(a) for a in overloaded]}")
     if _stack():

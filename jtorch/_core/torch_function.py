@@ -96,19 +96,29 @@ _PLAIN_METHOD = ("Defining your `__torch_function__` as a plain method is deprec
                  "be an error in future, please define it as a classmethod.")
 
 
-def handle(func, overloaded_args, args, kwargs, api_name):
-    """``torch.overrides.handle_torch_function``'s core: the first answer of the overloaded
-    arguments' ``__torch_function__``, or PyTorch's TypeError naming ``api_name``
-    (``torch.add``, ``torch.Tensor.add``) when every one declines."""
+def first_answer(func, overloaded_args, args, kwargs, plain_warning, stacklevel):
+    """The first result of the overloaded arguments' ``__torch_function__`` that is not
+    ``NotImplemented`` (or ``NotImplemented``); a plain-method ``__torch_function__`` warns
+    ``plain_warning`` (``(message, category)``: PyTorch's C++ and Python paths word it apart)."""
     types = tuple(type(a) for a in overloaded_args)
     for a in overloaded_args:
         method = a.__torch_function__
         if getattr(method, "__self__", None) is a:
-            warnings.warn(_PLAIN_METHOD, UserWarning, stacklevel=3)
+            warnings.warn(plain_warning[0], plain_warning[1], stacklevel=stacklevel + 1)
         result = method(func, types, args, kwargs or {})
         if result is not NotImplemented:
             return result
-    lines = "".join(f"  - tensor subclass {t}\n" for t in types)
+    return NotImplemented
+
+
+def handle(func, overloaded_args, args, kwargs, api_name):
+    """How an op or a Tensor method answers through the protocol: :func:`first_answer`, or
+    PyTorch's TypeError naming ``api_name`` (``torch.add``, ``torch.Tensor.add``) when every
+    handler declines."""
+    result = first_answer(func, overloaded_args, args, kwargs, (_PLAIN_METHOD, UserWarning), 3)
+    if result is not NotImplemented:
+        return result
+    lines = "".join(f"  - tensor subclass {type(a)}\n" for a in overloaded_args)
     raise TypeError(f"Multiple dispatch failed for '{api_name}'; all __torch_function__ "
                     f"handlers returned NotImplemented:\n\n{lines}\n"
                     "For more information, try re-running with TORCH_LOGS=not_implemented")

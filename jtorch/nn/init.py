@@ -29,7 +29,7 @@ from .._core.kernel import OpDef
 from .._core.views import inplace_call
 from .._ops import creation, creation_math, random_ops
 from ..autograd import no_grad
-from ..overrides import _dispatch_to_mode
+from ..overrides import _dispatch_to_mode, _len_torch_function_stack
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
@@ -95,6 +95,8 @@ def _overridable(init):
 
     @functools.wraps(init)
     def dispatched(*args, **kwargs):
+        if not _len_torch_function_stack():   # no mode: the body at once (binding is for it)
+            return init(*args, **kwargs)
         try:
             call = signature.bind(*args, **kwargs)
         except TypeError:   # a wrong call: Python's own error, as the plain function raises
