@@ -64,16 +64,25 @@ class OpDef:
             (``next_functions``, node hooks' ``grad_inputs``), where PyTorch's node is another
             op's: ``linear`` lists ``bias`` first, as the ``addmm(bias, input, weight.t())``
             PyTorch lowers it to.
+        opmath: PyTorch's kernels compute float16 and bfloat16 values in float32 and round
+            the result once (their "opmath" type), and a Python number or 0-d tensor operand
+            enters that computation at float32 precision, not rounded to the half type first
+            (``x * 0.7``). With ``opmath`` the body sees such inputs as float32 and its outputs
+            are rounded to the dtypes it gives for the half inputs; without it, XLA computes in
+            the half type where it expands an op into several (sigmoid, softplus) and Python
+            numbers are rounded to it. ``"forward"``: only the forward; the backward is
+            differentiated in the half type, where PyTorch's derivative is a composite of ops
+            that each round (``sinh``'s ``grad * cosh(x)``), not a kernel of its own.
     """
 
     __slots__ = ("name", "fn", "params", "tensors", "tensor_pos", "promote", "is_view", "saves",
                  "grad_name", "returns", "differentiable", "nondiff", "stride_rule", "check",
-                 "listed_first", "kernel_cache", "kernel_caches_set_aside", "public",
+                 "listed_first", "opmath", "kernel_cache", "kernel_caches_set_aside", "public",
                  "__weakref__")
 
     def __init__(self, name, fn, *, tensors=("input",), promote=None, is_view=False,
                  saves=True, grad_name=None, returns=None, differentiable=True, nondiff=(),
-                 stride_rule=None, check=None, listed_first=()):
+                 stride_rule=None, check=None, listed_first=(), opmath=False):
         self.name = name
         self.fn = fn
         self.params = list(inspect.signature(fn).parameters)
@@ -91,6 +100,7 @@ class OpDef:
         self.stride_rule = stride_rule
         self.check = check
         self.listed_first = tuple(listed_first)
+        self.opmath = opmath
         self.kernel_cache = {}   # key -> Kernel, under the current default dtype
         self.kernel_caches_set_aside = {}   # other default dtype -> its kernel_cache
         self.public = None   # the function publishing it (set by _ops/_registry.op), if any
@@ -295,8 +305,8 @@ def promote_values(vals, promotable, scalar_slots, mode):
 class Kernel:
     """One op with one CallSpec: a jitted forward and cached jitted vjps."""
 
-    __slots__ = ("opdef", "spec", "body", "forward", "forward_top", "nondiff", "grad_name",
-                 "vjp_cache", "backward_ops", "listed")
+    __slots__ = ("opdef", "spec", "body", "vjp_body", "forward", "forward_top", "nondiff",
+                 "grad_name", "vjp_cache", "backward_ops", "listed")
 
     def __init__(self, opdef, spec):
         self.opdef = opdef
@@ -305,19 +315,33 @@ class Kernel:
         self.nondiff = frozenset(i for i, s in enumerate(spec.slots) if s is not PROMOTED)
         fn, mode, bind = opdef.fn, opdef.promote, spec.bind
 
-        def body(*vals):
+        def call(*vals):
+            args, kwargs = bind(vals)
+            return fn(*args, **kwargs)
+
+        def promoted(vals):
             if mode is not None:
                 dt = promote_values(vals, promotable, scalar_slots, mode)
                 if dt is not None:
                     vals = list(vals)
                     for i in promotable:
                         vals[i] = jnp.asarray(vals[i], dt.np)
-            args, kwargs = bind(vals)
-            return fn(*args, **kwargs)
+            return vals
 
+        def body(*vals):
+            return call(*promoted(vals))
+
+        vjp_body = body   # what backward differentiates
+        if opdef.opmath:
+            body = _in_opmath(call, promoted,
+                              promotable if mode is not None else spec.tensor_slots())
+            if opdef.opmath != "forward":
+                vjp_body = body
         if spec.autocast is not None:  # casts its inputs first (jtorch/_core/autocast.py)
+            vjp_body = autocast_body(opdef, spec, vjp_body) if vjp_body is not body else None
             body = autocast_body(opdef, spec, body)
         self.body = body
+        self.vjp_body = vjp_body or body
         self.grad_name = opdef.grad_name
         if callable(self.grad_name):  # the name depends on static arguments (sum vs sum(dim))
             args, kwargs = spec.static_arguments()
@@ -340,7 +364,7 @@ class Kernel:
         return f
 
     def make_vjp(self, diff):
-        body = self.body
+        body = self.vjp_body
 
         def vjp(vals, cts):
             def f(*d):
@@ -364,6 +388,40 @@ class Kernel:
 
 def _inexact(o):
     return jnp.issubdtype(o.dtype, jnp.inexact)
+
+
+_HALF = (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16))
+
+
+def opmath(x):
+    """``x`` in the dtype PyTorch's kernels compute its values in: float16 and bfloat16
+    widened (exactly) to float32, others as they are. For bodies that round an intermediate
+    result to the half type as PyTorch's composite does (``normalize`` rounds the norm)."""
+    return x.astype(jnp.float32) if x.dtype in _HALF else x
+
+
+def _in_opmath(call, promoted, slots):
+    """The body of an op computing in float32 where PyTorch's kernels do (OpDef's
+    ``opmath``): after promotion, the half-precision values in ``slots`` are widened to
+    float32 (exactly; a 0-d operand, a Python number or 0-d tensor, is widened from its value
+    before promotion rounded it to the half type, as PyTorch reads a scalar operand at opmath
+    precision), and the outputs are rounded once to the dtypes ``call`` gives for the half
+    values."""
+
+    def body(*raw):
+        vals = promoted(raw)
+        half = [i for i in slots if jnp.result_type(vals[i]) in _HALF]
+        if not half:
+            return call(*vals)
+        wide = list(vals)
+        for i in half:
+            wide[i] = jnp.asarray(raw[i] if jnp.ndim(raw[i]) == 0 else vals[i], jnp.float32)
+        out = call(*wide)
+        like = jax.eval_shape(call, *vals)
+        return jax.tree_util.tree_map(lambda o, s: o if o.dtype == s.dtype else o.astype(s.dtype),
+                                      out, like)
+
+    return body
 
 
 def _switch_kernel_caches(old, new):

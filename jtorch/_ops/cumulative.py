@@ -25,7 +25,7 @@ def _running(jnp_fn, input, dim, dtype):
     return jnp_fn(x, axis=d, dtype=_acc(x, dtype))
 
 
-@op("cumsum", inplace=True, saves=False)
+@op("cumsum", inplace=True, saves=False, opmath=True)
 def cumsum(input, dim, *, dtype=None):
     return _running(jnp.cumsum, input, dim, dtype)
 

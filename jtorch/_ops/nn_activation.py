@@ -137,7 +137,7 @@ def relu6(input, inplace=False):
     return _hardtanh_f(input, 0.0, 6.0, inplace=inplace)
 
 
-@op("leaky_relu", namespace=None, method=False, out=False)
+@op("leaky_relu", namespace=None, method=False, out=False, opmath=True)
 def leaky_relu(input, negative_slope=0.01):
     """``x`` for ``x > 0`` else ``negative_slope * x`` (slope at 0 is ``negative_slope``)."""
     _need_float(input, "leaky_relu_cpu")
@@ -153,7 +153,7 @@ def _elu(x, alpha, scale, input_scale):
     return jnp.where(x > 0, x * scale, neg * scale)
 
 
-@op("elu", namespace=None, method=False, out=False)
+@op("elu", namespace=None, method=False, out=False, opmath=True)
 def elu(input, alpha=1.0):
     """``x`` for ``x > 0`` else ``alpha * (exp(x) - 1)``."""
     _need_float(input, "elu_cpu")
@@ -163,7 +163,7 @@ def elu(input, alpha=1.0):
 elu_functional, elu_ = functional_forms("elu", elu, grad1="EluBackward1")
 
 
-@op("selu", namespace="", method=False, out=False, grad_name="EluBackward0")
+@op("selu", namespace="", method=False, out=False, grad_name="EluBackward0", opmath=True)
 def selu(input):
     """``scale * elu(x, alpha)`` with SELU's constants."""
     _need_float(input, "elu_cpu")
@@ -173,7 +173,7 @@ def selu(input):
 selu_functional, selu_ = functional_forms("selu", selu, grad1="EluBackward1", torch=True)
 
 
-@op("celu", namespace="", method=False, out=False)
+@op("celu", namespace="", method=False, out=False, opmath=True)
 def celu(input, alpha=1.0):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
     _need_float(input, "elu_cpu")
@@ -183,37 +183,30 @@ def celu(input, alpha=1.0):
 celu_functional, celu_ = functional_forms("celu", celu, grad1="CeluBackward1", torch=True)
 
 
-def _opmath(x):
-    """``x`` in the dtype PyTorch's CPU kernels compute in: float32 for float16 and bfloat16
-    (converted, computed, rounded once at the end), ``x`` itself otherwise."""
-    return x.astype(jnp.float32) if x.dtype in (jnp.float16, jnp.bfloat16) else x
-
-
-@op("gelu", namespace="nn.functional", method=False, out=False)
+@op("gelu", namespace="nn.functional", method=False, out=False, opmath=True)
 def gelu(input, approximate="none"):
     """``x * Phi(x)``; ``approximate="tanh"`` uses the tanh approximation."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _need_float(input, "GeluKernelImpl")
-    x = _opmath(input)
+    x = input
     if approximate == "tanh":
         inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)
-        return (0.5 * x * (1 + jnp.tanh(inner))).astype(input.dtype)
-    return (0.5 * x * (1 + jax.lax.erf(x * (1 / math.sqrt(2))))).astype(input.dtype)
+        return 0.5 * x * (1 + jnp.tanh(inner))
+    return 0.5 * x * (1 + jax.lax.erf(x * (1 / math.sqrt(2))))
 
 
-@op("silu", namespace=None, method=False, out=False)
+@op("silu", namespace=None, method=False, out=False, opmath=True)
 def silu(input):
     """``x * sigmoid(x)``."""
     _need_float(input, "silu_cpu")
-    x = _opmath(input)
-    return (x * jax.nn.sigmoid(x)).astype(input.dtype)
+    return input * jax.nn.sigmoid(input)
 
 
 silu_functional, silu_ = functional_forms("silu", silu)
 
 
-@op("mish", namespace=None, method=False, out=False)
+@op("mish", namespace=None, method=False, out=False, opmath=True)
 def mish(input):
     """``x * tanh(softplus(x))``."""
     _need_float(input, "mish_cpu")
@@ -223,7 +216,7 @@ def mish(input):
 mish_functional, mish_ = functional_forms("mish", mish)
 
 
-@op("hardsigmoid", namespace=None, method=False, out=False)
+@op("hardsigmoid", namespace=None, method=False, out=False, opmath=True)
 def hardsigmoid(input):
     """``relu6(x + 3) / 6``; the gradient is 0 at -3 and 3."""
     _need_float(input, "hardsigmoid_cpu")
@@ -238,7 +231,7 @@ def hardsigmoid(input):
 hardsigmoid_functional, hardsigmoid_ = functional_forms("hardsigmoid", hardsigmoid)
 
 
-@op("hardswish", namespace=None, method=False, out=False)
+@op("hardswish", namespace=None, method=False, out=False, opmath=True)
 def hardswish(input):
     """``x * relu6(x + 3) / 6``; gradient 0 at -3 and 1 at 3 (PyTorch's)."""
     _need_float(input, "hardswish_cpu")
@@ -250,14 +243,14 @@ hardswish_functional, hardswish_ = functional_forms("hardswish", hardswish)
 
 
 @op("logsigmoid", namespace="nn.functional", method=False, out=False,
-    grad_name="LogSigmoidBackward0")
+    grad_name="LogSigmoidBackward0", opmath=True)
 def logsigmoid(input):
     """``log(sigmoid(x))``, computed stably."""
     _need_float(input, "log_sigmoid_cpu")
     return -jnp.logaddexp(-input, 0)
 
 
-@op("softplus", namespace="nn.functional", method=False, out=False)
+@op("softplus", namespace="nn.functional", method=False, out=False, opmath=True)
 def softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta * x)) / beta``; ``x`` where ``beta * x > threshold``."""
     _need_float(input, "softplus_cpu")
@@ -299,7 +292,7 @@ def softsign(input):
     return input / (jnp.abs(input) + 1)
 
 
-@op("glu", namespace="nn.functional", method=False, out=False)
+@op("glu", namespace="nn.functional", method=False, out=False, opmath=True)
 def glu(input, dim=-1):
     """``a * sigmoid(b)`` with ``a, b`` the halves of ``input`` along ``dim``."""
     if input.ndim == 0:

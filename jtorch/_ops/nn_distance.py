@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
+from .._core.kernel import opmath
 from ._elementwise import category, common_dtype, default_float
 from ._registry import op
 from ._util import check_broadcast, type_name, wrap_dim
@@ -61,11 +62,13 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     x1, x2 = jnp.broadcast_to(x1, shape), jnp.broadcast_to(x2, shape)
     d = wrap_dim(dim, len(shape))
 
-    def unit(x):
-        n = pnorm(x, 2, d, keepdims=True)
-        return x / (n + jax.lax.stop_gradient(jnp.maximum(n, eps) - n))
+    def unit(x):   # each step rounded to a half type, as PyTorch's ops (norm, div, mul, sum)
+        n = pnorm(opmath(x), 2, d, keepdims=True).astype(x.dtype)
+        n = n + jax.lax.stop_gradient(jnp.maximum(n, eps) - n)
+        return (opmath(x) / opmath(n)).astype(x.dtype)
 
-    return jnp.sum(unit(x1) * unit(x2), axis=d).astype(common.np)
+    prod = opmath(unit(x1)) * opmath(unit(x2))
+    return jnp.sum(opmath(prod.astype(jnp.result_type(x1, x2))), axis=d).astype(common.np)
 
 
 def _pd_name(x1, x2, p=2.0, eps=1e-6, keepdim=False):
@@ -107,5 +110,6 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {type_name(input)}")
     d = wrap_dim(dim, input.ndim)
-    n = pnorm(input, p, d if input.ndim else None, keepdims=True)
-    return input / jnp.where(n >= eps, n, eps)
+    x = opmath(input)   # PyTorch's norm, its clamp and the division each round to a half type
+    n = pnorm(x, p, d if input.ndim else None, keepdims=True).astype(input.dtype)
+    return (x / opmath(jnp.where(n >= eps, n, eps))).astype(input.dtype)

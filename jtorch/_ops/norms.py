@@ -128,7 +128,8 @@ def matrix_norm_of(A, ord, dim, keepdim, dtype):
     return r if keepdim else jnp.squeeze(r, (d0, d1))
 
 
-@op("linalg.vector_norm", namespace="linalg", method=False, grad_name=_VNORM, tensors=("x",))
+@op("linalg.vector_norm", namespace="linalg", method=False, grad_name=_VNORM, tensors=("x",),
+    opmath=True)
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return vector_norm_of(x, ord, dim, keepdim, dtype)
 
@@ -138,7 +139,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     return matrix_norm_of(A, ord, dim, keepdim, dtype)
 
 
-@op("linalg.norm", namespace="linalg", method=False, grad_name=_VNORM, tensors=("A",))
+@op("linalg.norm", namespace="linalg", method=False, grad_name=_VNORM, tensors=("A",),
+    opmath=True)
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if dim is not None:
         dim = (dim,) if isinstance(dim, int) else tuple(dim)
@@ -155,7 +157,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return vector_norm_of(A, 2 if ord is None else ord, dim, keepdim, dtype)
 
 
-@op("norm", grad_name=_VNORM)
+@op("norm", grad_name=_VNORM, opmath=True)
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     dims = (dim,) if isinstance(dim, int) else dim
     if isinstance(p, str):

@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 
 from .._core import dtypes
+from .._core.kernel import opmath
 from .._core.tensor_base import TensorBase
 from ._deprecated_overloads import scalar_first
 from ._elementwise import (
@@ -48,6 +49,8 @@ def _alpha(x, alpha, name="alpha"):
                            "number.")
     if alpha == 1:
         return x
+    if x.dtype != opmath(x).dtype:  # float16/bfloat16: alpha rounded to it, the product kept
+        return opmath(x) * opmath(jnp.asarray(alpha, x.dtype))   # at float32 for the sum
     return (x * alpha).astype(x.dtype)
 
 
@@ -55,7 +58,7 @@ def _alpha(x, alpha, name="alpha"):
     legacy=scalar_first("add", "alpha", ("other",)), **_BIN)
 def add(input, other, *, alpha=1):
     broadcast_check(input, other)
-    return input + _alpha(other, alpha)
+    return (input + _alpha(other, alpha)).astype(input.dtype)
 
 
 def _is_bool_operand(x):
@@ -78,7 +81,7 @@ def _check_sub(input, other, *, alpha=1):
     grad_name=overload_grad_name("SubBackward", 0, "->Rsub1"), **_BIN)
 def sub(input, other, *, alpha=1):
     broadcast_check(input, other)
-    return input - _alpha(other, alpha)
+    return (input - _alpha(other, alpha)).astype(input.dtype)
 
 
 @op("rsub", method=False, saves=False, check=_check_sub,
@@ -86,11 +89,11 @@ def sub(input, other, *, alpha=1):
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
     broadcast_check(input, other)
-    return other - _alpha(input, alpha)
+    return (other - _alpha(input, alpha)).astype(other.dtype)
 
 
 @op(("mul", "multiply"), inplace=True, dunder=("__mul__", "__rmul__", "__imul__"),
-    saves="others", **_BIN)
+    saves="others", opmath=True, **_BIN)
 def mul(input, other):
     broadcast_check(input, other)
     return input * other
@@ -147,7 +150,7 @@ def _div_name(input, other, *, rounding_mode=None):
 
 @op(("div", "divide", "true_divide"), inplace=True,
     dunder=("__truediv__", "__itruediv__", "__div__", "__idiv__"),
-    check=check_div, grad_name=_div_name, **_BIN)
+    check=check_div, grad_name=_div_name, opmath=True, **_BIN)
 def div(input, other, *, rounding_mode=None):
     broadcast_check(input, other)
     if rounding_mode is None:
@@ -308,7 +311,7 @@ def lerp(input, end, weight):
 
 
 @op("addcmul", inplace=True, tensors=("input", "tensor1", "tensor2"), promote="common",
-    saves="others", legacy=scalar_first("addcmul", "value", ("tensor1", "tensor2")))
+    saves="others", opmath=True, legacy=scalar_first("addcmul", "value", ("tensor1", "tensor2")))
 def addcmul(input, tensor1, tensor2, *, value=1):
     broadcast_check(input, tensor1, tensor2)
     refuse("addcmul_cpu_out", input, bool_=True)
@@ -327,6 +330,7 @@ _ADDCDIV_INT = (
 
 
 @op("addcdiv", inplace=True, tensors=("input", "tensor1", "tensor2"),
+    opmath="forward",
     legacy=scalar_first("addcdiv", "value", ("tensor1", "tensor2")))
 def addcdiv(input, tensor1, tensor2, *, value=1):
     if is_integral(tensor1) and is_integral(tensor2):

@@ -40,7 +40,7 @@ def _unary(names, fn, *, special=(), doc=None, saves=True, real_only=None):
         return fn(input)
 
     body.__doc__ = doc
-    public = op(names, inplace=True, promote="float", saves=saves)(body)
+    public = op(names, inplace=True, promote="float", saves=saves, opmath="forward")(body)
     for s in special:
         export(s, namespace="special")(public)
     return public
@@ -255,7 +255,7 @@ def _hypot(x, y):
     return jnp.hypot(x, y)
 
 
-@op("hypot", inplace=True, **_REAL_BIN)
+@op("hypot", inplace=True, opmath=True, **_REAL_BIN)
 def hypot(input, other):
     """sqrt(x^2 + y^2); the gradient at (0, 0) is NaN, as in PyTorch (x / result)."""
     broadcast_check(input, other)
@@ -275,7 +275,7 @@ def _logaddexp2(x, y):
     return jnp.logaddexp2(x, y)
 
 
-@op("logaddexp", **_REAL_BIN)
+@op("logaddexp", opmath="forward", **_REAL_BIN)
 def logaddexp(input, other):
     """log(exp(x) + exp(y)); the gradient at x == y == +-inf is NaN, as in PyTorch."""
     broadcast_check(input, other)
@@ -283,7 +283,7 @@ def logaddexp(input, other):
     return _logaddexp(input, other)
 
 
-@op("logaddexp2", **_REAL_BIN)
+@op("logaddexp2", opmath="forward", **_REAL_BIN)
 def logaddexp2(input, other):
     broadcast_check(input, other)
     refuse("logaddexp2_cpu", input, integral=True, complex_=True)

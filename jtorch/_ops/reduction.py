@@ -106,14 +106,14 @@ def _acc_dtype(x, dtype):
 
 
 # ---------------------------------------------------------------------------- sums and means
-@op("sum", saves=False,
+@op("sum", saves=False, opmath=True,
     grad_name=lambda input, dim=None, *a, **k: "SumBackward0" if dim is None else "SumBackward1")
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     x = cast(input, dtype)
     return jnp.sum(x, axis=reduce_dims(dim, x.ndim), keepdims=keepdim, dtype=_acc_dtype(x, dtype))
 
 
-@op("nansum")
+@op("nansum", opmath=True)
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     x = cast(input, dtype)
     if jnp.issubdtype(x.dtype, jnp.complexfloating):
@@ -132,7 +132,7 @@ def _check_mean_dtype(x, dtype):
                            f"floating point or complex dtype. Got: {type_name(x)}")
 
 
-@op("mean", saves=False,
+@op("mean", saves=False, opmath=True,
     grad_name=lambda input, dim=None, *a, **k: "MeanBackward0" if dim is None else
     "MeanBackward1")
 def mean(input, dim=None, keepdim=False, *, dtype=None):
@@ -141,7 +141,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     return jnp.mean(x, axis=reduce_dims(dim, x.ndim), keepdims=keepdim)
 
 
-@op("nanmean", grad_name="DivBackward0")
+@op("nanmean", grad_name="DivBackward0", opmath=True)
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not inexact(input):
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
@@ -186,22 +186,22 @@ def _var_mean(name, x, dim, unbiased, keepdim, correction):
     return var, (m if keepdim else jnp.squeeze(m, axes))
 
 
-@op("var")
+@op("var", opmath=True)
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_mean("var", input, dim, unbiased, keepdim, correction)[0]
 
 
-@op("std")
+@op("std", opmath=True)
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return safe_sqrt(_var_mean("std", input, dim, unbiased, keepdim, correction)[0])
 
 
-@op("var_mean", method=False)
+@op("var_mean", method=False, opmath=True)
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_mean("var_mean", input, dim, unbiased, keepdim, correction)
 
 
-@op("std_mean", method=False)
+@op("std_mean", method=False, opmath=True)
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     v, m = _var_mean("std_mean", input, dim, unbiased, keepdim, correction)
     return safe_sqrt(v), m
@@ -425,13 +425,13 @@ def _softmax(x, d, log):
     return e / jnp.sum(e, axis=d, keepdims=True)
 
 
-@op("softmax", namespace=",nn.functional,special")
+@op("softmax", namespace=",nn.functional,special", opmath=True)
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     x, d = _softmax_dim("softmax", input, dim, _stacklevel, dtype)
     return _softmax(x, d, False)
 
 
-@op("log_softmax", namespace=",nn.functional,special")
+@op("log_softmax", namespace=",nn.functional,special", opmath=True)
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     x, d = _softmax_dim("log_softmax", input, dim, _stacklevel, dtype)
     return _softmax(x, d, True)
