@@ -48,6 +48,18 @@ FORWARD = {
     "cumsum": lambda T, x, y: x.cumsum(1),
     "softmax": lambda T, x, y: x.softmax(1),
     "normalize": lambda T, x, y: T.nn.functional.normalize(x, dim=1),
+    # PyTorch's float32 epsilon for half inputs, the weight applied before the one rounding
+    "rms_norm": lambda T, x, y: T.nn.functional.rms_norm(x, (64,)),
+    "rms_norm_weight": lambda T, x, y: T.nn.functional.rms_norm(x, (64,), y[0]),
+    # gemm: float32 accumulation, beta * input + alpha * product rounded once
+    "addmm": lambda T, x, y: T.addmm(x[:, :16], x, y.t()),
+    "addmm_alpha_beta": lambda T, x, y: T.addmm(x[:, :16], x, y.t(), beta=0.5, alpha=0.3),
+    "addmv": lambda T, x, y: T.addmv(x[:, 0], x, y[0]),   # (alpha != 1: gemv's own order)
+    "baddbmm": lambda T, x, y: T.baddbmm(x.view(4, 4, 64)[:, :, :4], x.view(4, 4, 64),
+                                         y.view(4, 4, 64).transpose(1, 2), beta=0.5, alpha=0.25),
+    "avg_pool2d": lambda T, x, y: T.nn.functional.avg_pool2d(x.view(2, 2, 16, 16), 3, 2, 1),
+    "adaptive_avg_pool2d": lambda T, x, y: T.nn.functional.adaptive_avg_pool2d(
+        x.view(2, 2, 16, 16), (5, 3)),
 }
 
 
@@ -105,3 +117,9 @@ def test_half_mixed_with_float32_promotes_as_pytorch():
         theirs = torch.tensor(_A).to(getattr(torch, dtype)) * torch.tensor(_B)
         assert str(ours.dtype) == str(theirs.dtype) == "torch.float32"
         np.testing.assert_array_equal(_bits(ours), _bits(theirs))
+
+
+def test_rms_norm_returns_the_inputs_dtype():
+    for T in (jtorch, torch):
+        x = T.tensor(_A).to(T.bfloat16)
+        assert T.nn.functional.rms_norm(x, (64,), T.ones(64)).dtype == T.bfloat16

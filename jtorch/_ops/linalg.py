@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 
 from .._core import dtypes
+from .._core.kernel import opmath
 from .._core.views import assign_out
 from ._registry import export, op
 from ._util import check_broadcast, cpp_name, type_name, wrap_dim
@@ -255,6 +256,19 @@ def _axpby(input, prod, beta, alpha):
     return out + (input if beta == 1 else input * jnp.asarray(beta, input.dtype))
 
 
+def _add_product(input, a, b, beta, alpha, product=None):
+    """``beta * input + alpha * (a @ b)`` (``product(a, b, dtype)`` instead of the matmul), as
+    PyTorch's gemm computes it: for float16/bfloat16 the product accumulates in float32 and
+    the whole sum is rounded once to the half type (alpha and beta at float32 precision). The
+    product's inputs stay in the half type: on a GPU it runs as a half-precision matmul."""
+    wide = opmath(input).dtype
+    if product is None:
+        prod = jnp.matmul(a, b, precision=HI, preferred_element_type=wide)
+    else:
+        prod = product(a, b, wide)
+    return _axpby(opmath(input), prod, beta, alpha).astype(input.dtype)
+
+
 @op("addmm", inplace=True, tensors=("input", "mat1", "mat2"))
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     _check_add_mm_dtypes(input, mat1, mat2)
@@ -263,7 +277,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
     input = _expand_to(input, (mat1.shape[0], mat2.shape[1]))
     _check_mm_sizes(mat1, mat2)
-    return _axpby(input, prod_(mat1, mat2), beta, alpha)
+    return _add_product(input, mat1, mat2, beta, alpha)
 
 
 def _check_add_mm_dtypes(input, mat1, mat2):
@@ -276,7 +290,7 @@ def _check_add_mm_dtypes(input, mat1, mat2):
 @op("addmv", inplace=True, tensors=("input", "mat", "vec"))
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     _check_mv(mat, vec, input)
-    return _axpby(input, prod_(mat, vec), beta, alpha)
+    return _add_product(input, mat, vec, beta, alpha)
 
 
 @op("addr", inplace=True, tensors=("input", "vec1", "vec2"), promote="common")
@@ -312,7 +326,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         raise RuntimeError(f"Input dtypes must be the same, got: input {cpp_name(input)}, "
                            f"batch1: {cpp_name(batch1)}, batch2: {cpp_name(batch2)}")
     _check_bmm(batch1, batch2, "baddbmm")
-    return _axpby(input, prod_(batch1, batch2), beta, alpha)
+    return _add_product(input, batch1, batch2, beta, alpha)
 
 
 @op("addbmm", inplace=True, tensors=("input", "batch1", "batch2"))
@@ -330,8 +344,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
                            f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
     _check_add_mm_dtypes(input, batch1, batch2)
     no_bool("addmm_impl_cpu_", batch1)
-    prod = jnp.einsum("bij,bjk->ik", batch1, batch2, precision=HI)
-    return _axpby(input, prod, beta, alpha)
+    return _add_product(input, batch1, batch2, beta, alpha, lambda a, b, dt: jnp.einsum(
+        "bij,bjk->ik", a, b, precision=HI, preferred_element_type=dt))
 
 
 # --- chains, contractions ------------------------------------------------------------------

@@ -273,14 +273,15 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     ns, axes = _norm_shape(input, normalized_shape, rms=True)
     _check_affine("weight", weight, ns)
+    # PyTorch computes in float32 for half inputs (the default eps too: float32's), applies
+    # the weight before rounding once, and returns the input's dtype
     x = input.astype(_acc(input))
     if eps is None:
-        eps = float(jnp.finfo(input.dtype).eps)
-    out = (x * (1 / jnp.sqrt(jnp.mean(x * x, axis=axes, keepdims=True) + eps)))
-    out = out.astype(input.dtype)
+        eps = float(jnp.finfo(x.dtype).eps)
+    out = x * (1 / jnp.sqrt(jnp.mean(x * x, axis=axes, keepdims=True) + eps))
     if weight is not None:
         out = out * weight
-    return out
+    return out.astype(input.dtype)
 
 
 # ------------------------------------------------------------------------ group norm

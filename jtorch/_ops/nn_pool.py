@@ -256,21 +256,22 @@ def _avg_pool(name, n, input, kernel_size, stride, padding, ceil_mode, count_inc
     return out if batched else out[0]
 
 
-@op("avg_pool1d", namespace="nn.functional,", method=False, grad_name="SqueezeBackward1")
+@op("avg_pool1d", namespace="nn.functional,", method=False, grad_name="SqueezeBackward1",
+    opmath="forward")
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     return _avg_pool("avg_pool1d", 1, input, kernel_size, stride, padding, ceil_mode,
                      count_include_pad, None)
 
 
-@op("avg_pool2d", namespace="nn.functional", method=False)
+@op("avg_pool2d", namespace="nn.functional", method=False, opmath="forward")
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     return _avg_pool("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode,
                      count_include_pad, divisor_override)
 
 
-@op("avg_pool3d", namespace="nn.functional", method=False)
+@op("avg_pool3d", namespace="nn.functional", method=False, opmath="forward")
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     return _avg_pool("avg_pool3d", 3, input, kernel_size, stride, padding, ceil_mode,
@@ -342,31 +343,34 @@ def _adaptive_avg(name, n, input, output_size):
             shape += [o, L // o]
         out = jnp.mean(x.reshape(shape), axis=tuple(3 + 2 * i for i in range(n)))
     else:
-        out = x
+        # each window's sum divided by its size, as PyTorch's kernel
+        out, count = x, np.ones(())
         for i, (L, o) in enumerate(zip(spatial, sizes)):
             start, end = _adaptive_windows(L, o)
             m = np.zeros((L, o))
             for j in range(o):
-                m[start[j]:end[j], j] = 1.0 / (end[j] - start[j])
+                m[start[j]:end[j], j] = 1.0
             out = jnp.moveaxis(jnp.tensordot(out, jnp.asarray(m, x.dtype), ((2 + i,), (0,))),
                                -1, 2 + i)
+            count = np.multiply.outer(count, np.asarray(end) - np.asarray(start))
+        out = out / jnp.asarray(count, x.dtype)
     return out if batched else out[0]
 
 
 @op("adaptive_avg_pool1d", namespace="nn.functional,", method=False,
-    grad_name="SqueezeBackward1")
+    grad_name="SqueezeBackward1", opmath=True)
 def adaptive_avg_pool1d(input, output_size):
     return _adaptive_avg("adaptive_avg_pool1d", 1, input, output_size)
 
 
 @op("adaptive_avg_pool2d", namespace="nn.functional", method=False,
-    grad_name="AdaptiveAvgPool2DBackward0")
+    grad_name="AdaptiveAvgPool2DBackward0", opmath=True)
 def adaptive_avg_pool2d(input, output_size):
     return _adaptive_avg("adaptive_avg_pool2d", 2, input, output_size)
 
 
 @op("adaptive_avg_pool3d", namespace="nn.functional", method=False,
-    grad_name="AdaptiveAvgPool3DBackward0")
+    grad_name="AdaptiveAvgPool3DBackward0", opmath=True)
 def adaptive_avg_pool3d(input, output_size):
     return _adaptive_avg("adaptive_avg_pool3d", 3, input, output_size)
 
