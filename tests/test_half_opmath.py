@@ -47,6 +47,12 @@ FORWARD = {
     "norm": lambda T, x, y: x.norm(dim=1),
     "cumsum": lambda T, x, y: x.cumsum(1),
     "softmax": lambda T, x, y: x.softmax(1),
+    # along the last dim PyTorch's kernel rounds the sum of exponentials and its log first
+    "log_softmax_last": lambda T, x, y: x.log_softmax(1),
+    "log_softmax_first": lambda T, x, y: x.log_softmax(0),
+    "log_softmax_middle": lambda T, x, y: x.view(4, 4, 64).log_softmax(1),
+    "cross_entropy_logp": lambda T, x, y: T.nn.functional.cross_entropy(
+        x, T.arange(16), reduction="none"),
     "normalize": lambda T, x, y: T.nn.functional.normalize(x, dim=1),
     # PyTorch's float32 epsilon for half inputs, the weight applied before the one rounding
     "rms_norm": lambda T, x, y: T.nn.functional.rms_norm(x, (64,)),

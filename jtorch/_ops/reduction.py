@@ -431,10 +431,32 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _softmax(x, d, False)
 
 
-@op("log_softmax", namespace=",nn.functional,special", opmath=True)
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    x, d = _softmax_dim("log_softmax", input, dim, _stacklevel, dtype)
+def _half_log_softmax(x, d):
+    """PyTorch's float16/bfloat16 log_softmax: computed in float32 and rounded once, except
+    that along the last dim its kernel stores the sum of exponentials, then its log, in the
+    half type before subtracting."""
+    z = x.astype(jnp.float32)
+    z = z - _shifted(z, (d,))
+    total = jnp.sum(jnp.exp(z), axis=d, keepdims=True)
+    if d == x.ndim - 1:
+        total = total.astype(x.dtype).astype(jnp.float32)
+        log_total = jnp.log(total).astype(x.dtype).astype(jnp.float32)
+    else:
+        log_total = jnp.log(total)
+    return (z - log_total).astype(x.dtype)
+
+
+def log_softmax_values(x, d):
+    """log_softmax of ``x`` along the (wrapped) dim ``d``, rounded as PyTorch's kernels
+    round it (cross_entropy's too)."""
+    if x.ndim and x.dtype in (jnp.float16, jnp.bfloat16):
+        return _half_log_softmax(x, d)
     return _softmax(x, d, True)
+
+
+@op("log_softmax", namespace=",nn.functional,special")
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return log_softmax_values(*_softmax_dim("log_softmax", input, dim, _stacklevel, dtype))
 
 
 @op("_softmax_backward_data", method=False, public=True, tensors=("grad_output", "output"))
