@@ -400,6 +400,21 @@ def opmath(x):
     return x.astype(jnp.float32) if x.dtype in _HALF else x
 
 
+def rounded_to(v, dtype):
+    """``v`` rounded to the values of ``dtype``: for float16/bfloat16 staying float32,
+    otherwise converted. For bodies that round an intermediate value as PyTorch's composite or
+    kernel does. Inside one program XLA may drop a float32 -> half -> float32 conversion pair
+    (it allows excess precision), so bfloat16 rounds with a reduce_precision (which XLA
+    keeps, and fuses) and float16 converts through an optimization barrier (reduce_precision
+    flushes float16's subnormals to zero)."""
+    dtype = jnp.dtype(dtype)
+    if dtype == jnp.bfloat16:
+        return jax.lax.reduce_precision(v.astype(jnp.float32), 8, 7)
+    if dtype == jnp.float16:
+        return jax.lax.optimization_barrier(v.astype(dtype)).astype(jnp.float32)
+    return v.astype(dtype)
+
+
 def _in_opmath(call, promoted, slots):
     """The body of an op computing in float32 where PyTorch's kernels do (OpDef's
     ``opmath``): after promotion, the half-precision values in ``slots`` are widened to

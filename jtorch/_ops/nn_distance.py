@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes
-from .._core.kernel import opmath
+from .._core.kernel import opmath, rounded_to
 from ._elementwise import category, common_dtype, default_float
 from ._registry import op
 from ._util import check_broadcast, type_name, wrap_dim
@@ -63,12 +63,12 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     d = wrap_dim(dim, len(shape))
 
     def unit(x):   # each step rounded to a half type, as PyTorch's ops (norm, div, mul, sum)
-        n = pnorm(opmath(x), 2, d, keepdims=True).astype(x.dtype)
+        n = rounded_to(pnorm(opmath(x), 2, d, keepdims=True), x.dtype)
         n = n + jax.lax.stop_gradient(jnp.maximum(n, eps) - n)
-        return (opmath(x) / opmath(n)).astype(x.dtype)
+        return rounded_to(opmath(x) / n, x.dtype)
 
-    prod = opmath(unit(x1)) * opmath(unit(x2))
-    return jnp.sum(opmath(prod.astype(jnp.result_type(x1, x2))), axis=d).astype(common.np)
+    prod = rounded_to(unit(x1) * unit(x2), jnp.result_type(x1, x2))
+    return jnp.sum(prod, axis=d).astype(common.np)
 
 
 def _pd_name(x1, x2, p=2.0, eps=1e-6, keepdim=False):
@@ -111,5 +111,5 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
                            f"input. Got {type_name(input)}")
     d = wrap_dim(dim, input.ndim)
     x = opmath(input)   # PyTorch's norm, its clamp and the division each round to a half type
-    n = pnorm(x, p, d if input.ndim else None, keepdims=True).astype(input.dtype)
-    return (x / opmath(jnp.where(n >= eps, n, eps))).astype(input.dtype)
+    n = rounded_to(pnorm(x, p, d if input.ndim else None, keepdims=True), input.dtype)
+    return (x / jnp.where(n >= eps, n, eps)).astype(input.dtype)

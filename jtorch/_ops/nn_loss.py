@@ -20,7 +20,7 @@ from .._core.tensor_base import TensorBase
 from ._index_util import concrete
 from ._registry import export, op
 from ._util import check_broadcast, type_name
-from .reduction import log_softmax_values
+from .reduction import softmax_values
 
 # the loss ops are published through the Python wrappers below (reduction arguments, checks)
 _LOSS = {"namespace": None, "method": False, "out": False}
@@ -317,7 +317,7 @@ def _cross_entropy(input, target, weight=None, reduction="mean", ignore_index=-1
     require_float(input, "log_softmax_lastdim_kernel_impl")
     cdim = 0 if input.ndim == 1 else 1
     n_cls = input.shape[cdim]
-    logp = log_softmax_values(input, cdim)
+    logp = softmax_values(input, cdim, True)
     wshape = (n_cls,) + (1,) * (input.ndim - cdim - 1)
     if prob:
         if weight is not None and (weight.ndim != 1 or weight.shape[0] != n_cls):

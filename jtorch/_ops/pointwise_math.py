@@ -13,6 +13,7 @@ import math
 import jax
 import jax.numpy as jnp
 
+from .._core.kernel import rounded_to
 from ._elementwise import (
     broadcast_check,
     is_bool,
@@ -46,6 +47,34 @@ def _unary(names, fn, *, special=(), doc=None, saves=True, real_only=None):
     return public
 
 
+def _from_output(fn, float32_grad, float16_steps=False):
+    """``fn`` whose float16/bfloat16 derivative is PyTorch's kernel of it, a function of the
+    rounded output ``y``: ``float32_grad(g, y, step)`` computed in float32 and rounded once.
+    ``step`` rounds an intermediate value: to float16 for float16 with ``float16_steps`` (as
+    PyTorch's float16 sigmoid kernel computes), else not at all."""
+
+    @jax.custom_vjp
+    def half(x):
+        return fn(x.astype(jnp.float32)).astype(x.dtype)
+
+    def fwd(x):
+        y = half(x)
+        return y, y
+
+    def bwd(y, g):
+        y32 = rounded_to(y.astype(jnp.float32), y.dtype)
+        step = (lambda v: rounded_to(v, y.dtype)) if float16_steps and y.dtype == jnp.float16 \
+            else (lambda v: v)
+        return (float32_grad(g.astype(jnp.float32), y32, step).astype(g.dtype),)
+
+    half.defvjp(fwd, bwd)
+
+    def body(x):
+        return half(x) if x.dtype in (jnp.float16, jnp.bfloat16) else fn(x)
+
+    return body
+
+
 exp = _unary("exp", jnp.exp, saves="output")
 exp2 = _unary("exp2", jnp.exp2, special=("exp2",), saves="output")
 expm1 = _unary("expm1", jnp.expm1, special=("expm1",), saves="output")
@@ -53,8 +82,8 @@ log = _unary("log", jnp.log)
 log1p = _unary("log1p", jnp.log1p, special=("log1p",))
 log2 = _unary("log2", jnp.log2)
 log10 = _unary("log10", jnp.log10)
-sqrt = _unary("sqrt", jnp.sqrt, doc="The derivative at 0 is inf, as in PyTorch.",
-              saves="output")
+sqrt = _unary("sqrt", _from_output(jnp.sqrt, lambda g, y, r: g / (2 * y)),
+              doc="The derivative at 0 is inf, as in PyTorch.", saves="output")
 rsqrt = _unary("rsqrt", jax.lax.rsqrt, saves="output")
 sin = _unary("sin", jnp.sin)
 cos = _unary("cos", jnp.cos)
@@ -64,11 +93,14 @@ acos = _unary(("acos", "arccos"), jnp.arccos)
 atan = _unary(("atan", "arctan"), jnp.arctan)
 sinh = _unary("sinh", jnp.sinh)
 cosh = _unary("cosh", jnp.cosh)
-tanh = _unary("tanh", jnp.tanh, saves="output")
+tanh = _unary("tanh", _from_output(jnp.tanh, lambda g, y, r: g * (1 - y * y)),
+              saves="output")
 asinh = _unary(("asinh", "arcsinh"), jnp.arcsinh)
 acosh = _unary(("acosh", "arccosh"), jnp.arccosh)
 atanh = _unary(("atanh", "arctanh"), jnp.arctanh)
-sigmoid = _unary("sigmoid", jax.nn.sigmoid, special=("expit",), saves="output")
+sigmoid = _unary("sigmoid", _from_output(jax.nn.sigmoid, lambda g, y, r: r(r(g * r(1 - y)) * y),
+                                         float16_steps=True),
+                 special=("expit",), saves="output")
 _C64 = "not implemented for 'ComplexFloat'"
 erf = _unary("erf", jax.scipy.special.erf, special=("erf",),
              real_only=(NotImplementedError, f'"erf_vml_cpu" {_C64}'))

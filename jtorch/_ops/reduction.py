@@ -18,6 +18,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from .._core import dtypes
+from .._core.kernel import rounded_to
 from .._core.tensor_base import TensorBase
 from ._registry import export, op
 from ._util import check_broadcast, type_name, wrap_dim
@@ -425,38 +426,66 @@ def _softmax(x, d, log):
     return e / jnp.sum(e, axis=d, keepdims=True)
 
 
-@op("softmax", namespace=",nn.functional,special", opmath=True)
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    x, d = _softmax_dim("softmax", input, dim, _stacklevel, dtype)
-    return _softmax(x, d, False)
-
-
-def _half_log_softmax(x, d):
-    """PyTorch's float16/bfloat16 log_softmax: computed in float32 and rounded once, except
-    that along the last dim its kernel stores the sum of exponentials, then its log, in the
-    half type before subtracting."""
+def _half_softmax_values(x, d, log):
+    """PyTorch's float16/bfloat16 (log_)softmax: computed in float32 and rounded once, except
+    that along the last dim its log_softmax kernel rounds the sum of exponentials, then its
+    log, to the half type before subtracting."""
     z = x.astype(jnp.float32)
     z = z - _shifted(z, (d,))
+    if not log:
+        e = jnp.exp(z)
+        return (e / jnp.sum(e, axis=d, keepdims=True)).astype(x.dtype)
     total = jnp.sum(jnp.exp(z), axis=d, keepdims=True)
     if d == x.ndim - 1:
-        total = total.astype(x.dtype).astype(jnp.float32)
-        log_total = jnp.log(total).astype(x.dtype).astype(jnp.float32)
+        log_total = rounded_to(jnp.log(rounded_to(total, x.dtype)), x.dtype)
     else:
         log_total = jnp.log(total)
     return (z - log_total).astype(x.dtype)
 
 
-def log_softmax_values(x, d):
-    """log_softmax of ``x`` along the (wrapped) dim ``d``, rounded as PyTorch's kernels
-    round it (cross_entropy's too)."""
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2))
+def _half_softmax(x, d, log):
+    return _half_softmax_values(x, d, log)
+
+
+def _half_softmax_fwd(x, d, log):
+    y = _half_softmax_values(x, d, log)
+    return y, y
+
+
+def _half_softmax_bwd(d, log, y, g):
+    """PyTorch's softmax and log_softmax backward kernels: from the rounded output, in float32,
+    rounded once."""
+    dtype = y.dtype
+    y, g = rounded_to(y.astype(jnp.float32), dtype), g.astype(jnp.float32)
+    if log:
+        grad = g - jnp.exp(y) * jnp.sum(g, axis=d, keepdims=True)
+    else:
+        grad = y * (g - jnp.sum(g * y, axis=d, keepdims=True))
+    return (grad.astype(dtype),)
+
+
+_half_softmax.defvjp(_half_softmax_fwd, _half_softmax_bwd)
+
+
+def softmax_values(x, d, log):
+    """(log_)softmax of ``x`` along the (wrapped) dim ``d``, rounded as PyTorch's kernels
+    round it (cross_entropy's log-probabilities too)."""
     if x.ndim and x.dtype in (jnp.float16, jnp.bfloat16):
-        return _half_log_softmax(x, d)
-    return _softmax(x, d, True)
+        return _half_softmax(x, d, log)
+    return _softmax(x, d, log)
+
+
+@op("softmax", namespace=",nn.functional,special")
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    x, d = _softmax_dim("softmax", input, dim, _stacklevel, dtype)
+    return softmax_values(x, d, False)
 
 
 @op("log_softmax", namespace=",nn.functional,special")
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    return log_softmax_values(*_softmax_dim("log_softmax", input, dim, _stacklevel, dtype))
+    x, d = _softmax_dim("log_softmax", input, dim, _stacklevel, dtype)
+    return softmax_values(x, d, True)
 
 
 @op("_softmax_backward_data", method=False, public=True, tensors=("grad_output", "output"))
