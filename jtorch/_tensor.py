@@ -28,9 +28,12 @@ from ._core.removed import removed_function
 from ._core.state import STATE
 from ._core.strides import is_contiguous, strides
 from ._core.tensor_base import (
+    FIELDS,
     MetaStorage,
     Size,
     TensorBase,
+    UserAttributes,
+    instance_dict,
     register_tensor_class,
     to_numpy,
     wrap_dim,
@@ -89,6 +92,19 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
 
     def is_distributed(self):
         return False
+
+    @property
+    def __dict__(self):
+        """The attributes a program set on this tensor, without jtorch's own fields (PyTorch
+        keeps its fields in C: its ``__dict__`` holds only those); writes go through."""
+        return UserAttributes(instance_dict(self))
+
+    @__dict__.setter
+    def __dict__(self, attributes):
+        own = instance_dict(self)
+        for key in [k for k in own if k not in FIELDS]:
+            del own[key]
+        own.update(attributes)
 
     def __getattr__(self, name):
         """Only for names the class does not define: a ``torch.Tensor`` attribute jtorch lacks

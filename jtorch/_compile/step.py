@@ -33,7 +33,7 @@ from . import first_call, stats
 from .context import Rediscover, TraceContext, Unsupported, tracing
 from .diff import trace_diff
 from .state import PLAIN_OBJECT_DEPTH, State, explicit_roots, roots_of
-from .trees import flatten, is_leaf, rebuild, spec, split_outputs
+from .trees import flatten, flatten_output, rebuild, spec, split_outputs
 
 _UNTRACEABLE = (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError,
                 jax.errors.TracerIntegerConversionError, jax.errors.TracerArrayConversionError,
@@ -248,8 +248,7 @@ def _wants_vjp(out, st, before, input_leaves, inputs_before):
     its outputs."""
     if not STATE.grad_enabled:
         return False
-    if not any(isinstance(o, Tensor) and o._requires_grad
-               for o in jax.tree_util.tree_leaves(out, is_leaf=is_leaf)):
+    if not any(isinstance(o, Tensor) and o._requires_grad for o in flatten_output(out)[0]):
         return False
     pairs = zip(before + inputs_before,
                 _grads_and_values(st.grad_params) + _grads_and_values(input_leaves))

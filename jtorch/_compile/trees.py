@@ -6,6 +6,7 @@ from __future__ import annotations
 import jax
 
 from .._tensor import Tensor
+from ..utils import _pytree
 
 # the place of a Tensor in the static part of a flattened output
 TENSOR = object()
@@ -40,9 +41,19 @@ def spec(leaves):
     return tuple(out)
 
 
+def flatten_output(out):
+    """``(leaves, treedef)`` of an output. A container JAX does not open but
+    ``torch.utils._pytree`` has registered (diffusers' ``BaseOutput``, transformers'
+    ``ModelOutput``) makes the whole output a torch pytree (its treedef a ``TreeSpec``)."""
+    out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=is_leaf)
+    if any(type(o) in _pytree.SUPPORTED_NODES for o in out_leaves):
+        return _pytree.tree_flatten(out)
+    return out_leaves, out_tree
+
+
 def split_outputs(out):
     """``(arrays of the output tensors, treedef, static leaves)`` of a traced output."""
-    out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=is_leaf)
+    out_leaves, out_tree = flatten_output(out)
     return ([o._value for o in out_leaves if isinstance(o, Tensor)], out_tree,
             [TENSOR if isinstance(o, Tensor) else o for o in out_leaves])
 
@@ -50,4 +61,7 @@ def split_outputs(out):
 def rebuild(tree, static, tensors):
     """The output from its treedef, static leaves and the output Tensors, in order."""
     it = iter(tensors)
-    return jax.tree_util.tree_unflatten(tree, [next(it) if s is TENSOR else s for s in static])
+    leaves = [next(it) if s is TENSOR else s for s in static]
+    if isinstance(tree, _pytree.TreeSpec):
+        return _pytree.tree_unflatten(leaves, tree)
+    return jax.tree_util.tree_unflatten(tree, leaves)

@@ -13,6 +13,7 @@ two attributes (this is on every op's path).
 from __future__ import annotations
 
 import math
+from collections.abc import MutableMapping
 
 import jax
 import numpy as np
@@ -264,6 +265,44 @@ class TensorBase:
     @property
     def retains_grad(self):
         return self._retains
+
+
+# a tensor's own attribute dict, its fields included (``Tensor.__dict__`` shows only the
+# attributes a program set, as PyTorch's, whose fields live in C)
+instance_dict = TensorBase.__dict__["__dict__"].__get__
+FIELDS = frozenset(k for k in vars(TensorBase) if k.startswith("_") and not k.startswith("__"))
+
+
+class UserAttributes(MutableMapping):
+    """``Tensor.__dict__``: the attributes set on a tensor other than its fields (accelerate
+    passes ``param.__dict__`` as keyword arguments to ``Parameter``), written through."""
+
+    __slots__ = ("_d",)
+
+    def __init__(self, d):
+        self._d = d
+
+    def __getitem__(self, key):
+        if key in FIELDS:
+            raise KeyError(key)
+        return self._d[key]
+
+    def __setitem__(self, key, value):
+        self._d[key] = value
+
+    def __delitem__(self, key):
+        if key in FIELDS:
+            raise KeyError(key)
+        del self._d[key]
+
+    def __iter__(self):
+        return (k for k in list(self._d) if k not in FIELDS)
+
+    def __len__(self):
+        return sum(k not in FIELDS for k in self._d)
+
+    def __repr__(self):
+        return repr(dict(self))
 
 
 def storage_root(t):

@@ -26,7 +26,7 @@ from .graph import register_assign, rename_node
 from .kernel import OpDef
 from .state import STATE, grad_mode
 from .strides import contiguous_strides, strides
-from .tensor_base import TensorBase, register_view_refresh, storage_root
+from .tensor_base import TensorBase, instance_dict, register_view_refresh, storage_root
 
 
 def _compose(chain, x):
@@ -372,9 +372,10 @@ def deepcopy_tensor(t, memo):
                            "norm usage, see https://github.com/pytorch/pytorch/pull/103001")
     new = TensorBase._make(t._value, t._device)
     new.__class__ = type(t)
-    for k, v in t.__dict__.items():
+    fields = instance_dict(new)
+    for k, v in instance_dict(t).items():
         if k not in _NOT_COPIED:
-            new.__dict__[k] = copy.deepcopy(v, memo)
+            fields[k] = copy.deepcopy(v, memo)
     if t._grad is not None:
         new._grad = deepcopy_tensor(t._grad, memo)
     memo[id(t)] = new

@@ -8,6 +8,7 @@ writes to the source tensor after ``Parameter(t)`` are not seen by the parameter
 
 from __future__ import annotations
 
+from .._core.tensor_base import instance_dict
 from .._core.torch_function import _disabled_torch_function_impl
 from .._ops.creation import empty
 from .._tensor import Tensor, TensorMeta
@@ -71,8 +72,8 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
 
 def _rebuild_parameter(data, requires_grad, cls=Parameter, state=None):
     p = _wrap(cls, data, requires_grad)
-    if state:
-        p.__dict__.update(state)
+    for name, value in (state or {}).items():   # as PyTorch: set (a property takes its own)
+        setattr(p, name, value)
     return p
 
 
@@ -140,7 +141,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
 class _BufferMeta(TensorMeta):
     def __instancecheck__(cls, instance):
         if cls is Buffer and isinstance(instance, Tensor) and \
-                instance.__dict__.get("_is_buffer", False):
+                instance_dict(instance).get("_is_buffer", False):
             return True
         return super().__instancecheck__(instance)
 
