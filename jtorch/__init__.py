@@ -32,6 +32,7 @@ from . import futures, signal  # noqa: E402
 from ._core.device import device  # noqa: E402
 from ._core.dtypes import (  # noqa: E402
     bfloat16,
+    complex32,
     complex64,
     complex128,
     dtype,
@@ -56,6 +57,7 @@ from ._core.dtypes import (  # noqa: E402
 )
 from ._core.dtypes import (  # noqa: E402 - PyTorch's dtype aliases
     bool_ as bool,  # noqa: A001
+    complex32 as chalf,
     complex64 as cfloat,
     complex128 as cdouble,
     float16 as half,
@@ -962,6 +964,7 @@ from ._ops.typed_storage import (
 )
 from ._ops.typeinfo import (
     _assert as _assert,
+    _assert_async as _assert_async,
     can_cast as can_cast,
     detach as detach,
     detach_ as detach_,
@@ -993,6 +996,10 @@ from ._ops.windows import (
 
 # torch.functional, as torch/__init__ imports it: its names are the ones above
 from . import functional  # noqa: E402
+
+# torch.torch is torch itself (torch/__init__ imports its own package; kornia annotates with
+# torch.torch.Tensor)
+torch = _sys.modules[__name__]
 
 # a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
 __getattr__ = torch_name_fallback("torch")

@@ -100,6 +100,7 @@ class _Pickler(pickle._Pickler):
 
     dispatch[_Global] = _save_global_ref
     dispatch[dtypes.dtype] = _save_dtype
+    dispatch[type(dtypes.complex32)] = _save_dtype   # a dtype jtorch names but cannot hold
 
     def persistent_id(self, obj):
         if isinstance(obj, _StorageRef):

@@ -16,11 +16,12 @@ from .._core.torch_function import (
     _disabled_torch_function_impl,
 )
 from .._tensor import Tensor
+from ..func._core import transforms_active as _are_functorch_transforms_active
 from . import _nn
 
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "Generator", "_TensorMeta",
-           "_disabled_torch_function_impl", "_current_graph_task_id", "_log_api_usage_once", "_nn",
-           "_will_engine_execute_node"]
+           "_are_functorch_transforms_active", "_disabled_torch_function_impl",
+           "_current_graph_task_id", "_log_api_usage_once", "_nn", "_will_engine_execute_node"]
 
 # the metaclass of torch.Tensor (``type(torch.Tensor)``), as annotations and checks name it
 _TensorMeta = type(Tensor)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from .errors import not_implemented
+
 # categories, ordered as PyTorch orders them for promotion
 BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
 
@@ -36,7 +38,8 @@ class dtype:
 
     def to_real(self):
         """The real dtype of a complex dtype (complex64 -> float32); others unchanged."""
-        return {"complex64": float32, "complex128": float64}.get(self.name, self)
+        return {"complex32": float16, "complex64": float32,
+                "complex128": float64}.get(self.name, self)
 
     def to_complex(self):
         """The complex dtype with this real dtype (float32 -> complex64).
@@ -91,11 +94,34 @@ float8_e5m2fnuz = dtype("float8_e5m2fnuz", jnp.float8_e5m2fnuz, FLOAT, "Float8_e
 float8_e8m0fnu = dtype("float8_e8m0fnu", jnp.float8_e8m0fnu, FLOAT, "Float8_e8m0fnu",
                        "c10::Float8_e8m0fnu", "f8e8m0fnu", is_signed=False)
 FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+
+
+class _NamedOnlyDtype(dtype):
+    """A PyTorch dtype jtorch names but cannot hold: ``torch.complex32`` (JAX has no complex
+    half). It compares, prints and answers ``is_complex``/``itemsize`` as PyTorch's does, so
+    code that lists or compares dtypes (kornia's ``dtype in (..., torch.complex32, ...)``) runs;
+    a tensor of it cannot be made: its NumPy dtype raises NotImplementedError naming it."""
+
+    __slots__ = ()
+
+    def __init__(self, name, category, scalar_name, cpp_name, abbr, itemsize):
+        self.name, self.category, self.itemsize = name, category, itemsize
+        self.scalar_name, self.cpp_name, self.abbr, self.is_signed = (scalar_name, cpp_name,
+                                                                        abbr, True)
+
+    @property
+    def np(self):
+        raise not_implemented(f"torch.{self.name}")
+
+
+complex32 = _NamedOnlyDtype("complex32", COMPLEX, "ComplexHalf", "c10::complex<c10::Half>",
+                            "c32", 4)
 WIDE_UNSIGNED = (uint16, uint32, uint64)
 
 ALL = (float16, bfloat16, float32, float64, complex64, complex128,
        int8, int16, int32, int64, uint8, bool_) + WIDE_UNSIGNED + FLOAT8
 _BY_NAME = {d.name: d for d in ALL}
+_BY_NAME[complex32.name] = complex32   # pickled dtypes load back (not in ALL: no arrays of it)
 _BY_NP = {d.np: d for d in ALL}
 
 # PyTorch's aliases, exported by jtorch/__init__.py

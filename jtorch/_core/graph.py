@@ -84,6 +84,9 @@ class Node:
         saves = kernel.opdef.saves
         if saves == "output":
             saved = []   # the outputs are registered by save_outputs once they are wrapped
+        elif saves.__class__ is tuple:   # only these parameters' tensors (where: condition)
+            slots = tuple(i for i in _param_slots(kernel, saves) if tens[i] is not None)
+            saved = [(tens[i], tens[i]._version) for i in slots]
         elif saves:
             # "others": bilinear ops (mul, matmul) need input j only for the others' grads
             slots = tuple(i for i, t in enumerate(tens)
@@ -173,6 +176,17 @@ class Node:
 # PyTorch's Tensor overloads of these wrap a Python number into a tensor input of the node;
 # every other op takes numbers as plain Scalar arguments, which next_functions does not list
 _WRAPS_NUMBERS = frozenset({"add", "sub", "mul", "div"})
+
+
+def _param_slots(kernel, names):
+    """The dynamic slots of ``kernel``'s call that hold the parameters ``names`` (found once
+    per kernel from its CallSpec)."""
+    slots = kernel.saved_params
+    if slots is None:
+        slot_of = kernel.spec.bind_by_name(kernel.opdef.params, range(len(kernel.spec.slots)))
+        slots = kernel.saved_params = tuple(slot_of[p] for p in names
+                                            if isinstance(slot_of.get(p), int))
+    return slots
 
 
 def _listed_slots(node):

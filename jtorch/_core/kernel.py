@@ -47,7 +47,8 @@ class OpDef:
             error at backward and a second backward needs retain_graph (PyTorch's rule). Ops
             whose PyTorch derivative needs no saved values (add, sum, views...) set False;
             bilinear ops (mul, matmul) set ``"others"``: input j is saved only when another
-            input needs a gradient; ``"output"``: PyTorch's formula reads the outputs.
+            input needs a gradient; ``"output"``: PyTorch's formula reads the outputs; a tuple
+            of parameter names: only those parameters' tensors (``where`` saves ``condition``).
         grad_name: the grad_fn's class name; default ``<CamelName>Backward0``. May be a
             function of the op's static arguments (tensor slots passed as their markers) when
             PyTorch's name depends on the overload: ``SumBackward0`` for ``sum()``,
@@ -306,7 +307,7 @@ class Kernel:
     """One op with one CallSpec: a jitted forward and cached jitted vjps."""
 
     __slots__ = ("opdef", "spec", "body", "vjp_body", "forward", "forward_top", "nondiff",
-                 "grad_name", "vjp_cache", "backward_ops", "listed")
+                 "grad_name", "vjp_cache", "backward_ops", "listed", "saved_params")
 
     def __init__(self, opdef, spec):
         self.opdef = opdef
@@ -355,6 +356,7 @@ class Kernel:
         self.backward_ops = {}   # (differentiated slots, missing cotangents) -> (OpDef, used);
         #                          ("reads", differentiated slots) -> slots read (saved_hooks)
         self.listed = None       # the slots next_functions lists (graph layer, made on use)
+        self.saved_params = None  # the slots of OpDef.saves' parameters (graph layer, on use)
 
     def vjp(self, diff):
         """``(vals, cotangents) -> gradients`` of the slots in ``diff``; jitted, cached."""

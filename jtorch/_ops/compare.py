@@ -249,7 +249,8 @@ def relu(input):
 
 
 # ------------------------------------------------------------------ where
-@op("where", namespace=None, method=False, tensors=("input", "other"), promote="common")
+@op("where", namespace=None, method=False, tensors=("input", "other"), promote="common",
+    saves=("condition",))
 def _where(condition, input, other):
     c = jnp.asarray(condition)
     if c.dtype != jnp.bool_:

@@ -150,7 +150,7 @@ def _div_name(input, other, *, rounding_mode=None):
 
 @op(("div", "divide", "true_divide"), inplace=True,
     dunder=("__truediv__", "__itruediv__", "__div__", "__idiv__"),
-    check=check_div, grad_name=_div_name, opmath=True, **_BIN)
+    check=check_div, grad_name=_div_name, opmath=True, saves="others", **_BIN)
 def div(input, other, *, rounding_mode=None):
     broadcast_check(input, other)
     if rounding_mode is None:
@@ -176,9 +176,12 @@ def floor_divide(input, other):
 
 @op("remainder", inplace=True, dunder=("__mod__", "__rmod__", "__imod__"),
     check=check_int_divisor, grad_name=overload_grad_name("RemainderBackward", 1, None, 0),
-    **_BIN)
+    saves=False, **_BIN)
 def remainder(input, other):
-    """Python's sign convention: the result has the sign of the divisor."""
+    """Python's sign convention: the result has the sign of the divisor.
+
+    Differences from PyTorch: nothing is saved for backward (PyTorch saves both operands only
+    when the divisor needs a gradient), so modifying them in place is never an error here."""
     broadcast_check(input, other)
     refuse("remainder_cpu", input, bool_=True, complex_=True)
     return jnp.remainder(input, other)

@@ -221,7 +221,7 @@ def _flip_dims(dims, ndim):
     return tuple(seen)
 
 
-@op("flip", method=False, out=False)
+@op("flip", method=False, out=False, saves=False)
 def flip(input, dims):
     return jnp.flip(input, _flip_dims(dims, input.ndim)) if input.ndim else input
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import jax
 import ml_dtypes
 import numpy as np
 
@@ -167,6 +168,23 @@ def _assert(condition, message):
     """``torch._assert``: ``assert condition, message`` as a function that symbolic tracing
     sees (torchvision's models call it); a tensor condition is read with ``bool()``."""
     assert condition, message  # noqa: S101 - this function is PyTorch's assert
+
+
+@export("_assert_async")
+def _assert_async(input, assert_msg=None):
+    """``torch._assert_async``: raise RuntimeError (``assert_msg``, or PyTorch's message) when
+    the one-element tensor ``input`` is zero. PyTorch checks it without a host sync on CUDA;
+    jtorch reads it on the host, and inside a traced program (``jtorch.compile``, torch.func),
+    which cannot raise on a value, the check is skipped."""
+    n = math.prod(input.shape)
+    if n != 1:
+        values = "no values" if n == 0 else "more than one value"
+        raise RuntimeError(f"Boolean value of Tensor with {values} is ambiguous")
+    if isinstance(input._value, jax.core.Tracer):
+        return
+    if not np.asarray(input._value).reshape(()):
+        raise RuntimeError(assert_msg if assert_msg is not None else
+                           "Expected Tensor with single nonzero value, but got zero")
 
 
 @export()

@@ -134,6 +134,12 @@ def collecting():
         _COLLECT.pop()
 
 
+def transforms_active():
+    """Whether a torch.func transform is running (``torch._C._are_functorch_transforms_active``):
+    its pure function is being traced."""
+    return bool(_COLLECT)
+
+
 def note(tensors):
     """Called by every pure function on the Tensors it returns: one that requires grad got
     there through a closed-over Tensor that requires grad (the inputs made inside do not)."""
