@@ -113,6 +113,7 @@ from . import (  # noqa: E402
     amp, cpu, cuda, distributions, func, hub, nn, optim, serialization, testing, utils, vision,
 )
 from . import accelerator, backends, version  # noqa: E402
+from . import quasirandom  # noqa: E402
 from .testing._parity import register_namespace as _register_parity_namespace  # noqa: E402
 
 # compare_with_torch calls model factories with this namespace; it sits a layer below it

@@ -347,7 +347,7 @@ class TensorOps:
     softmax = _reduction.softmax
     sort = _selection.sort
     sparse_dim = _sparse.sparse_dim
-    split = _shape_slice.split
+    split = _shape_slice._split_method
     split_with_sizes = _shape_slice.split_with_sizes
     sqrt = _pointwise_math.sqrt
     square = _pointwise.square

@@ -285,7 +285,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _split_with_sizes(input, tuple(_as_int(s) for s in split_sizes), _as_int(dim))
 
 
-@export("split", method=True, opdef_of=_split)
+@export("split", opdef_of=_split)
 def split(tensor, split_size_or_sections, dim=0):
     """Views of consecutive pieces of ``dim``: of size ``split_size`` (the last may be smaller)
     or of the listed sizes."""
@@ -295,6 +295,16 @@ def split(tensor, split_size_or_sections, dim=0):
     if isinstance(s, int):
         return _split(tensor, s, _as_int(dim))
     return split_with_sizes(tensor, s, dim)
+
+
+@export("split", namespace=None, method=True, opdef_of=_split)
+def _split_method(self, split_size, dim=0):
+    """``Tensor.split``: torch.split, its first argument named ``split_size`` as in PyTorch's
+    method (``x.split(split_size=2, dim=0)``, BoTorch's initializers)."""
+    return split(self, split_size, dim)
+
+
+_split_method.__name__ = _split_method.__qualname__ = "split"  # what __torch_function__ sees
 
 
 @export("chunk", method=True, opdef_of=_split)

@@ -31,5 +31,12 @@ class Cauchy(LocationScale, Distribution):
     def _standard_sample(self, shape):
         return self._standard_icdf(_noise.uniform(shape, self.loc))
 
+    def log_prob(self, value):
+        # PyTorch's order: -log(pi) - log(scale) is rounded in the parameters' dtype (it shows
+        # when the value's dtype is wider)
+        value = self._validate(value)
+        z = (value - self.loc) / self.scale
+        return -math.log(math.pi) - self.scale.log() - z.pow(2).log1p()
+
     mean = filled_property(math.nan, "loc")
     variance = filled_property(math.inf, "loc")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from . import _lib as jt
 from ._half import Half
 from ._params import filled_property
 from .cauchy import Cauchy
@@ -16,6 +17,12 @@ class HalfCauchy(Half):
     mean and variance are infinite."""
 
     _symmetric = Cauchy
+
+    def log_prob(self, value):
+        # PyTorch casts the value to the scale's dtype first (HalfNormal does not)
+        self._validate(value)
+        value = jt.as_tensor(value, dtype=self.scale.dtype, device=self.scale.device)
+        return super().log_prob(value)
 
     mean = filled_property(math.inf, "scale")
     variance = filled_property(math.inf, "scale")

@@ -40,6 +40,12 @@ class Laplace(LocationScale, Distribution):
 
     mean = forwarded_property("loc")
 
+    def log_prob(self, value):
+        # PyTorch's formula: log(2 scale) is rounded in the parameters' dtype (it shows when
+        # the value's dtype is wider)
+        value = self._validate(value)
+        return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
+
     @property
     def variance(self):
         return 2 * self.scale.pow(2)

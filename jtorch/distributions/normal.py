@@ -46,6 +46,14 @@ class Normal(LocationScale, ExponentialFamily):
     mean = forwarded_property("loc")
     stddev = forwarded_property("scale")
 
+    def log_prob(self, value):
+        # PyTorch's formula, not the location-scale form: the variance and log(scale) are
+        # rounded in the parameters' dtype, which shows when the value's dtype is wider
+        # (GPyTorch's float32 prior parameters scoring float64 hyperparameters)
+        value = self._validate(value)
+        var = self.scale ** 2
+        return -((value - self.loc) ** 2) / (2 * var) - self.scale.log() - _LOG_SQRT_2PI
+
     @property
     def variance(self):
         return self.scale.pow(2)

@@ -110,6 +110,12 @@ def vec_to_tril_matrix(vec, diag=0):
     return padded[..., source.tolist()].reshape(*vec.shape[:-1], n, n)
 
 
+def _standard_normal(shape, dtype, device):
+    """Standard normal draws of ``shape`` (what PyTorch's samplers and GPyTorch's draw eps
+    with): a new tensor filled by ``normal_()``, as in PyTorch."""
+    return jt.zeros(shape, dtype=dtype, device=device).normal_()
+
+
 def _sum_rightmost(value, dim):
     """``value`` summed over its ``dim`` rightmost dimensions (itself when ``dim`` is 0)."""
     if dim == 0:
