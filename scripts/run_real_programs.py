@@ -378,6 +378,28 @@ def prepare_lightning(tree, work):
                    os.path.join(work, "mnist", name + ".gz"))
 
 
+def prepare_kornia(tree, work):
+    """The driver of kornia (``scripts/real_drivers/kornia_ops.py``; the ``kornia`` package
+    installed, its tree only a directory), copied in as ``drive_kornia.py``."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "kornia_ops.py"),
+                os.path.join(work, "drive_kornia.py"))
+
+
+def prepare_gpytorch(tree, work):
+    """The driver of GPyTorch (``scripts/real_drivers/gpytorch_models.py``; the ``gpytorch``
+    package installed, its tree only a directory), copied in as ``drive_gpytorch.py``."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "gpytorch_models.py"),
+                os.path.join(work, "drive_gpytorch.py"))
+
+
+def prepare_diffusers(tree, work):
+    """The driver of Hugging Face diffusers (``scripts/real_drivers/diffusers_tiny.py``; the
+    ``diffusers`` package installed, its tree only a directory), copied into the working
+    directory as ``drive_diffusers.py``; its models are built from configs (no downloads)."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "diffusers_tiny.py"),
+                os.path.join(work, "drive_diffusers.py"))
+
+
 def prepare_llama2c(tree, work):
     """llama2.c's pretokenized shards for a custom 64-token vocabulary,
     ``data/tok64/data0{0,1,2}.bin`` (shard 0 the validation split) in the tree (its
@@ -857,6 +879,27 @@ PROGRAMS = [
             note="expected: bf16-mixed's losses differ by up to 2e-4, its accuracies not at "
                  "all: PyTorch's CPU bfloat16 convolution backward rounds partial sums, "
                  "jtorch's gradients are the exact ones rounded once"),
+    # kornia 0.9 (pip install "kornia>=0.9,<0.10"): a driver of its filters, colour
+    # conversions, warps and homographies, enhancements, morphology, losses, feature responses
+    # and augmentation pipelines on small random images; the tree is an empty directory "kornia"
+    Program("kornia", "kornia", "kornia/kornia", [["{work}/drive_kornia.py"]],
+            prepare=prepare_kornia),
+    # GPyTorch 1.15 with linear_operator 0.6 and BoTorch 0.18 (pip install
+    # "gpytorch>=1.15,<1.16" "botorch>=0.18,<0.19"): a driver of exact GPs (Cholesky and
+    # CG/Lanczos), kernels, multitask, SVGP and classification models, and a BoTorch
+    # SingleTaskGP + qLogEI step; the tree is an empty directory "gpytorch"
+    Program("gpytorch", "gpytorch", "cornellius-gp/gpytorch",
+            [["{work}/drive_gpytorch.py"]], prepare=prepare_gpytorch,
+            note="expected: simple32 (float32) differs by float32 rounding, up to 2.6e-4 in a "
+                 "hyperparameter (its float64 twin simple64 agrees to 3e-13); cg by up to 3e-6: "
+                 "its CG and Lanczos iterate at rounding level (PyTorch run with 1 thread "
+                 "differs from itself with 2 by 1.5e-6 there)"),
+    # Hugging Face diffusers 0.42 (pip install "diffusers>=0.42,<0.43"): a driver of its
+    # UNets, VAE, DiT, schedulers, pipelines, EMA and save/load at tiny sizes; the tree is an
+    # empty directory "diffusers"
+    Program("diffusers", "diffusers", "huggingface/diffusers", [["{work}/drive_diffusers.py"]],
+            prepare=prepare_diffusers, checkpoints=("diffusers_out/unet2d.pt",),
+            images=("diffusers_out/ddpm.png",)),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

@@ -9,7 +9,8 @@ jtorch's random streams differ from PyTorch's (JAX keys, not Philox/MT19937), so
 program would otherwise begin from different weights in the two. This wrapper replaces the
 random entry points that programs and ``nn`` modules reach
 (``Tensor.uniform_``/``normal_``/``bernoulli_``/``exponential_``, ``nn.init.trunc_normal_``,
-``torch.rand``/``randn``/``randint``/``randperm``/``multinomial``, ``nn.Dropout*``,
+``torch.rand``/``randn``/``randint``/``randperm``/``multinomial``/``bernoulli``, the noise of
+``torch.distributions``' samplers, ``nn.Dropout*``,
 ``F.dropout``, the ``RandomSampler`` of shuffling DataLoaders, torchvision's ``FakeData``
 and random transforms) by NumPy-backed versions, reseeded (with Python's ``random``) by
 ``torch.manual_seed``, then runs the script unchanged (``runpy.run_path`` as ``__main__``).
@@ -117,6 +118,15 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
             accept = torch.empty_like(tensor).uniform_().log().gt(log_pdf(candidates))
             pending = torch.where(pending, accept, pending)
         return tensor.copy_(result)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """``torch.bernoulli``: 0/1 draws of probabilities ``input`` (or of one ``p``) in its shape
+    and dtype (torch.distributions' Bernoulli samples with it; kornia's augmentations draw
+    whether each image is transformed from one)."""
+    prob = input.detach().double().cpu().numpy() if p is None else p
+    draws = _as(_rng().random(tuple(input.shape)) < prob, input.dtype, input.device)
+    return draws if out is None else out.copy_(draws)
 
 
 def _floating(dtype):
@@ -240,7 +250,10 @@ def install():
         # jtorch's distributions call ops through their own namespace (PyTorch's Categorical
         # samples with torch.multinomial, which the loop below replaces)
         torch.distributions._lib.multinomial = multinomial
-    for f in (rand, randn, rand_like, randn_like, randint, randperm, multinomial):
+        # and draw their noise (Uniform's rsample, Normal's, Bernoulli's sample) the same way
+        for f in (rand, randn, bernoulli):
+            setattr(torch.distributions._lib, f.__name__, f)
+    for f in (rand, randn, rand_like, randn_like, randint, randperm, multinomial, bernoulli):
         setattr(torch, f.__name__, f)
     torch.nn.Dropout.forward = dropout_forward
     torch.nn.functional.dropout = functional_dropout
