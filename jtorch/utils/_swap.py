@@ -7,6 +7,7 @@ import copyreg
 import weakref
 
 from .._core.graph import SavedOutputRef
+from .._core.tensor_base import instance_dict
 
 _POISONED = (
     "Trying to execute AccumulateGrad node that was poisoned by swap_tensors this can happen "
@@ -38,12 +39,14 @@ def swap_tensors(t1, t2):
     if set(copyreg._slotnames(t1.__class__)) != set(copyreg._slotnames(t2.__class__)):
         raise RuntimeError("Cannot swap t1 and t2 if they have different slots")
     for t in (t1, t2):   # the accumulator's node points at this object: poison, then forget it
-        acc = t.__dict__.pop("_acc", None)
+        acc = instance_dict(t).pop("_acc", None)
         if acc is not None:
             acc.register_prehook(_poisoned)
     t1.__class__, t2.__class__ = t2.__class__, t1.__class__
-    d1, d2 = dict(t1.__dict__), dict(t2.__dict__)
-    t1.__dict__.clear()
-    t1.__dict__.update(d2)
-    t2.__dict__.clear()
-    t2.__dict__.update(d1)
+    # the raw instance dicts, jtorch's fields included (Tensor.__dict__ shows only a program's)
+    own1, own2 = instance_dict(t1), instance_dict(t2)
+    d1, d2 = dict(own1), dict(own2)
+    own1.clear()
+    own1.update(d2)
+    own2.clear()
+    own2.update(d1)
