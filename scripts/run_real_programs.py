@@ -855,12 +855,18 @@ PROGRAMS = [
                  "before the product with V; its own backward), jtorch's the exact float32 "
                  "computation rounded once: step 0's loss 3e-6 apart, then within 7e-5, and "
                  "the untrained model's near-ties flip (HellaSwag 1/6 against 2/6, the "
-                 "sampled text, from step 4); build-nanogpt-float32 matches: 240 numbers "
-                 "within 4.5e-4 relative, the largest the attention key biases' checkpoint "
+                 "sampled text, from step 4); build-nanogpt-float32 agrees: 240 numbers "
+                 "within 1.1e-3 relative, the largest the attention key biases' checkpoint "
                  "sums"),
     Program("build-nanogpt-float32", "build-nanogpt", "karpathy/build-nanogpt",
             [["{work}/drive_build_nanogpt.py"]], prepare=prepare_build_nanogpt, path=(".",),
-            env={"BNG_FLOAT32": "1"}),
+            env={"BNG_FLOAT32": "1"},
+            note="expected: float32 rounding. The one number past 1e-3 relative is the "
+                 "checkpoint sum of h.0's c_attn.bias (0.00178 of an absolute sum of 0.283, "
+                 "1.9e-6 apart): its key third has a zero true gradient (softmax ignores a "
+                 "bias added to every key), so AdamW moves it by float32 noise; every other "
+                 "number within 6.2e-5 (2026-11-30; 4.5e-4 before cross_entropy took its "
+                 "log-probabilities from jtorch's log_softmax, as accurate as JAX's)"),
     Program("clip", "CLIP", "openai/CLIP", [["{work}/drive_clip.py"]], prepare=prepare_clip,
             path=(".",),
             note="expected: PyTorch 2.13's clip.load of a state-dict file fails (torch.jit.load "
