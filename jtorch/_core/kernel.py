@@ -392,14 +392,14 @@ def _inexact(o):
     return jnp.issubdtype(o.dtype, jnp.inexact)
 
 
-_HALF = (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16))
+HALF = (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16))   # the dtypes opmath widens
 
 
 def opmath(x):
     """``x`` in the dtype PyTorch's kernels compute its values in: float16 and bfloat16
     widened (exactly) to float32, others as they are. For bodies that round an intermediate
     result to the half type as PyTorch's composite does (``normalize`` rounds the norm)."""
-    return x.astype(jnp.float32) if x.dtype in _HALF else x
+    return x.astype(jnp.float32) if x.dtype in HALF else x
 
 
 def rounded_to(v, dtype):
@@ -427,7 +427,7 @@ def _in_opmath(call, promoted, slots):
 
     def body(*raw):
         vals = promoted(raw)
-        half = [i for i in slots if jnp.result_type(vals[i]) in _HALF]
+        half = [i for i in slots if jnp.result_type(vals[i]) in HALF]
         if not half:
             return call(*vals)
         wide = list(vals)

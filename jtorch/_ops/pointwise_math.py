@@ -13,7 +13,7 @@ import math
 import jax
 import jax.numpy as jnp
 
-from .._core.kernel import rounded_to
+from .._core.kernel import HALF, rounded_to
 from ._elementwise import (
     broadcast_check,
     is_bool,
@@ -70,7 +70,7 @@ def _from_output(fn, float32_grad, float16_steps=False):
     half.defvjp(fwd, bwd)
 
     def body(x):
-        return half(x) if x.dtype in (jnp.float16, jnp.bfloat16) else fn(x)
+        return half(x) if x.dtype in HALF else fn(x)
 
     return body
 

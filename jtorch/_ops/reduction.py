@@ -18,7 +18,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from .._core import dtypes
-from .._core.kernel import rounded_to
+from .._core.kernel import HALF, rounded_to
 from .._core.tensor_base import TensorBase
 from ._registry import export, op
 from ._util import check_broadcast, type_name, wrap_dim
@@ -471,7 +471,7 @@ _half_softmax.defvjp(_half_softmax_fwd, _half_softmax_bwd)
 def softmax_values(x, d, log):
     """(log_)softmax of ``x`` along the (wrapped) dim ``d``, rounded as PyTorch's kernels
     round it (cross_entropy's log-probabilities too)."""
-    if x.ndim and x.dtype in (jnp.float16, jnp.bfloat16):
+    if x.ndim and x.dtype in HALF:
         return _half_softmax(x, d, log)
     return _softmax(x, d, log)
 
