@@ -379,8 +379,18 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
         PyTorch's format; plain pickling, like PyTorch's across processes, gives each tensor
         its own copy here.)"""
         dev = self._device
-        return (_unpickle, (np.asarray(self.detach()._value), self.requires_grad,
-                            None if dev.type == "cpu" and dev.index is None else str(dev)))
+        args = (np.asarray(self.detach()._value), self.requires_grad,
+                None if dev.type == "cpu" and dev.index is None else str(dev))
+        state = self.__getstate__()
+        if type(self) is Tensor and not state:
+            return (_unpickle, args)
+        # as PyTorch's _rebuild_from_type_v2: a subclass and attributes come back too
+        return (_unpickle_typed, (args, type(self), state))
+
+    def __getstate__(self):
+        """The attributes a program set on this tensor, ``None`` when there are none (Python's
+        default for an object, as PyTorch's tensors give; jtorch's own fields are left out)."""
+        return dict(self.__dict__) or None
 
     def __deepcopy__(self, memo):
         return deepcopy_tensor(self, memo)
@@ -464,6 +474,32 @@ def _legacy_new(cls, *args, device=None, dtype=None, **kwargs):
 
 def _unpickle(array, requires_grad, device):
     return place(array, device, requires_grad)
+
+
+def _unpickle_typed(args, cls, state):
+    return rebuilt_from_type(_unpickle(*args), cls, state)
+
+
+def set_obj_state(t, state):
+    """PyTorch's ``_set_obj_state``: the attributes pickled with a tensor (a dict, or a
+    (dict, slots) pair; None for none) set on it."""
+    dict_state, slots_state = state if isinstance(state, tuple) else (state, None)
+    for part in (dict_state, slots_state):
+        for name, value in (part or {}).items():
+            setattr(t, name, value)
+    return t
+
+
+def rebuilt_from_type(t, cls, state):
+    """What PyTorch's ``_rebuild_from_type_v2`` does after rebuilding ``t``: make it a ``cls``
+    instance (an alias in the graph, as ``as_subclass`` gives) and give it its pickled state,
+    through the class's own ``__setstate__`` where it has one."""
+    if type(t) is not cls:
+        t = t.as_subclass(cls)
+    if getattr(cls, "__setstate__", None) is not None:
+        t.__setstate__(state)
+        return t
+    return set_obj_state(t, state)
 
 
 register_tensor_class(Tensor)

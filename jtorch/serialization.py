@@ -36,7 +36,7 @@ from ._core.device import device, to_host
 from ._core.tensor_base import Size
 from ._ops.tensor_storage import UntypedStorage
 from ._ops.typed_storage import TypedStorage
-from ._tensor import Tensor
+from ._tensor import Tensor, rebuilt_from_type, set_obj_state
 from ._weights_only import (
     STORAGE_NAMES,
     StorageType,
@@ -156,16 +156,25 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, Tensor):
             if obj.dtype.is_complex and obj._base is not None:
                 obj = obj.detach().clone()  # complex views are copies in jtorch
+            state = obj.__getstate__()
             if isinstance(obj, Parameter):
-                data = obj.detach()
-                return (_Global("torch._utils", "_rebuild_parameter"),
-                        (data, obj.requires_grad, collections.OrderedDict()))
+                args = (obj.detach(), obj.requires_grad, collections.OrderedDict())
+                if state:
+                    return _Global("torch._utils", "_rebuild_parameter_with_state"), (
+                        *args, state)
+                return _Global("torch._utils", "_rebuild_parameter"), args
             ref = self._storage(obj)
             args = (ref, obj.storage_offset(), tuple(obj.shape), tuple(obj.stride()),
                     obj.requires_grad, collections.OrderedDict())
             if obj.dtype.name not in STORAGE_NAMES:
-                return _Global("torch._utils", "_rebuild_tensor_v3"), args + (obj.dtype,)
-            return _Global("torch._utils", "_rebuild_tensor_v2"), args
+                func, args = _Global("torch._utils", "_rebuild_tensor_v3"), args + (obj.dtype,)
+            else:
+                func = _Global("torch._utils", "_rebuild_tensor_v2")
+            if type(obj) is Tensor and not state:
+                return func, args
+            # a subclass instance or a tensor with attributes, as PyTorch's __reduce_ex__
+            cls = _Global("torch", "Tensor") if type(obj) is Tensor else type(obj)
+            return _Global("torch._tensor", "_rebuild_from_type_v2"), (func, cls, args, state)
         if isinstance(obj, Size):
             return _Global("torch", "Size"), (tuple(obj),)
         if isinstance(obj, device):
@@ -343,14 +352,11 @@ def _rebuild_parameter(data, requires_grad, backward_hooks=None):
 
 
 def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
-    p = _rebuild_parameter(data, requires_grad)
-    for k, v in (state or {}).items():
-        setattr(p, k, v)
-    return p
+    return set_obj_state(_rebuild_parameter(data, requires_grad), state)
 
 
 def _rebuild_from_type_v2(func, new_type, args, state):
-    return func(*args)
+    return rebuilt_from_type(func(*args), new_type, state)
 
 
 register_rebuilders({

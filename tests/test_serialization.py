@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import copy
 import io
 import os
 import pickle
@@ -284,3 +285,58 @@ def test_whole_model_saved_by_torch_loads_and_runs(tmp_path):
     with jtorch.serialization.safe_globals(allowed):
         again = jtorch.load(path)
     assert_close(again(jtorch.tensor(x)), tm(torch.tensor(x)))
+
+
+def _tensor_subclass(lib):
+    """A Tensor subclass of ``lib``, put in this module's globals so pickle finds it."""
+    name = f"PickledSub_{lib.__name__}"
+    cls = type(name, (lib.Tensor,), {"__module__": __name__})
+    globals()[name] = cls
+    return cls
+
+
+@pytest.mark.parametrize("how", ["pickle", "copy"])
+def test_pickle_and_copy_keep_subclass_and_attributes(how):
+    """``pickle`` and ``copy.copy`` of a tensor bring back its subclass and its attributes, as
+    PyTorch's ``_rebuild_from_type_v2`` does (a subclass instance as an alias in the graph)."""
+    def roundtrip(t):
+        return pickle.loads(pickle.dumps(t)) if how == "pickle" else copy.copy(t)
+
+    seen = []
+    for lib in (torch, jtorch):
+        cls = _tensor_subclass(lib)
+        plain = lib.tensor([1.0, 2.0])
+        plain.tag = {"k": 1}
+        sub = lib.tensor([3.0, 4.0]).as_subclass(cls).detach().requires_grad_()
+        sub.z = 5
+        p, s = roundtrip(plain), roundtrip(sub)
+        seen.append((type(p) is lib.Tensor, p.tag, p.tolist(), type(s) is cls, s.z,
+                     s.requires_grad, s.is_leaf, s.tolist()))
+        bare = roundtrip(lib.arange(3))
+        assert not vars(bare) and bare.tolist() == [0, 1, 2]
+    assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("writer", ["torch", "jtorch"])
+def test_save_load_keeps_attributes_and_subclass(tmp_path, writer):
+    """``torch.save`` writes a tensor with attributes, or a subclass instance, through
+    ``_rebuild_from_type_v2`` and a Parameter with attributes through
+    ``_rebuild_parameter_with_state``; each library loads the other's file with them, the
+    weights-only loader included (a subclass needs ``weights_only=False``)."""
+    src = {"torch": torch, "jtorch": jtorch}[writer]
+    t = src.tensor([1.0, 2.0])
+    t.tag = "x"
+    p = src.nn.Parameter(src.ones(1))
+    p.w = 3
+    path = str(tmp_path / "attrs.pt")
+    src.save({"t": t, "p": p}, path)
+    for lib in (torch, jtorch):
+        got = lib.load(path)
+        assert (type(got["t"]), got["t"].tag, got["t"].tolist()) == (lib.Tensor, "x", [1.0, 2.0])
+        assert (type(got["p"]), got["p"].w) == (lib.nn.Parameter, 3)
+    cls = _tensor_subclass(src)
+    sub = src.tensor([3.0]).as_subclass(cls)
+    sub.z = 5
+    src.save(sub, path)
+    again = src.load(path, weights_only=False)
+    assert (type(again), again.z, again.tolist()) == (cls, 5, [3.0])

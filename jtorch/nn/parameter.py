@@ -11,7 +11,7 @@ from __future__ import annotations
 from .._core.tensor_base import instance_dict
 from .._core.torch_function import _disabled_torch_function_impl
 from .._ops.creation import empty
-from .._tensor import Tensor, TensorMeta
+from .._tensor import Tensor, TensorMeta, set_obj_state
 
 __all__ = ["Parameter", "UninitializedParameter", "is_lazy", "Buffer", "UninitializedBuffer",
            "UninitializedTensorMixin"]
@@ -64,17 +64,13 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     __str__ = __repr__
 
     def __reduce_ex__(self, proto):
-        state = {k: v for k, v in self.__dict__.items()
-                 if k not in ("_array", "_device", "_requires_grad", "_grad", "_acc", "_hooks",
-                              "_node", "_post_hooks", "_version_counter", "_data_writes")}
-        return (_rebuild_parameter, (self.detach(), self.requires_grad, type(self), state))
+        return (_rebuild_parameter, (self.detach(), self.requires_grad, type(self),
+                                     self.__getstate__()))
 
 
 def _rebuild_parameter(data, requires_grad, cls=Parameter, state=None):
-    p = _wrap(cls, data, requires_grad)
-    for name, value in (state or {}).items():   # as PyTorch: set (a property takes its own)
-        setattr(p, name, value)
-    return p
+    # as PyTorch: the state's attributes set (a property takes its own)
+    return set_obj_state(_wrap(cls, data, requires_grad), state)
 
 
 class UninitializedTensorMixin:
