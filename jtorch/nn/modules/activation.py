@@ -143,7 +143,6 @@ class Hardshrink(Module):
     """``x`` where ``|x| > lambd``, else 0."""
 
 
-
 @functional_module(F.leaky_relu, "negative_slope=1e-2, inplace=False")
 class LeakyReLU(Module):
     """``max(0, x) + negative_slope * min(0, x)``."""
