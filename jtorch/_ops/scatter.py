@@ -204,6 +204,13 @@ def index_select(input, dim, index):
     return jnp.take(input, index.reshape(-1), axis=d)
 
 
+def _check_long(name, index):
+    """``name``'s error for an index that is not int64 (these kernels take only long)."""
+    if index.dtype != jnp.int64:
+        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
+                           f"{type_name(index)}")
+
+
 def _index_vec(name, input, dim, index, source, long_only=False):
     """Checks shared by index_add/index_copy/index_reduce; returns the wrapped dim."""
     d = wrap_dim(dim, input.ndim)
@@ -214,9 +221,8 @@ def _index_vec(name, input, dim, index, source, long_only=False):
         raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: "
                          f"{index.ndim} with type: {type_name(index)} and size: "
                          f"{list(index.shape)}")
-    if long_only and index.dtype != jnp.int64:
-        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
-                           f"{type_name(index)}")
+    if long_only:
+        _check_long(name, index)
     if not _is_index(index):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
                            f"{type_name(index)}")
@@ -388,9 +394,7 @@ def _wrap(i, n):
 
 @op("take", check=_take_check, saves=False)
 def take(input, index):
-    if index.dtype != jnp.int64:
-        raise RuntimeError(f"take(): Expected a long tensor for index, but got "
-                           f"{type_name(index)}")
+    _check_long("take", index)
     flat = input.reshape(-1)
     return flat[_wrap(index, flat.size)]
 
@@ -424,9 +428,7 @@ def _put_check(input, index, source, accumulate=False):
 
 @op("put", inplace=True, check=_put_check, tensors=("input", "source"), saves=False)
 def put(input, index, source, accumulate=False):
-    if index.dtype != jnp.int64:
-        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
-                           f"{type_name(index)}")
+    _check_long("put_", index)
     if input.dtype != source.dtype:
         raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
                            f"self.dtype = {type_name(input)} and source.dtype = "

@@ -402,14 +402,8 @@ def _j1(x):
     return jnp.where(negative, -value, value)
 
 
-@_unary("bessel_j0", "The Bessel function of the first kind of order 0.")
-def bessel_j0(x):
-    return _j0(x)
-
-
-@_unary("bessel_j1", "The Bessel function of the first kind of order 1.")
-def bessel_j1(x):
-    return _j1(x)
+bessel_j0 = _unary("bessel_j0", "The Bessel function of the first kind of order 0.")(_j0)
+bessel_j1 = _unary("bessel_j1", "The Bessel function of the first kind of order 1.")(_j1)
 
 
 @_unary("bessel_y0", "The Bessel function of the second kind of order 0.")
@@ -480,14 +474,10 @@ def _k_edges(x, value):
     return select_first(value, (x == 0, _INF), (x < 0, _NAN))
 
 
-@_unary("modified_bessel_i0", "The modified Bessel function of the first kind of order 0.")
-def modified_bessel_i0(x):
-    return _i0(x)
-
-
-@_unary("modified_bessel_i1", "The modified Bessel function of the first kind of order 1.")
-def modified_bessel_i1(x):
-    return _i1(x)
+modified_bessel_i0 = _unary("modified_bessel_i0",
+                            "The modified Bessel function of the first kind of order 0.")(_i0)
+modified_bessel_i1 = _unary("modified_bessel_i1",
+                            "The modified Bessel function of the first kind of order 1.")(_i1)
 
 
 @_unary("modified_bessel_k0", "The modified Bessel function of the second kind of order 0.")
