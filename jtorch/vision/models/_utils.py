@@ -10,6 +10,7 @@ import inspect
 import json
 import warnings
 from collections import OrderedDict
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -166,6 +167,15 @@ def _ovewrite_named_param(kwargs: dict[str, Any], param: str, new_value: Any) ->
                              f"{kwargs[param]} instead.")
     else:
         kwargs[param] = new_value
+
+
+def _check_stage_settings(settings: Any, name: str, config: type) -> None:
+    """torchvision's check of a model's per-stage configs (the argument ``name``): not empty,
+    and a ``Sequence`` of ``config`` (named without a leading underscore in the error)."""
+    if not settings:
+        raise ValueError(f"The {name} should not be empty")
+    if not (isinstance(settings, Sequence) and all(isinstance(s, config) for s in settings)):
+        raise TypeError(f"The {name} should be List[{config.__name__.lstrip('_')}]")
 
 
 def _ovewrite_value_param(param: str, actual: Any, expected: Any) -> Any:

@@ -3,7 +3,7 @@ state_dict keys, initialization scheme and weights)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -14,7 +14,7 @@ from ..._ops.creation import ones
 from ..ops.misc import Conv2dNormActivation, Permute
 from ..ops.stochastic_depth import StochasticDepth
 from ._api import WeightsEnum
-from ._utils import _build, _model_builder, _weights_enum
+from ._utils import _build, _check_stage_settings, _model_builder, _weights_enum
 
 __all__ = ["ConvNeXt", "ConvNeXt_Tiny_Weights", "ConvNeXt_Small_Weights", "ConvNeXt_Base_Weights",
            "ConvNeXt_Large_Weights", "convnext_tiny", "convnext_small", "convnext_base",
@@ -89,11 +89,7 @@ class ConvNeXt(nn.Module):
                  block: Callable[..., nn.Module] | None = None,
                  norm_layer: Callable[..., nn.Module] | None = None, **kwargs: Any) -> None:
         super().__init__()
-        if not block_setting:
-            raise ValueError("The block_setting should not be empty")
-        if not (isinstance(block_setting, Sequence)
-                and all(isinstance(s, CNBlockConfig) for s in block_setting)):
-            raise TypeError("The block_setting should be List[CNBlockConfig]")
+        _check_stage_settings(block_setting, "block_setting", CNBlockConfig)
         if block is None:
             block = CNBlock
         if norm_layer is None:

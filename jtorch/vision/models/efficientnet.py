@@ -16,7 +16,14 @@ from ..._ops.shape import flatten
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation
 from ..ops.stochastic_depth import StochasticDepth
 from ._api import WeightsEnum
-from ._utils import _build, _init_conv_norm_linear, _make_divisible, _model_builder, _weights_enum
+from ._utils import (
+    _build,
+    _check_stage_settings,
+    _init_conv_norm_linear,
+    _make_divisible,
+    _model_builder,
+    _weights_enum,
+)
 
 __all__ = ["EfficientNet", "EfficientNet_B0_Weights", "EfficientNet_B1_Weights",
            "EfficientNet_B2_Weights", "EfficientNet_B3_Weights", "EfficientNet_B4_Weights",
@@ -170,11 +177,8 @@ class EfficientNet(nn.Module):
                  norm_layer: Callable[..., nn.Module] | None = None,
                  last_channel: int | None = None) -> None:
         super().__init__()
-        if not inverted_residual_setting:
-            raise ValueError("The inverted_residual_setting should not be empty")
-        if not (isinstance(inverted_residual_setting, Sequence)
-                and all(isinstance(s, _MBConvConfig) for s in inverted_residual_setting)):
-            raise TypeError("The inverted_residual_setting should be List[MBConvConfig]")
+        _check_stage_settings(inverted_residual_setting, "inverted_residual_setting",
+                              _MBConvConfig)
         if norm_layer is None:
             norm_layer = nn.BatchNorm2d
         first = inverted_residual_setting[0].input_channels

@@ -64,7 +64,20 @@ class BasicConv2d(nn.Module):
         return nn.functional.relu(self.bn(self.conv(x)), inplace=True)
 
 
-class Inception(nn.Module):
+def _conv(conv_block):
+    """The blocks' ``conv_block`` argument: None means ``BasicConv2d``."""
+    return BasicConv2d if conv_block is None else conv_block
+
+
+class _Branches(nn.Module):
+    """An Inception block: ``_forward`` returns its parallel branches' outputs, ``forward``
+    concatenates them along the channels."""
+
+    def forward(self, x):
+        return cat(self._forward(x), 1)
+
+
+class Inception(_Branches):
     """Four concatenated branches: 1x1; 1x1 then 3x3; 1x1 then 3x3 (torchvision's "5x5"
     branch, a 3x3 as in its checkpoints); 3x3 max pool then 1x1."""
 
@@ -72,8 +85,7 @@ class Inception(nn.Module):
                  ch5x5: int, pool_proj: int,
                  conv_block: Callable[..., nn.Module] | None = None) -> None:
         super().__init__()
-        if conv_block is None:
-            conv_block = BasicConv2d
+        conv_block = _conv(conv_block)
         self.branch1 = conv_block(in_channels, ch1x1, kernel_size=1)
         self.branch2 = nn.Sequential(conv_block(in_channels, ch3x3red, kernel_size=1),
                                      conv_block(ch3x3red, ch3x3, kernel_size=3, padding=1))
@@ -86,9 +98,6 @@ class Inception(nn.Module):
     def _forward(self, x):
         return [self.branch1(x), self.branch2(x), self.branch3(x), self.branch4(x)]
 
-    def forward(self, x):
-        return cat(self._forward(x), 1)
-
 
 class InceptionAux(nn.Module):
     """The auxiliary classifier: 4x4 adaptive average pool, 1x1 conv, two linear layers."""
@@ -97,8 +106,7 @@ class InceptionAux(nn.Module):
                  conv_block: Callable[..., nn.Module] | None = None,
                  dropout: float = 0.7) -> None:
         super().__init__()
-        if conv_block is None:
-            conv_block = BasicConv2d
+        conv_block = _conv(conv_block)
         self.conv = conv_block(in_channels, 128, kernel_size=1)
         self.fc1 = nn.Linear(2048, 1024)
         self.fc2 = nn.Linear(1024, num_classes)
@@ -206,10 +214,12 @@ class GoogLeNet(nn.Module):
 GoogLeNet_Weights = _weights_enum(__name__, "GoogLeNet_Weights")
 
 
-def _build_pretrained_inception(cls, weights, progress, kwargs):
+def _build_pretrained_inception(cls, weights, progress, kwargs, aux_default, aux_heads):
     """GoogLeNet's and Inception v3's builders: with ``weights``, the checkpoint's settings
     (input transform on unless given, auxiliary heads present, no init, its class count),
-    then the weights loaded."""
+    then the weights loaded and, unless ``aux_logits`` (default ``aux_default``) was asked
+    for, the auxiliary heads (the attributes ``aux_heads``) removed again."""
+    keep_aux = kwargs.get("aux_logits", aux_default)
     if weights is not None:
         if "transform_input" not in kwargs:
             _ovewrite_named_param(kwargs, "transform_input", True)
@@ -219,20 +229,19 @@ def _build_pretrained_inception(cls, weights, progress, kwargs):
     model = cls(**kwargs)
     if weights is not None:
         model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
+        if not keep_aux:
+            model.aux_logits = False
+            for name in aux_heads:
+                setattr(model, name, None)
     return model
 
 
 def _googlenet(weights: WeightsEnum | None, progress: bool, kwargs: dict[str, Any]) -> GoogLeNet:
-    original_aux_logits = kwargs.get("aux_logits", False)
-    model = _build_pretrained_inception(GoogLeNet, weights, progress, kwargs)
-    if weights is not None:
-        if not original_aux_logits:
-            model.aux_logits = False
-            model.aux1 = None
-            model.aux2 = None
-        else:
-            warnings.warn("auxiliary heads in the pretrained googlenet model are NOT pretrained, "
-                          "so make sure to train them", stacklevel=3)
+    model = _build_pretrained_inception(GoogLeNet, weights, progress, kwargs, False,
+                                        ("aux1", "aux2"))
+    if weights is not None and model.aux_logits:
+        warnings.warn("auxiliary heads in the pretrained googlenet model are NOT pretrained, "
+                      "so make sure to train them", stacklevel=3)
     return model
 
 

@@ -16,7 +16,9 @@ from ._api import WeightsEnum
 from ._utils import _model_builder, _weights_enum
 from .googlenet import (
     BasicConv2d,
+    _Branches,
     _build_pretrained_inception,
+    _conv,
     _default_init_warning,
     _init_weights,
     _transform_input,
@@ -32,11 +34,7 @@ _InceptionOutputs = InceptionOutputs  # torchvision's backward-compatible alias
 F = nn.functional
 
 
-def _conv(conv_block):
-    return BasicConv2d if conv_block is None else conv_block
-
-
-class InceptionA(nn.Module):
+class InceptionA(_Branches):
     """35x35 block: 1x1, 5x5, double 3x3 and average-pool branches."""
 
     def __init__(self, in_channels: int, pool_features: int,
@@ -57,11 +55,8 @@ class InceptionA(nn.Module):
         branch_pool = self.branch_pool(F.avg_pool2d(x, kernel_size=3, stride=1, padding=1))
         return [self.branch1x1(x), branch5x5, branch3x3dbl, branch_pool]
 
-    def forward(self, x):
-        return cat(self._forward(x), 1)
 
-
-class InceptionB(nn.Module):
+class InceptionB(_Branches):
     """Grid reduction 35 -> 17: strided 3x3, double 3x3 and max-pool branches."""
 
     def __init__(self, in_channels: int,
@@ -77,11 +72,8 @@ class InceptionB(nn.Module):
         branch3x3dbl = self.branch3x3dbl_3(self.branch3x3dbl_2(self.branch3x3dbl_1(x)))
         return [self.branch3x3(x), branch3x3dbl, F.max_pool2d(x, kernel_size=3, stride=2)]
 
-    def forward(self, x):
-        return cat(self._forward(x), 1)
 
-
-class InceptionC(nn.Module):
+class InceptionC(_Branches):
     """17x17 block with factorized 7x7 convolutions (1x7 and 7x1)."""
 
     def __init__(self, in_channels: int, channels_7x7: int,
@@ -109,11 +101,8 @@ class InceptionC(nn.Module):
         branch_pool = self.branch_pool(F.avg_pool2d(x, kernel_size=3, stride=1, padding=1))
         return [self.branch1x1(x), branch7x7, branch7x7dbl, branch_pool]
 
-    def forward(self, x):
-        return cat(self._forward(x), 1)
 
-
-class InceptionD(nn.Module):
+class InceptionD(_Branches):
     """Grid reduction 17 -> 8: 3x3 and 7x7-then-3x3 strided branches, max pool."""
 
     def __init__(self, in_channels: int,
@@ -134,11 +123,8 @@ class InceptionD(nn.Module):
             branch7x7x3 = layer(branch7x7x3)
         return [branch3x3, branch7x7x3, F.max_pool2d(x, kernel_size=3, stride=2)]
 
-    def forward(self, x):
-        return cat(self._forward(x), 1)
 
-
-class InceptionE(nn.Module):
+class InceptionE(_Branches):
     """8x8 block with expanded filter banks (parallel 1x3 and 3x1 convolutions)."""
 
     def __init__(self, in_channels: int,
@@ -162,9 +148,6 @@ class InceptionE(nn.Module):
         branch3x3dbl = cat([self.branch3x3dbl_3a(b), self.branch3x3dbl_3b(b)], 1)
         branch_pool = self.branch_pool(F.avg_pool2d(x, kernel_size=3, stride=1, padding=1))
         return [self.branch1x1(x), branch3x3, branch3x3dbl, branch_pool]
-
-    def forward(self, x):
-        return cat(self._forward(x), 1)
 
 
 class InceptionAux(nn.Module):
@@ -279,13 +262,8 @@ Inception_V3_Weights = _weights_enum(__name__, "Inception_V3_Weights")
 
 def _inception_v3(weights: WeightsEnum | None, progress: bool,
                   kwargs: dict[str, Any]) -> Inception3:
-    original_aux_logits = kwargs.get("aux_logits", True)
-    model = _build_pretrained_inception(Inception3, weights, progress, kwargs)
-    if weights is not None:
-        if not original_aux_logits:
-            model.aux_logits = False
-            model.AuxLogits = None
-    return model
+    return _build_pretrained_inception(Inception3, weights, progress, kwargs, True,
+                                       ("AuxLogits",))
 
 
 inception_v3 = _model_builder(

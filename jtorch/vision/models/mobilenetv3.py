@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -11,7 +11,14 @@ from jtorch import nn
 from ..._ops.shape import flatten
 from ..ops.misc import Conv2dNormActivation, SqueezeExcitation as SElayer
 from ._api import WeightsEnum
-from ._utils import _build, _init_conv_norm_linear, _make_divisible, _model_builder, _weights_enum
+from ._utils import (
+    _build,
+    _check_stage_settings,
+    _init_conv_norm_linear,
+    _make_divisible,
+    _model_builder,
+    _weights_enum,
+)
 
 __all__ = ["MobileNetV3", "MobileNet_V3_Large_Weights", "MobileNet_V3_Small_Weights",
            "mobilenet_v3_large", "mobilenet_v3_small"]
@@ -97,12 +104,8 @@ class MobileNetV3(nn.Module):
                  norm_layer: Callable[..., nn.Module] | None = None, dropout: float = 0.2,
                  **kwargs: Any) -> None:
         super().__init__()
-        if not inverted_residual_setting:
-            raise ValueError("The inverted_residual_setting should not be empty")
-        if not (isinstance(inverted_residual_setting, Sequence)
-                and all(isinstance(s, InvertedResidualConfig)
-                        for s in inverted_residual_setting)):
-            raise TypeError("The inverted_residual_setting should be List[InvertedResidualConfig]")
+        _check_stage_settings(inverted_residual_setting, "inverted_residual_setting",
+                              InvertedResidualConfig)
         if block is None:
             block = InvertedResidual
         if norm_layer is None:

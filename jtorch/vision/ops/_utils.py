@@ -1,11 +1,13 @@
 """What torchvision's RoI operators share (torchvision's ``ops/_utils.py``): the boxes'
 shape check, the ``List[Tensor[L, 4]]`` form turned into ``Tensor[K, 5]`` rois (batch index
 first), the rois' checks against the input, and their integer batch indices and grid size
-read on the host."""
+read on the host; and the base of their module forms."""
 
 from __future__ import annotations
 
 import jax
+
+from jtorch import nn
 
 from ..._core.dtypes import legacy_type_name
 from ..._core.errors import concretization_error
@@ -66,3 +68,22 @@ def host_int(t, what):
     if isinstance(t._value, jax.core.Tracer):
         raise concretization_error(what)
     return int(t.max()) if t.numel() else 0
+
+
+class _RoIModule(nn.Module):
+    """The module form of a RoI function ``_op``: its arguments after ``input`` and ``rois``
+    are the attributes ``_settings``, passed on in order and shown in the repr."""
+
+    _settings = ("output_size", "spatial_scale")
+
+    def __init__(self, output_size, spatial_scale):
+        super().__init__()
+        self.output_size = output_size
+        self.spatial_scale = spatial_scale
+
+    def forward(self, input, rois):
+        return self._op(input, rois, *[getattr(self, name) for name in self._settings])
+
+    def __repr__(self):
+        settings = ", ".join(f"{name}={getattr(self, name)}" for name in self._settings)
+        return f"{self.__class__.__name__}({settings})"

@@ -6,11 +6,9 @@ and not widened to 1 pixel, and a bin with no samples is 0/0 (NaN). The sampling
 
 from __future__ import annotations
 
-from jtorch import nn
-
 from ..._ops.compare import where
 from ..._ops.creation_math import arange
-from ._utils import roi_arguments
+from ._utils import _RoIModule, roi_arguments
 from .roi_align import axis_samples, sample_grid
 
 __all__ = ["PSRoIAlign", "ps_roi_align"]
@@ -53,19 +51,12 @@ def ps_roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1
     return total / count
 
 
-class PSRoIAlign(nn.Module):
+class PSRoIAlign(_RoIModule):
     """See :func:`ps_roi_align`."""
 
+    _op = staticmethod(ps_roi_align)
+    _settings = ("output_size", "spatial_scale", "sampling_ratio")
+
     def __init__(self, output_size, spatial_scale, sampling_ratio):
-        super().__init__()
-        self.output_size = output_size
-        self.spatial_scale = spatial_scale
+        super().__init__(output_size, spatial_scale)
         self.sampling_ratio = sampling_ratio
-
-    def forward(self, input, rois):
-        return ps_roi_align(input, rois, self.output_size, self.spatial_scale,
-                            self.sampling_ratio)
-
-    def __repr__(self):
-        return (f"{self.__class__.__name__}(output_size={self.output_size}, "
-                f"spatial_scale={self.spatial_scale}, sampling_ratio={self.sampling_ratio})")

@@ -11,10 +11,8 @@ last row or column it spreads the gradient over one more row or column than the 
 
 from __future__ import annotations
 
-from jtorch import nn
-
 from ..._ops.compare import where
-from ._utils import roi_arguments
+from ._utils import _RoIModule, roi_arguments
 from .ps_roi_align import position_sensitive
 from .roi_pool import bin_window, pixel_bins, round_half_away
 
@@ -43,17 +41,7 @@ def ps_roi_pool(input, boxes, output_size, spatial_scale=1.0):
     return where(area > 0, total / area.clamp(min=1).to(total.dtype), 0.0)
 
 
-class PSRoIPool(nn.Module):
+class PSRoIPool(_RoIModule):
     """See :func:`ps_roi_pool`."""
 
-    def __init__(self, output_size, spatial_scale):
-        super().__init__()
-        self.output_size = output_size
-        self.spatial_scale = spatial_scale
-
-    def forward(self, input, rois):
-        return ps_roi_pool(input, rois, self.output_size, self.spatial_scale)
-
-    def __repr__(self):
-        return (f"{self.__class__.__name__}(output_size={self.output_size}, "
-                f"spatial_scale={self.spatial_scale})")
+    _op = staticmethod(ps_roi_pool)

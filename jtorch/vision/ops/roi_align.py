@@ -12,11 +12,9 @@ jtorch.compile only a fixed ``sampling_ratio > 0`` works.
 
 from __future__ import annotations
 
-from jtorch import nn
-
 from ..._ops.compare import where
 from ..._ops.creation_math import arange
-from ._utils import host_int, roi_arguments
+from ._utils import _RoIModule, host_int, roi_arguments
 
 __all__ = ["RoIAlign", "roi_align"]
 
@@ -99,21 +97,13 @@ def roi_align(input, boxes, output_size, spatial_scale=1.0, sampling_ratio=-1, a
     return (total / count).permute(0, 3, 1, 2)
 
 
-class RoIAlign(nn.Module):
+class RoIAlign(_RoIModule):
     """See :func:`roi_align`."""
 
+    _op = staticmethod(roi_align)
+    _settings = ("output_size", "spatial_scale", "sampling_ratio", "aligned")
+
     def __init__(self, output_size, spatial_scale, sampling_ratio, aligned=False):
-        super().__init__()
-        self.output_size = output_size
-        self.spatial_scale = spatial_scale
+        super().__init__(output_size, spatial_scale)
         self.sampling_ratio = sampling_ratio
         self.aligned = aligned
-
-    def forward(self, input, rois):
-        return roi_align(input, rois, self.output_size, self.spatial_scale, self.sampling_ratio,
-                         self.aligned)
-
-    def __repr__(self):
-        return (f"{self.__class__.__name__}(output_size={self.output_size}, "
-                f"spatial_scale={self.spatial_scale}, sampling_ratio={self.sampling_ratio}, "
-                f"aligned={self.aligned})")

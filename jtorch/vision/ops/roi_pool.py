@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import jax
 
-from jtorch import nn
-
 from ..._ops.compare import where
 from ..._ops.creation_math import arange
-from ._utils import host_int, roi_arguments
+from ._utils import _RoIModule, host_int, roi_arguments
 
 __all__ = ["RoIPool", "roi_pool"]
 
@@ -81,17 +79,7 @@ def roi_pool(input, boxes, output_size, spatial_scale=1.0):
     return where(empty, 0.0, out).permute(0, 3, 1, 2)
 
 
-class RoIPool(nn.Module):
+class RoIPool(_RoIModule):
     """See :func:`roi_pool`."""
 
-    def __init__(self, output_size, spatial_scale):
-        super().__init__()
-        self.output_size = output_size
-        self.spatial_scale = spatial_scale
-
-    def forward(self, input, rois):
-        return roi_pool(input, rois, self.output_size, self.spatial_scale)
-
-    def __repr__(self):
-        return (f"{self.__class__.__name__}(output_size={self.output_size}, "
-                f"spatial_scale={self.spatial_scale})")
+    _op = staticmethod(roi_pool)

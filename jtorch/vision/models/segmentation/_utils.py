@@ -19,6 +19,12 @@ class _SimpleSegmentationModel(nn.Module):
     """``backbone`` (returning a dict with ``"out"`` and, for ``aux_classifier``, ``"aux"``),
     then the classifiers, their outputs resized bilinearly to the input's height and width.
 
+    Args:
+        backbone (nn.Module): returns an ``OrderedDict`` with the last feature map under
+            ``"out"`` (and the auxiliary classifier's input under ``"aux"``).
+        classifier (nn.Module): the dense prediction from ``"out"``.
+        aux_classifier (nn.Module, optional): the auxiliary prediction (training).
+
     Shape:
         - Input: ``(N, 3, H, W)``
         - Output: ``OrderedDict`` with ``"out"`` (and ``"aux"``): ``(N, num_classes, H, W)``

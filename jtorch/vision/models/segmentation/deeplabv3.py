@@ -27,14 +27,7 @@ __all__ = ["DeepLabV3", "DeepLabV3_ResNet50_Weights", "DeepLabV3_ResNet101_Weigh
 
 class DeepLabV3(_SimpleSegmentationModel):
     """The DeepLabV3 model from `Rethinking Atrous Convolution for Semantic Image
-    Segmentation`.
-
-    Args:
-        backbone (nn.Module): returns an ``OrderedDict`` with the last feature map under
-            ``"out"`` (and the auxiliary classifier's input under ``"aux"``).
-        classifier (nn.Module): the dense prediction from ``"out"``.
-        aux_classifier (nn.Module, optional): the auxiliary prediction (training).
-    """
+    Segmentation`. Arguments and output as ``_SimpleSegmentationModel``'s."""
 
 
 class DeepLabHead(nn.Sequential):

@@ -16,14 +16,8 @@ __all__ = ["FCN", "FCN_ResNet50_Weights", "FCN_ResNet101_Weights", "fcn_resnet50
 
 
 class FCN(_SimpleSegmentationModel):
-    """The FCN model from `Fully Convolutional Networks for Semantic Segmentation`.
-
-    Args:
-        backbone (nn.Module): returns an ``OrderedDict`` with the last feature map under
-            ``"out"`` (and the auxiliary classifier's input under ``"aux"``).
-        classifier (nn.Module): the dense prediction from ``"out"``.
-        aux_classifier (nn.Module, optional): the auxiliary prediction (training).
-    """
+    """The FCN model from `Fully Convolutional Networks for Semantic Segmentation`. Arguments
+    and output as ``_SimpleSegmentationModel``'s."""
 
 
 class FCNHead(nn.Sequential):
