@@ -75,7 +75,13 @@ def dispatch(opdef, args, kwargs):
     if OBSERVER is not None and not _OBSERVING.on:
         return _observed(opdef, args, kwargs)
     if opdef.check is not None:
-        opdef.check(*args, **kwargs)
+        try:
+            opdef.check(*args, **kwargs)
+        except TypeError:   # (free when nothing is raised) NumPy's keywords: dim as axis
+            renamed = opdef.torch_kwargs(kwargs)
+            if renamed.keys() == kwargs.keys():
+                raise
+            opdef.check(*args, **renamed)
     vals, tens, targs = [], [], []
     tparam = opdef.tensor_pos
     device = None

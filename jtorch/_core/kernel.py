@@ -114,8 +114,26 @@ class OpDef:
         """The Kernel of this op for the call described by ``key`` (made on first use)."""
         k = self.kernel_cache.get(key)
         if k is None:
-            k = self.kernel_cache[key] = Kernel(self, CallSpec(key))
+            args, kwargs, autocast = key
+            if any(n in NUMPY_NAMES for n, _ in kwargs):   # x.sum(axis=1): PyTorch's names
+                kwargs = tuple((self.torch_name(n), v) for n, v in kwargs)
+            k = self.kernel_cache[key] = Kernel(self, CallSpec((args, kwargs, autocast)))
         return k
+
+    def torch_name(self, name):
+        """The parameter NumPy's keyword ``name`` stands for (``axis``: ``dim``) where this op
+        has that parameter and not ``name`` itself, else ``name``."""
+        alias = NUMPY_NAMES.get(name)
+        return alias if alias in self.params and name not in self.params else name
+
+    def torch_kwargs(self, kwargs):
+        """``kwargs`` with NumPy's keywords renamed as PyTorch's (:meth:`torch_name`)."""
+        return {self.torch_name(n): v for n, v in kwargs.items()}
+
+
+# PyTorch's argument parser takes NumPy's names for these parameters of every op
+# (python_arg_parser.cpp's numpy_compatibility_arg_names): ``x.max(axis=2, keepdims=True)``
+NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
 
 
 class return_types:  # noqa: N801 - PyTorch's module name
