@@ -72,15 +72,67 @@ def _linear_table(in_size, out_size, align_corners, scale, t):
     return (i0, i1), (t(1) - lam1, lam1)
 
 
+def _cubic1(v, a):
+    """PyTorch's cubic_convolution1: the cubic kernel on |v| <= 1."""
+    return ((a + 2) * v - (a + 3)) * v * v + 1
+
+
+def _cubic2(v, a):
+    """PyTorch's cubic_convolution2: the cubic kernel on 1 < |v| < 2."""
+    return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+
+
 def _cubic_coeffs(t, a=_A):
     """PyTorch's get_cubic_upsample_coefficients (A = -0.75) for fractional offset t."""
-    def c1(v):
-        return ((a + 2) * v - (a + 3)) * v * v + 1
+    return (_cubic2(t + 1, a), _cubic1(t, a), _cubic1(1 - t, a), _cubic2(2 - t, a))
 
-    def c2(v):
-        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
 
-    return (c2(t + 1), c1(t), c1(1 - t), c2(2 - t))
+def _np_fma(p, q, r, t):
+    """``p * q + r`` rounded once to float32 ``t``, as a fused multiply-add (for float64 ``t``,
+    rounded twice)."""
+    return (np.asarray(p, np.float64) * np.float64(q) + np.float64(r)).astype(t)
+
+
+def _aa_filter(x, mode, t):
+    """The antialiasing filters of PyTorch's ``HelperInterpLinear/Cubic::aa_filter``: the
+    triangle, or Keys' cubic with a = -0.5 (Pillow's; not the -0.75 of plain bicubic). The cubic
+    is evaluated as PyTorch's kernels are compiled (its CPU kernels for AVX2, with FMA, and its
+    CUDA ones): each ``u * v + w`` of ``cubic_convolution1/2`` fused and rounded once, which
+    gives its float32 weights to the last bit."""
+    x = np.abs(x)
+    if mode == "bilinear":
+        return np.where(x < 1, t(1) - x, t(0)).astype(t)
+    a = t(-0.5)
+    near = _np_fma((_np_fma(x, a + 2, -(a + 3), t) * x).astype(t), x, 1, t)
+    far = _np_fma(_np_fma(_np_fma(x, a, -5 * a, t), x, 8 * a, t), x, -4 * a, t)
+    return np.where(x < 1, near, np.where(x < 2, far, t(0))).astype(t)
+
+
+def _aa_table(in_size, out_size, align_corners, scale, mode, t):
+    """PyTorch's antialiased taps (``_compute_indices_min_size_weights_aa``): output ``i`` reads
+    the inputs within ``support`` of ``center = scale * (i + 0.5)``, the filter stretched by
+    the downscaling factor, its weights normalised to sum to one; in PyTorch's mixed float32 and
+    double arithmetic. Returns ``taps`` index arrays and weight arrays (weights past an
+    output's window are 0)."""
+    s = _area_scale(in_size, out_size, align_corners, scale, t)
+    half = 1.0 if mode == "bilinear" else 2.0  # interp_size * 0.5
+    support = t(half * np.float64(s)) if s >= 1 else t(half)
+    taps = int(math.ceil(support)) * 2 + 1
+    invscale = t(1.0 / np.float64(s)) if s >= 1 else t(1)
+    center = (np.float64(s) * (np.arange(out_size) + 0.5)).astype(t)
+    xmin = np.maximum(((center - support).astype(np.float64) + 0.5).astype(np.int64), 0)
+    xmax = np.minimum(((center + support).astype(np.float64) + 0.5).astype(np.int64), in_size)
+    xsize = np.clip(xmax - xmin, 0, taps)
+    j = np.arange(taps)
+    offset = ((xmin[:, None] + j).astype(t) - center[:, None]).astype(np.float64) + 0.5
+    w = _aa_filter((offset * np.float64(invscale)).astype(t), mode, t)
+    w = np.where(j < xsize[:, None], w, t(0))
+    total = np.zeros(out_size, t)
+    for k in range(taps):  # PyTorch's running sum
+        total = (total + w[:, k]).astype(t)
+    w = np.where(total[:, None] != 0, w / np.where(total == 0, t(1), total)[:, None], w)
+    idx = np.minimum(xmin[:, None] + j, in_size - 1)
+    return tuple(idx.T), tuple(w.astype(t).T)
 
 
 def _cubic_table(in_size, out_size, align_corners, scale, t):
@@ -107,7 +159,9 @@ def _area_matrix(in_size, out_size, t):
 _NAMES = {"nearest": "UpsampleNearest{}DBackward0", "nearest-exact":
           "UpsampleNearestExact{}DBackward0", "linear": "UpsampleLinear1DBackward0",
           "bilinear": "UpsampleBilinear2DBackward0", "bicubic": "UpsampleBicubic2DBackward0",
-          "trilinear": "UpsampleTrilinear3DBackward0", "area": "AdaptiveAvgPool{}DBackward0"}
+          "trilinear": "UpsampleTrilinear3DBackward0", "area": "AdaptiveAvgPool{}DBackward0",
+          "bilinear-aa": "UpsampleBilinear2DAaBackward0",
+          "bicubic-aa": "UpsampleBicubic2DAaBackward0"}
 
 
 def _upsample_grad_name(input, mode, output_size, scales, align_corners):
@@ -125,7 +179,9 @@ def _upsample(input, mode, output_size, scales, align_corners):
     x = input.astype(jnp.float32) if low else input
     t = np.float64 if x.dtype == jnp.float64 else np.float32
     nd = len(output_size)
-    for k in range(nd):
+    antialias = mode.endswith("-aa")
+    # PyTorch's antialiased kernel resamples the last (contiguous) axis first
+    for k in reversed(range(nd)) if antialias else range(nd):
         axis = input.ndim - nd + k
         n_in, n_out = input.shape[axis], output_size[k]
         sc = scales[k] if scales is not None else None
@@ -137,10 +193,13 @@ def _upsample(input, mode, output_size, scales, align_corners):
             x = _along(x, axis, lambda v, m=m: jnp.matmul(
                 v, m.T, precision=jax.lax.Precision.HIGHEST))
         elif mode != "bicubic" and n_in == n_out:
-            continue  # PyTorch's linear kernels copy an axis whose size does not change
+            continue  # PyTorch's linear and antialiased kernels copy an axis of unchanged size
         else:
-            table = _cubic_table if mode == "bicubic" else _linear_table
-            idxs, ws = table(n_in, n_out, align_corners, sc, t)
+            if antialias:
+                idxs, ws = _aa_table(n_in, n_out, align_corners, sc, mode[:-3], t)
+            else:
+                table = _cubic_table if mode == "bicubic" else _linear_table
+                idxs, ws = table(n_in, n_out, align_corners, sc, t)
             shape = [1] * x.ndim
             shape[axis] = n_out
             x = sum(jnp.take(x, jnp.asarray(i), axis=axis) * jnp.asarray(w).reshape(shape)
@@ -236,9 +295,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                          "modes and requires a 4-D tensor as input")
-    if mode == "lanczos" or antialias:
+    if mode == "lanczos":
         raise NotImplementedError("jtorch does not implement torch.nn.functional.interpolate "
-                                  "with antialias=True yet")
+                                  "with mode='lanczos' yet")
     if mode not in _NAMES or input.dim() not in (3, 4, 5):
         _mode_error(input.dim(), mode)
     if mode in ("linear", "bilinear", "trilinear") and _MODES_3[input.dim()] != mode or \
@@ -261,6 +320,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                       f"'{type_name(dt)}'")
     if mode == "area":
         scale_factors = None
+    if antialias:
+        if dt.name in ("float16", "bfloat16") and list(input.shape[2:]) != output_size:
+            raise NotImplementedError('"compute_index_ranges_weights" not implemented for '
+                                      f"'{type_name(dt)}'")
+        mode += "-aa"
     return _upsample(input, mode, tuple(output_size),
                      None if scale_factors is None else tuple(scale_factors),
                      bool(align_corners) if align_corners is not None else False)

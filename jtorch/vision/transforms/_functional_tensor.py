@@ -25,7 +25,6 @@ from ..._ops.creation import (
     zeros_like,
 )
 from ..._ops.creation_math import arange, linspace
-from ..._ops.linalg import matmul
 from ..._ops.linalg_einsum import einsum
 from ..._ops.pointwise import div, fmod
 from ..._ops.pointwise_math import floor, round as torch_round
@@ -310,41 +309,6 @@ def _cast_squeeze_out(img, need_cast: bool, need_squeeze: bool, out_dtype):
     return img
 
 
-def _aa_filter(x, mode):
-    x = np.abs(x)
-    if mode == "bilinear":
-        return np.where(x < 1.0, 1.0 - x, 0.0)
-    a = -0.5  # bicubic, as PyTorch's (and Pillow's) antialias kernel
-    return np.where(x < 1.0, ((a + 2) * x - (a + 3)) * x * x + 1,
-                    np.where(x < 2.0, (((x - 5) * x + 8) * x - 4) * a, 0.0))
-
-
-def _aa_weights(in_size: int, out_size: int, mode: str) -> np.ndarray:
-    """The ``out_size x in_size`` matrix of PyTorch's antialiased interpolation weights
-    (``_compute_indices_min_size_weights_aa``, align_corners=False)."""
-    interp_size = 2 if mode == "bilinear" else 4
-    scale = in_size / out_size
-    support = interp_size * 0.5 * scale if scale >= 1.0 else interp_size * 0.5
-    invscale = 1.0 / scale if scale >= 1.0 else 1.0
-    wts = np.zeros((out_size, in_size))
-    for i in range(out_size):
-        center = scale * (i + 0.5)
-        xmin = max(int(center - support + 0.5), 0)
-        xmax = min(int(center + support + 0.5), in_size)
-        w = _aa_filter((np.arange(xmin, xmax) - center + 0.5) * invscale, mode)
-        total = w.sum()
-        wts[i, xmin:xmax] = w / total if total != 0 else w
-    return wts
-
-
-def _resize_antialias(img, size, mode):
-    oh, ow = size
-    h, w = img.shape[-2:]
-    wh = torch_tensor(_aa_weights(h, oh, mode), dtype=img.dtype, device=img.device)
-    ww = torch_tensor(_aa_weights(w, ow, mode).T, dtype=img.dtype, device=img.device)
-    return matmul(wh, matmul(img, ww))
-
-
 def resize(img, size: list[int], interpolation: str = "bilinear", antialias=True):
     _assert_image_tensor(img)
     size = list(size)
@@ -352,11 +316,9 @@ def resize(img, size: list[int], interpolation: str = "bilinear", antialias=True
         antialias = False
     img, need_cast, need_squeeze, out_dtype = _cast_squeeze_in(img, [float32,
                                                                      float64])
-    if antialias:
-        img = _resize_antialias(img, size, interpolation)
-    else:
-        align_corners = False if interpolation in ["bilinear", "bicubic"] else None
-        img = F.interpolate(img, size=size, mode=interpolation, align_corners=align_corners)
+    align_corners = False if interpolation in ["bilinear", "bicubic"] else None
+    img = F.interpolate(img, size=size, mode=interpolation, align_corners=align_corners,
+                        antialias=antialias)
     if interpolation == "bicubic" and out_dtype == uint8:
         img = img.clamp(min=0, max=255)
     return _cast_squeeze_out(img, need_cast=need_cast, need_squeeze=need_squeeze,
