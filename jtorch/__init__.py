@@ -112,7 +112,7 @@ from .autograd import (  # noqa: E402
 from . import (  # noqa: E402
     amp, cpu, cuda, distributions, func, hub, nn, optim, serialization, testing, utils, vision,
 )
-from . import accelerator, backends, version  # noqa: E402
+from . import __config__, accelerator, backends, version  # noqa: E402
 from . import quasirandom  # noqa: E402
 from .testing._parity import register_namespace as _register_parity_namespace  # noqa: E402
 
@@ -809,6 +809,10 @@ from ._ops.scatter import (
     scatter_reduce as scatter_reduce,
     take as take,
     take_along_dim as take_along_dim,
+)
+from ._ops.segment_reduce import (
+    segment_reduce as _segment_reduce,
+    segment_reduce as segment_reduce,
 )
 from ._ops.selection import (
     argsort as argsort,

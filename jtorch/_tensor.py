@@ -50,13 +50,22 @@ from ._ops.typed_storage import is_storage, storage_tensor
 from ._tensor_ops import TensorOps
 from ._tensor_str import tensor_repr
 
+# private Tensor names that third-party libraries call: PyTorch Geometric's EdgeIndex and Index
+# are __torch_dispatch__ subclasses made by _make_wrapper_subclass (jtorch has no
+# __torch_dispatch__: its ops run JAX kernels, not aten ones)
+_PRIVATE_MISSING = {"_make_wrapper_subclass": "torch.Tensor._make_wrapper_subclass (a "
+                    "__torch_dispatch__ subclass; jtorch has no __torch_dispatch__)"}
+
 
 class TensorMeta(type):
     """Tensor's class: a class-level read of a ``torch.Tensor`` name jtorch lacks
-    (``torch.Tensor.set_``) raises NotImplementedError naming it, as an instance's read does
-    (see ``Tensor.__getattr__``); anything else Python's AttributeError."""
+    (``torch.Tensor.set_``, ``torch.Tensor._make_wrapper_subclass``) raises
+    NotImplementedError naming it, as an instance's read does (see ``Tensor.__getattr__``);
+    anything else Python's AttributeError."""
 
     def __getattr__(cls, name):
+        if name in _PRIVATE_MISSING:
+            raise missing_attribute(_PRIVATE_MISSING[name])
         if name in torch_names("torch.Tensor") and not name.startswith("__"):
             raise missing_attribute(f"torch.Tensor.{name}")
         raise AttributeError(f"type object '{cls.__name__}' has no attribute '{name}'")

@@ -55,6 +55,7 @@ class TensorOps:
     __dlpack_device__ = _dlpack.dlpack_device
     __invert__ = _bitwise.__invert__
     __pos__ = _pointwise.positive
+    _coalesced_ = _sparse.set_coalesced_
     _indices = _sparse.raw_indices
     _nnz = _sparse.nnz
     _values = _sparse.raw_values

@@ -207,6 +207,13 @@ def tensor_body(arr, indent):
     return _body(a, cuts, indent, _Formatter(a, kind == dtypes.FLOAT), None)
 
 
+def _tensor_str(self, indent):
+    """PyTorch's private ``torch._tensor_str._tensor_str``: the text of tensor ``self``'s
+    values (``"[]"`` when empty), as ``repr`` shows them (libraries' own reprs call it)."""
+    arr = self.detach()._value
+    return "[]" if arr.size == 0 else tensor_body(arr, indent)
+
+
 def _add_suffixes(text, suffixes, indent, force_newline=False):
     parts = [text]
     last_line_len = len(text) - text.rfind("\n") + 1
@@ -305,3 +312,11 @@ def tensor_repr(t, tensor_contents=None, plain=False):
     if not plain and _is_parameter(cls):
         out = f"Parameter({out})"
     return out
+
+
+def _str_intern(inp, *, tensor_contents=None):
+    """PyTorch's private ``torch._tensor_str._str_intern``: ``repr(inp)``, with
+    ``tensor_contents`` as the values' text when given."""
+    cls = type(inp)
+    return tensor_repr(inp, tensor_contents, plain=cls.__name__ == "Tensor"
+                       and cls.__module__.startswith("jtorch"))

@@ -6,9 +6,12 @@ runs the op, ``.default`` is its one overload. Any namespace can be read (PyTorc
 first use); an operator it does not hold raises PyTorch's AttributeError.
 
 ``torch.ops.aten.<name>`` maps to jtorch's op of the same name (``jtorch.<name>``, else the
-``Tensor`` method: ``aten.view(x, shape)`` is ``x.view(shape)``), and every overload name
-(``aten.add.Tensor``) to that same function: jtorch's ops take every form of their arguments.
-aten operators jtorch has no op for raise NotImplementedError. See docs/differences.md.
+``Tensor`` method: ``aten.view(x, shape)`` is ``x.view(shape)``; the aten-only ``alias``,
+``slice``, ``index``, ``_to_copy`` and ``_pin_memory`` are in jtorch/_ops/aten_only.py), and
+every overload name (``aten.add.Tensor``) to that same function: jtorch's ops take every form
+of their arguments. aten operators jtorch has no op for raise NotImplementedError (when read;
+the few private ones PyTorch Geometric's dispatch tables name, when called). See
+docs/differences.md.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import types
 import jtorch
 
 from ._core.errors import is_stand_in, missing_attribute, missing_function
+from ._ops.aten_only import ATEN_ONLY, STAND_INS
 
 __all__ = ["OpOverload", "OpOverloadPacket", "load_library", "import_module",
            "loaded_libraries"]
@@ -131,6 +135,8 @@ class _AtenNamespace(_OpNamespace):
         if op_name.startswith("__"):
             raise AttributeError(f"'_OpNamespace' 'aten' object has no attribute '{op_name}'")
         fn = _jtorch_op(op_name)
+        if fn is None and op_name in STAND_INS:
+            fn = missing_function(f"torch.ops.aten.{op_name}")
         if fn is None:
             raise missing_attribute(f"torch.ops.aten.{op_name}")
         packet = _AtenPacket("aten", op_name, fn)
@@ -139,7 +145,10 @@ class _AtenNamespace(_OpNamespace):
 
 
 def _jtorch_op(name):
-    """jtorch's op ``name`` (a function from the op table, else a Tensor method), or None."""
+    """jtorch's op ``name`` (an aten-only op, a function from the op table, else a Tensor
+    method), or None."""
+    if name in ATEN_ONLY:
+        return ATEN_ONLY[name]
     for owner in (jtorch, jtorch.Tensor):
         fn = getattr(owner, name, None) if not name.startswith("_") else None
         if callable(fn) and not isinstance(fn, type) and not is_stand_in(fn) and \

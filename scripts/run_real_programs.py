@@ -365,6 +365,14 @@ def prepare_clip(tree, work):
                 os.path.join(work, "drive_clip.py"))
 
 
+def prepare_open_clip(tree, work):
+    """The driver of OpenCLIP (``scripts/real_drivers/open_clip_tiny.py``; the
+    ``open_clip_torch`` package installed, its tree only a directory), copied in as
+    ``drive_open_clip.py``; its models are built from configs it registers (no downloads)."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "open_clip_tiny.py"),
+                os.path.join(work, "drive_open_clip.py"))
+
+
 def prepare_lightning(tree, work):
     """The driver of PyTorch Lightning (``scripts/real_drivers/lightning_mnist.py``; the
     ``lightning`` package installed, its tree only a directory), copied into the working
@@ -385,11 +393,27 @@ def prepare_kornia(tree, work):
                 os.path.join(work, "drive_kornia.py"))
 
 
+def prepare_metric_learning(tree, work):
+    """The driver of pytorch-metric-learning (``scripts/real_drivers/metric_learning_losses.py``;
+    the ``pytorch_metric_learning`` package installed, its tree only a directory), copied in as
+    ``drive_pml.py``."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "metric_learning_losses.py"),
+                os.path.join(work, "drive_pml.py"))
+
+
 def prepare_gpytorch(tree, work):
     """The driver of GPyTorch (``scripts/real_drivers/gpytorch_models.py``; the ``gpytorch``
     package installed, its tree only a directory), copied in as ``drive_gpytorch.py``."""
     shutil.copy(os.path.join(HERE, "real_drivers", "gpytorch_models.py"),
                 os.path.join(work, "drive_gpytorch.py"))
+
+
+def prepare_pyg(tree, work):
+    """The driver of PyTorch Geometric (``scripts/real_drivers/pyg_models.py``; the
+    ``torch_geometric`` package installed, its tree only a directory), copied in as
+    ``drive_pyg.py``."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "pyg_models.py"),
+                os.path.join(work, "drive_pyg.py"))
 
 
 def prepare_diffusers(tree, work):
@@ -874,6 +898,20 @@ PROGRAMS = [
                  "jtorch's jit.load raises NotImplementedError (a RuntimeError) first and "
                  "clip.load goes on; the float16 text tower differs by float16 rounding "
                  "(QuickGELU's scalar product and sigmoid, float16 matmuls)"),
+    # OpenCLIP 3.3 (pip install "open_clip_torch>=3.3,<3.4"): a driver of tiny ViT,
+    # ModifiedResNet, CustomTextCLIP (SigLIP loss) and CoCa models from its own configs, its
+    # tokenizer and image transforms, ClipLoss, AdamW steps, checkpoint loading with
+    # position-embedding resizing; the tree is an empty directory "open_clip"
+    Program("open-clip", "open_clip", "mlfoundations/open_clip", [["{work}/drive_open_clip.py"]],
+            prepare=prepare_open_clip,
+            note="expected: float32 rounding, grown by AdamW's first step (sign-like for "
+                 "near-zero gradients) behind the ResNet's BatchNorms: up to 9.4e-5 relative "
+                 "(OPEN_CLIP_FLOAT64=1 agrees to 3e-14)"),
+    Program("open-clip-bf16", "open_clip", "mlfoundations/open_clip",
+            [["{work}/drive_open_clip.py", "bf16"]], prepare=prepare_open_clip,
+            note="expected: bfloat16 autocast (open_clip_train's amp_bf16): logits differ by "
+                 "up to 0.07, a few bfloat16 steps (PyTorch's CPU bfloat16 kernels round "
+                 "inside, as for build-nanogpt), step 0's loss by 1.4e-4, later ones by 0.8%"),
     Program("x-transformers", "x-transformers", "lucidrains/x-transformers",
             [["{work}/drive_xt.py"]], prepare=prepare_x_transformers, path=(".",)),
     # PyTorch Lightning 2.6 (pip install "lightning>=2.6,<2.7"): a driver of its Trainer
@@ -890,6 +928,13 @@ PROGRAMS = [
     # and augmentation pipelines on small random images; the tree is an empty directory "kornia"
     Program("kornia", "kornia", "kornia/kornia", [["{work}/drive_kornia.py"]],
             prepare=prepare_kornia),
+    # pytorch-metric-learning 2.9 (pip install "pytorch-metric-learning>=2.9,<2.10" faiss-cpu):
+    # a driver of its 38 losses, miners, distances, reducers, regularizers, CrossBatchMemory,
+    # a tiny embedding net's training and AccuracyCalculator (faiss and CustomKNN) on seeded
+    # embeddings; the tree is an empty directory "pytorch-metric-learning"
+    Program("metric-learning", "pytorch-metric-learning",
+            "KevinMusgrave/pytorch-metric-learning", [["{work}/drive_pml.py"]],
+            prepare=prepare_metric_learning),
     # GPyTorch 1.15 with linear_operator 0.6 and BoTorch 0.18 (pip install
     # "gpytorch>=1.15,<1.16" "botorch>=0.18,<0.19"): a driver of exact GPs (Cholesky and
     # CG/Lanczos), kernels, multitask, SVGP and classification models, and a BoTorch
@@ -900,6 +945,13 @@ PROGRAMS = [
                  "hyperparameter (its float64 twin simple64 agrees to 3e-13); cg by up to 3e-6: "
                  "its CG and Lanczos iterate at rounding level (PyTorch run with 1 thread "
                  "differs from itself with 2 by 1.5e-6 there)"),
+    # PyTorch Geometric 2.8 (pip install torch_geometric==2.8.0.post1, no pyg-lib,
+    # torch-scatter or torch-sparse): a driver of its graph utilities, GCN/GAT/SAGE/GIN and
+    # eleven more convolutions, DataLoader batching with global pooling, MessagePassing
+    # subclasses, basic models, norms, aggregations, pooling, transforms and HeteroConv on
+    # small random graphs; the tree is an empty directory "pyg"
+    Program("pyg", "pyg", "pyg-team/pytorch_geometric", [["{work}/drive_pyg.py"]],
+            prepare=prepare_pyg),
     # Hugging Face diffusers 0.42 (pip install "diffusers>=0.42,<0.43"): a driver of its
     # UNets, VAE, DiT, schedulers, pipelines, EMA and save/load at tiny sizes; the tree is an
     # empty directory "diffusers"

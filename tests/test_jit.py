@@ -111,11 +111,25 @@ def test_script_needs_one_program():
         got = jtorch.jit.trace(_branchy, jtorch.ones(2))(jtorch.ones(2))
     assert np.array_equal(got.numpy(), expected.numpy())
 
-    class Holder:
-        pass
 
-    with pytest.raises(NotImplementedError, match=r"torch\.jit\.script.*jtorch\.compile"):
-        jtorch.jit.script(Holder)
+
+class _Pair:
+    def __init__(self, a, b: int):
+        self.a, self.b = a, b
+
+
+class _SubPair(_Pair):
+    pass
+
+
+def test_script_of_a_class_returns_it_as_pytorch():
+    # PyTorch Geometric scripts its dataclasses (SelectOutput) at import
+    for T in LIBS:
+        assert T.jit.script(_Pair) is _Pair
+        with pytest.raises(RuntimeError, match="does not support inheritance"):
+            T.jit.script(_SubPair)
+        with pytest.raises(RuntimeError, match="inherits from nn.Module, pass an instance"):
+            T.jit.script(T.nn.Linear)
 
 
 def test_stand_ins():

@@ -54,6 +54,7 @@ from . import (  # noqa: F401
     random_sampling,
     reduction,
     scatter,
+    segment_reduce,
     selection,
     shape,
     shape_build,

@@ -20,7 +20,7 @@ from .._core.tensor_base import TensorBase
 from ._index_util import concrete
 from ._registry import export, op
 from ._util import check_broadcast, type_name
-from .reduction import softmax_values
+from .reduction import divided_mean, softmax_values
 
 # the loss ops are published through the Python wrappers below (reduction arguments, checks)
 _LOSS = {"namespace": None, "method": False, "out": False}
@@ -60,7 +60,7 @@ def resolve(size_average, reduce, reduction):
 
 def reduce_loss(loss, reduction):
     if reduction == "mean":
-        return jnp.mean(loss)
+        return divided_mean(loss, tuple(range(jnp.ndim(loss))))
     if reduction == "sum":
         return jnp.sum(loss)
     return loss

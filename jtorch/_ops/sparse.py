@@ -169,6 +169,17 @@ def is_coalesced(self):
     return _coo(self, "is_coalesced").coalesced
 
 
+@export(method="_coalesced_", namespace=None)
+def set_coalesced_(self, coalesced):
+    """``Tensor._coalesced_``: mark ``self`` coalesced (or not) in place, trusting the caller
+    (PyTorch Geometric marks the sparse tensors it built sorted); returns ``self``."""
+    if not isinstance(self, TensorBase) or self._sparse is None:
+        raise NotImplementedError("Could not run 'aten::_coalesced_' with arguments from the "
+                                  "'CPU' backend: it needs a sparse COO tensor")
+    self._sparse = self._sparse._replace(coalesced=bool(coalesced))
+    return self
+
+
 def _check_coalesced(self, what):
     if not _coo(self, what).coalesced:
         raise RuntimeError(f"Cannot get {what} on an uncoalesced tensor, please call "

@@ -15,7 +15,10 @@ So, as in eager PyTorch, ``is_scripting()`` and ``is_tracing()`` are False, ``ig
 - ``script(fn_or_module)`` returns ``jtorch.compile(fn_or_module, fullgraph=True)``; a call
   that the compiler cannot make into one program (Python control flow on tensor values,
   which TorchScript compiles) raises NotImplementedError naming ``torch.jit.script`` and
-  saying to use ``jtorch.compile``. Scripting a class raises it at once.
+  saying to use ``jtorch.compile``. Scripting a class returns the class, as PyTorch does
+  (which also compiles it for TorchScript callers; PyTorch Geometric scripts its dataclasses
+  at import), after PyTorch's checks: an ``nn.Module`` subclass or a class that inherits
+  from anything but ``object`` (an Enum excepted) raises PyTorch's RuntimeError.
 
 Differences from PyTorch:
     - ``is_tracing()`` is False also while ``trace`` runs the function (jtorch.compile traces
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import enum
 import functools
 import typing
 import warnings
@@ -47,6 +51,7 @@ from .._core.errors import (
 )
 from ..futures import Future as Future
 from ..nn.modules.module import Module
+from ._overload import _overload as _overload, _overload_method as _overload_method
 
 __all__ = ["Attribute", "CompilationUnit", "Error", "Future", "ScriptFunction", "ScriptModule",
            "annotate", "enable_onednn_fusion", "export", "export_opnames", "fork", "freeze",
@@ -175,18 +180,32 @@ class _ScriptedModule(OptimizedModule):
             raise _cannot_script(name, "it does not compile to one XLA program") from e
 
 
+def _script_class(cls):
+    """``script`` of a class: PyTorch's checks, then the class itself."""
+    if issubclass(cls, Module):
+        raise RuntimeError(f"Type '{cls}' cannot be compiled since it inherits from nn.Module, "
+                           "pass an instance instead")
+    if not issubclass(cls, enum.Enum) and len(cls.mro()) > 2:
+        raise RuntimeError("TorchScript classes does not support inheritance yet. Please "
+                           "directly inherit from 'object'.")
+    return cls
+
+
 def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     """Compile a function or module as one program (``jtorch.compile(obj, fullgraph=True)``).
 
     Args:
-        obj: a function or an ``nn.Module``.
+        obj: a function, an ``nn.Module``, or a class.
         optimize, example_inputs: accepted for compatibility.
 
     Returns:
         The compiled function or module. Calling it raises NotImplementedError (naming
-        torch.jit.script and jtorch.compile) where it does not compile to one program.
+        torch.jit.script and jtorch.compile) where it does not compile to one program. A
+        class is returned unchanged (see the module's notes).
     """
-    if builtins.isinstance(obj, type) or not callable(obj):
+    if builtins.isinstance(obj, type):
+        return _script_class(obj)
+    if not callable(obj):
         raise _cannot_script(getattr(obj, "__name__", type(obj).__name__),
                              "only functions and modules are compiled")
     return _ScriptedModule(obj if builtins.isinstance(obj, Module) else _Function(obj),
