@@ -401,6 +401,14 @@ def prepare_metric_learning(tree, work):
                 os.path.join(work, "drive_pml.py"))
 
 
+def prepare_torchmetrics(tree, work):
+    """The driver of TorchMetrics (``scripts/real_drivers/torchmetrics_suite.py``; the
+    ``torchmetrics`` package installed, its tree only a directory), copied in as
+    ``drive_torchmetrics.py``."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "torchmetrics_suite.py"),
+                os.path.join(work, "drive_torchmetrics.py"))
+
+
 def prepare_gpytorch(tree, work):
     """The driver of GPyTorch (``scripts/real_drivers/gpytorch_models.py``; the ``gpytorch``
     package installed, its tree only a directory), copied in as ``drive_gpytorch.py``."""
@@ -935,6 +943,13 @@ PROGRAMS = [
     Program("metric-learning", "pytorch-metric-learning",
             "KevinMusgrave/pytorch-metric-learning", [["{work}/drive_pml.py"]],
             prepare=prepare_metric_learning),
+    # TorchMetrics 1.9 (pip install "torchmetrics>=1.9,<1.10"): a driver of its classification,
+    # regression, retrieval, image, audio, text, clustering, nominal, pairwise, segmentation
+    # and panoptic metrics, functional and stateful, aggregation, MetricCollection, wrappers,
+    # metric state and gradients, on seeded NumPy data; the tree is an empty directory
+    # "torchmetrics"
+    Program("torchmetrics", "torchmetrics", "Lightning-AI/torchmetrics",
+            [["{work}/drive_torchmetrics.py"]], prepare=prepare_torchmetrics),
     # GPyTorch 1.15 with linear_operator 0.6 and BoTorch 0.18 (pip install
     # "gpytorch>=1.15,<1.16" "botorch>=0.18,<0.19"): a driver of exact GPs (Cholesky and
     # CG/Lanczos), kernels, multitask, SVGP and classification models, and a BoTorch
