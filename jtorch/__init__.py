@@ -20,6 +20,7 @@ _numpy_random_state = _np.random.get_state()
 from ._core.errors import torch_name_fallback
 import jax as _jax
 import sys as _sys
+import warnings as _warnings
 
 _np.random.set_state(_numpy_random_state)
 del _numpy_random_state
@@ -1007,4 +1008,11 @@ from . import functional  # noqa: E402
 torch = _sys.modules[__name__]
 
 # a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
-__getattr__ = torch_name_fallback("torch")
+_name_fallback = torch_name_fallback("torch")
+
+
+def __getattr__(name):
+    if name == "set_vital":  # PyTorch 2.13: deprecated, a warning and a no-op, as there
+        _warnings.warn(f"'{name}' is deprecated, please do not call", stacklevel=2)
+        return lambda *args: None
+    return _name_fallback(name)

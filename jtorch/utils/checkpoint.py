@@ -29,12 +29,29 @@ from .._core.python_node import record_pullback, record_python_node
 from .._core.state import STATE
 from .._tensor import Tensor
 from ..nn.modules.container import Sequential
+from ._pytree import tree_leaves
 
-__all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn"]
+__all__ = ["checkpoint", "checkpoint_sequential", "get_device_states", "noop_context_fn",
+           "set_device_states"]
 
 
 def noop_context_fn():
     return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+def get_device_states(*args):
+    """``(device ids, rng states)``: the index of every non-CPU tensor among ``args`` (nested
+    containers too, once per tensor as in PyTorch) and its device's generator state.
+    jtorch's one generator serves every device, so each state is its state."""
+    ids = [a.get_device() for a in tree_leaves(args)
+           if isinstance(a, Tensor) and a.device.type not in ("cpu", "meta")]
+    return ids, [default_generator.get_state() for _ in ids]
+
+
+def set_device_states(devices, states, *, device_type=None):
+    """Restores the states ``get_device_states`` returned (into jtorch's one generator)."""
+    for _, state in zip(devices, states):
+        default_generator.set_state(state)
 
 
 def _flat(out):

@@ -6,7 +6,7 @@ See docs/data.md for how workers avoid JAX's fork deadlock and what differs from
 from ..._core.errors import torch_name_fallback
 from ._collate import default_collate, default_convert
 from ._worker import get_worker_info
-from .dataloader import DataLoader
+from .dataloader import DataLoader, _DatasetKind
 from .dataset import (
     ChainDataset,
     ConcatDataset,
@@ -32,6 +32,8 @@ __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Datas
            "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler", "TensorDataset",
            "WeightedRandomSampler", "default_collate", "default_convert", "get_worker_info",
            "random_split"]
+
+from . import _utils  # noqa: E402 - after the modules it re-exports
 
 # a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
 __getattr__ = torch_name_fallback("torch.utils.data")

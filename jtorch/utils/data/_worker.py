@@ -34,6 +34,7 @@ from ..._core.generator import manual_seed
 from ..._tensor import Tensor
 
 MP_STATUS_CHECK_INTERVAL = 0.5  # seconds between liveness checks while waiting on a queue
+HAS_NUMPY = True
 
 # ------------------------------------------------------------------------------ host mode
 _HOST = [False]
@@ -198,10 +199,31 @@ def fork_safe(obj):
 
 
 class _ResumeIteration:
-    """Sent to persistent workers at a new epoch; echoed back as an acknowledgement."""
+    """Sent to persistent workers at a new epoch; echoed back as an acknowledgement. ``seed``
+    is PyTorch's field (a DataPipe's shared seed); jtorch's loader sends its epoch number."""
 
-    def __init__(self, epoch):
-        self.epoch = epoch
+    def __init__(self, seed=None):
+        self.seed = seed
+
+
+class ManagerWatchdog:
+    """In a worker: ``is_alive()`` turns False once the process that started it has exited."""
+
+    def __init__(self):
+        self.manager_pid = os.getppid()
+        self.manager_dead = False
+
+    def is_alive(self):
+        if not self.manager_dead:
+            self.manager_dead = os.getppid() != self.manager_pid
+        return not self.manager_dead
+
+
+def _generate_state(base_seed, worker_id):
+    """The NumPy seed PyTorch gives worker ``worker_id``: four 32-bit words of NumPy's
+    SeedSequence hash of ``(worker_id, base_seed)`` (PyTorch re-implements that algorithm)."""
+    entropy = [worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0]
+    return [int(w) for w in np.random.SeedSequence(entropy, pool_size=4).generate_state(4)]
 
 
 class _IterableDatasetStopIteration:

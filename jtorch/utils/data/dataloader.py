@@ -26,9 +26,12 @@ import os
 import queue
 import time
 import warnings
-from typing import Generic
+from collections.abc import Callable
+from typing import Any, Generic
 
 from ... import accelerator
+from ..._core.errors import not_implemented
+from ...distributed import c10d
 from . import _main_guard as main_guard, _worker as worker
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset, T_co, _seed_from
@@ -37,6 +40,8 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
 
 get_worker_info = worker.get_worker_info
+_collate_fn_t = Callable[[list], Any]
+_worker_init_fn_t = Callable[[int], None]
 _EXITING = [False]
 
 
@@ -48,6 +53,10 @@ def _mark_exit():
 class _DatasetKind:
     Map = 0
     Iterable = 1
+
+    @staticmethod
+    def create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last):
+        return _make_fetcher(kind, auto_collation, collate_fn, drop_last, dataset)
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -77,10 +86,12 @@ class _MapFetcher:
         data = getitems(index) if callable(getitems) else [d[i] for i in index]
         return self.collate_fn(data)
 
+    fetch = __call__  # PyTorch's name (torch.utils.data._utils.fetch)
+
 
 class _IterFetcher:
     def __init__(self, dataset, auto_collation, collate_fn, drop_last):
-        self.dataset_iter = iter(dataset)
+        self.dataset, self.dataset_iter = dataset, iter(dataset)
         self.auto_collation, self.collate_fn, self.drop_last = auto_collation, collate_fn, drop_last
         self.ended = False
 
@@ -99,6 +110,8 @@ class _IterFetcher:
         if not data or (self.drop_last and len(data) < len(index)):
             raise StopIteration
         return self.collate_fn(data)
+
+    fetch = __call__
 
 
 def _make_fetcher(kind, auto_collation, collate_fn, drop_last, dataset):
@@ -188,6 +201,24 @@ class DataLoader(Generic[T_co]):
         self.__initialized = True
         self._IterableDataset_len_called = None
         self._iterator = None
+        self.check_worker_number_rationality()
+
+    def check_worker_number_rationality(self):
+        """Warns when ``num_workers`` exceeds the CPUs this process may use, as PyTorch does."""
+        if not self.num_workers:
+            return
+        suggest = cpu_count()
+        if suggest is None or self.num_workers > suggest:
+            cpuset = ("" if hasattr(os, "sched_getaffinity")
+                      else " (`cpuset` is not taken into account)")
+            detail = ("DataLoader is not able to compute a suggested max number of worker in "
+                      "current system." if suggest is None else
+                      f"Our suggested max number of worker in current system is {suggest}{cpuset}, "
+                      "which is smaller than what this DataLoader is going to create.")
+            warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in "
+                          f"total. {detail} Please be aware that excessive worker creation might "
+                          "get DataLoader running slow or even freeze, lower the worker number to "
+                          "avoid potential slowness/freeze if necessary.", stacklevel=2)
 
     @property
     def multiprocessing_context(self):
@@ -224,6 +255,7 @@ class DataLoader(Generic[T_co]):
     def _get_iterator(self):
         if self.num_workers == 0:
             return _SingleProcessDataLoaderIter(self)
+        self.check_worker_number_rationality()
         return _MultiProcessingDataLoaderIter(self)
 
     def __iter__(self):
@@ -261,6 +293,25 @@ class DataLoader(Generic[T_co]):
         return self.collate_fn is default_collate or self.collate_fn is default_convert
 
 
+def _sharding_worker_init_fn(worker_init_fn, world_size, rank_id, worker_id):
+    """Shards a DataPipe graph across workers in PyTorch; jtorch has no DataPipes."""
+    raise not_implemented("torch.utils.data.dataloader._sharding_worker_init_fn")
+
+
+def cpu_count():
+    """The CPUs this process may run on (its affinity set where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count()
+
+
+def _distributed_settings():
+    """(world_size, rank) of the default process group, (1, 0) without one."""
+    if c10d.is_available() and c10d.is_initialized():
+        return c10d.get_world_size(), c10d.get_rank()
+    return 1, 0
+
+
 def _choose_context(loader):
     """(context, auto_fork): the loader's context, or jtorch's safe default for None."""
     ctx = loader.multiprocessing_context
@@ -275,6 +326,12 @@ def _choose_context(loader):
 class _BaseDataLoaderIter:
     def __init__(self, loader):
         self._dataset = loader.dataset
+        self._shared_seed = None  # a DataPipe's shared seed in PyTorch (jtorch has no DataPipes)
+        self._pg = None
+        self._world_size, self._rank = _distributed_settings()
+        self._pin_memory = loader.pin_memory and accelerator.is_available()
+        self._pin_memory_device = None  # jtorch has no pinned memory
+        self._profile_name = f"enumerate(DataLoader)#{self.__class__.__name__}.__next__"
         self._dataset_kind = loader._dataset_kind
         self._IterableDataset_len_called = loader._IterableDataset_len_called
         self._auto_collation = loader._auto_collation
@@ -403,7 +460,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             pending = self._num_workers
             while pending > 0:
                 idx, _ = self._get_data()
-                if isinstance(idx, worker._ResumeIteration) and idx.epoch == self._epoch:
+                if isinstance(idx, worker._ResumeIteration) and idx.seed == self._epoch:
                     pending -= 1
         for _ in range(self._prefetch_factor * self._num_workers):
             self._try_put_index()

@@ -1,0 +1,6 @@
+"""``torch.utils.data.datapipes``: jtorch has no DataPipes (deprecated in PyTorch); the
+classes are stand-ins raising NotImplementedError when made, so ``isinstance`` checks work."""
+
+from . import datapipe
+
+__all__ = ["datapipe"]
