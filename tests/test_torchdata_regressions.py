@@ -132,3 +132,32 @@ def test_signal_handling_pids():
     sh._remove_worker_pids(12345)
     with pytest.raises(RuntimeError, match="Cannot find worker information"):
         sh._remove_worker_pids(12345)
+
+
+def test_own_worker_loop_is_told_spawn_not_none():
+    # StatefulDataLoader takes a None multiprocessing_context as torch.multiprocessing's
+    # default (fork on Linux), and its forked workers hung at their first JAX op; jtorch's
+    # getter gives the context workers start in: spawn for a loop that is not jtorch's own
+    import multiprocessing as mp
+
+    class Squares(jtorch.utils.data.Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return jtorch.tensor(i) ** 2
+
+    class OwnLoop(jtorch.utils.data.DataLoader):
+        def _get_iterator(self):
+            return super()._get_iterator()
+
+    assert OwnLoop(Squares(), num_workers=2).multiprocessing_context.get_start_method() == \
+        "spawn"
+    assert jtorch.utils.data.DataLoader(Squares(), num_workers=2) \
+        .multiprocessing_context.get_start_method() == "spawn"   # user code runs jtorch ops
+    assert jtorch.utils.data.DataLoader(Squares()).multiprocessing_context is None
+    fork = mp.get_context("fork")
+    given = jtorch.utils.data.DataLoader(Squares(), num_workers=2, multiprocessing_context=fork)
+    assert given.multiprocessing_context is fork
+    assert torch.utils.data.DataLoader(list(range(4)), num_workers=2) \
+        .multiprocessing_context is None   # PyTorch's: None, meaning its default (fork)

@@ -222,6 +222,16 @@ class DataLoader(Generic[T_co]):
 
     @property
     def multiprocessing_context(self):
+        """The context given, else, with workers, the one they start in (:func:`_choose_context`).
+        PyTorch's getter gives None there, which a subclass running its own worker loop
+        (torchdata's StatefulDataLoader) takes as ``torch.multiprocessing``'s default, fork: a
+        worker forked after JAX started hangs at its first JAX op."""
+        ctx = self.__multiprocessing_context
+        if ctx is None and self.num_workers > 0:
+            return _choose_context(self)[0]
+        return ctx
+
+    def _given_multiprocessing_context(self):
         return self.__multiprocessing_context
 
     @multiprocessing_context.setter
@@ -313,11 +323,13 @@ def _distributed_settings():
 
 
 def _choose_context(loader):
-    """(context, auto_fork): the loader's context, or jtorch's safe default for None."""
-    ctx = loader.multiprocessing_context
+    """(context, auto_fork): the loader's context, or jtorch's safe default for None: fork
+    only where jtorch's own worker loop runs nothing but JAX-free code, else spawn."""
+    ctx = loader._given_multiprocessing_context()
     if ctx is not None:
         return ctx, False
-    safe = (worker.fork_safe(loader.dataset) and loader._host_ok()
+    own_loop = type(loader)._get_iterator is DataLoader._get_iterator
+    safe = (own_loop and worker.fork_safe(loader.dataset) and loader._host_ok()
             and loader.worker_init_fn is None and "fork" in mp.get_all_start_methods())
     return mp.get_context("fork" if safe else "spawn"), safe
 
