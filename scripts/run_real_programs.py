@@ -424,12 +424,37 @@ def prepare_pyg(tree, work):
                 os.path.join(work, "drive_pyg.py"))
 
 
+def prepare_torchdata(tree, work):
+    """The driver of torchdata (``scripts/real_drivers/torchdata_pipelines.py``; the
+    ``torchdata`` package installed, its tree only a directory), copied in as
+    ``drive_torchdata.py``."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "torchdata_pipelines.py"),
+                os.path.join(work, "drive_torchdata.py"))
+
+
+def prepare_peft(tree, work):
+    """The driver of Hugging Face PEFT (``scripts/real_drivers/peft_adapters.py``; the ``peft``
+    package installed, its tree only a directory), copied in as ``drive_peft.py``; its
+    transformers models are built from tiny configs (no downloads)."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "peft_adapters.py"),
+                os.path.join(work, "drive_peft.py"))
+
+
 def prepare_diffusers(tree, work):
     """The driver of Hugging Face diffusers (``scripts/real_drivers/diffusers_tiny.py``; the
     ``diffusers`` package installed, its tree only a directory), copied into the working
     directory as ``drive_diffusers.py``; its models are built from configs (no downloads)."""
     shutil.copy(os.path.join(HERE, "real_drivers", "diffusers_tiny.py"),
                 os.path.join(work, "drive_diffusers.py"))
+
+
+def prepare_sentence_transformers(tree, work):
+    """The driver of sentence-transformers (``scripts/real_drivers/sentence_transformers_tiny.py``;
+    the ``sentence-transformers`` and ``datasets`` packages installed, its tree only a
+    directory), copied in as ``drive_st.py``; it builds its tiny BERT and WordPiece vocabulary
+    itself (no downloads)."""
+    shutil.copy(os.path.join(HERE, "real_drivers", "sentence_transformers_tiny.py"),
+                os.path.join(work, "drive_st.py"))
 
 
 def prepare_llama2c(tree, work):
@@ -967,12 +992,34 @@ PROGRAMS = [
     # small random graphs; the tree is an empty directory "pyg"
     Program("pyg", "pyg", "pyg-team/pytorch_geometric", [["{work}/drive_pyg.py"]],
             prepare=prepare_pyg),
+    # torchdata 0.11 (pip install torchdata==0.11.0): StatefulDataLoader (map-style and
+    # iterable datasets, 0 and 2 spawn workers, shuffle, drop_last, custom collate, mid-epoch
+    # state_dict resumes) and torchdata.nodes pipelines with checkpoints; the tree is an empty
+    # directory "torchdata"
+    Program("torchdata", "torchdata", "pytorch/data", [["{work}/drive_torchdata.py"]],
+            prepare=prepare_torchdata),
+    # sentence-transformers 6.0 (pip install "sentence-transformers>=6.0,<6.1" datasets): a
+    # driver of encode, pooling, util's search and mining, twelve losses through its trainer and
+    # a manual loop, five evaluators, a CrossEncoder and save/load on a tiny BERT built locally;
+    # the tree is an empty directory "sentence-transformers"
+    Program("sentence-transformers", "sentence-transformers", "UKPLab/sentence-transformers",
+            [["{work}/drive_st.py"]], prepare=prepare_sentence_transformers,
+            note="expected: float32 rounding, grown by AdamW's sign-like first steps: losses "
+                 "agree to 2e-6 relative, trained parameters' checksums to 5e-4 (PyTorch's own "
+                 "float32 run differs from its float64 run as much)"),
     # Hugging Face diffusers 0.42 (pip install "diffusers>=0.42,<0.43"): a driver of its
     # UNets, VAE, DiT, schedulers, pipelines, EMA and save/load at tiny sizes; the tree is an
     # empty directory "diffusers"
     Program("diffusers", "diffusers", "huggingface/diffusers", [["{work}/drive_diffusers.py"]],
             prepare=prepare_diffusers, checkpoints=("diffusers_out/unet2d.pt",),
             images=("diffusers_out/ddpm.png",)),
+    # Hugging Face PEFT 0.21 (pip install "peft==0.21.0"): a driver of LoRA (rsLoRA, DoRA,
+    # bias modes, PiSSA/OLoRA inits, embeddings, convolutions, mixed-adapter batches), IA3,
+    # LoHa, LoKr, AdaLoRA, VeRA, OFT, BOFT, HRA, FourierFT and more, prefix, prompt and
+    # P-tuning on tiny transformers models: training, merge/unmerge, save/load, weighted
+    # adapters; the tree is an empty directory "peft"
+    Program("peft", "peft", "huggingface/peft", [["{work}/drive_peft.py"]],
+            prepare=prepare_peft),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
