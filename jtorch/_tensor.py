@@ -44,6 +44,7 @@ from ._ops._registry import OPERANDS
 from ._ops.creation import empty, place, tensor
 from ._ops.indexing import getitem
 from ._ops.indexing_put import setitem
+from ._ops.native_norms import warn_once
 from ._ops.shape import hermitian_H, matrix_H, matrix_T, numpy_T
 from ._ops.sparse import sparse_detach, sparse_to
 from ._ops.typed_storage import is_storage, storage_tensor
@@ -356,6 +357,10 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
         return bool(self.item())
 
     def __float__(self):
+        if self._requires_grad and STATE.grad_enabled:   # as PyTorch 2.13 (TORCH_WARN_ONCE)
+            warn_once("float of requires_grad", "Converting a tensor with requires_grad=True "
+                      "to a scalar may lead to unexpected behavior.\nConsider using "
+                      "tensor.detach() first.")
         return float(self.item())
 
     def __int__(self):

@@ -82,6 +82,29 @@ def test_warn_always():
     assert jtorch.is_warn_always_enabled() is False
 
 
+def test_float_of_a_tensor_requiring_grad_warns():
+    # PyTorch 2.13 warns (once a process; every time under set_warn_always) when float()
+    # converts a tensor that requires grad while grad mode is on; int(), item() do not
+    seen = {}
+    for T in (torch, jtorch):
+        T.set_warn_always(True)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                t = T.tensor([1.5], requires_grad=True)
+                values = [float(t), int(t), t.item(), float(t.detach()), float(t * 2)]
+                with T.no_grad():
+                    values.append(float(t))
+        finally:
+            T.set_warn_always(False)
+        texts = [str(w.message).split(" (Triggered internally")[0] for w in caught
+                 if "scalar" in str(w.message)]
+        assert all(w.filename == __file__ for w in caught if "scalar" in str(w.message))
+        seen[T] = (values, texts)
+    assert seen[torch] == seen[jtorch]
+    assert len(seen[jtorch][1]) == 2
+
+
 # ------------------------------------------------------------------------ native norms
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
 @pytest.mark.parametrize("shape,ns,affine", [((2, 3, 4), [4], True), ((2, 3, 4), [3, 4], False),
