@@ -365,12 +365,14 @@ def prepare_clip(tree, work):
                 os.path.join(work, "drive_clip.py"))
 
 
-def prepare_open_clip(tree, work):
-    """The driver of OpenCLIP (``scripts/real_drivers/open_clip_tiny.py``; the
-    ``open_clip_torch`` package installed, its tree only a directory), copied in as
-    ``drive_open_clip.py``; its models are built from configs it registers (no downloads)."""
-    shutil.copy(os.path.join(HERE, "real_drivers", "open_clip_tiny.py"),
-                os.path.join(work, "drive_open_clip.py"))
+def copy_driver(source, name):
+    """The ``prepare`` of a program run through a driver of its unchanged, installed library
+    (``scripts/real_drivers/<source>``; the program's tree is only a directory): the driver
+    copied into the working directory as ``name``. Each driver stands alone, as a user's
+    script would."""
+    def prepare(tree, work):
+        shutil.copy(os.path.join(HERE, "real_drivers", source), os.path.join(work, name))
+    return prepare
 
 
 def prepare_lightning(tree, work):
@@ -384,77 +386,6 @@ def prepare_lightning(tree, work):
     for name, _ in MNIST_FILES:
         os.symlink(os.path.join(MNIST_SOURCE[0], name + ".gz"),
                    os.path.join(work, "mnist", name + ".gz"))
-
-
-def prepare_kornia(tree, work):
-    """The driver of kornia (``scripts/real_drivers/kornia_ops.py``; the ``kornia`` package
-    installed, its tree only a directory), copied in as ``drive_kornia.py``."""
-    shutil.copy(os.path.join(HERE, "real_drivers", "kornia_ops.py"),
-                os.path.join(work, "drive_kornia.py"))
-
-
-def prepare_metric_learning(tree, work):
-    """The driver of pytorch-metric-learning (``scripts/real_drivers/metric_learning_losses.py``;
-    the ``pytorch_metric_learning`` package installed, its tree only a directory), copied in as
-    ``drive_pml.py``."""
-    shutil.copy(os.path.join(HERE, "real_drivers", "metric_learning_losses.py"),
-                os.path.join(work, "drive_pml.py"))
-
-
-def prepare_torchmetrics(tree, work):
-    """The driver of TorchMetrics (``scripts/real_drivers/torchmetrics_suite.py``; the
-    ``torchmetrics`` package installed, its tree only a directory), copied in as
-    ``drive_torchmetrics.py``."""
-    shutil.copy(os.path.join(HERE, "real_drivers", "torchmetrics_suite.py"),
-                os.path.join(work, "drive_torchmetrics.py"))
-
-
-def prepare_gpytorch(tree, work):
-    """The driver of GPyTorch (``scripts/real_drivers/gpytorch_models.py``; the ``gpytorch``
-    package installed, its tree only a directory), copied in as ``drive_gpytorch.py``."""
-    shutil.copy(os.path.join(HERE, "real_drivers", "gpytorch_models.py"),
-                os.path.join(work, "drive_gpytorch.py"))
-
-
-def prepare_pyg(tree, work):
-    """The driver of PyTorch Geometric (``scripts/real_drivers/pyg_models.py``; the
-    ``torch_geometric`` package installed, its tree only a directory), copied in as
-    ``drive_pyg.py``."""
-    shutil.copy(os.path.join(HERE, "real_drivers", "pyg_models.py"),
-                os.path.join(work, "drive_pyg.py"))
-
-
-def prepare_torchdata(tree, work):
-    """The driver of torchdata (``scripts/real_drivers/torchdata_pipelines.py``; the
-    ``torchdata`` package installed, its tree only a directory), copied in as
-    ``drive_torchdata.py``."""
-    shutil.copy(os.path.join(HERE, "real_drivers", "torchdata_pipelines.py"),
-                os.path.join(work, "drive_torchdata.py"))
-
-
-def prepare_peft(tree, work):
-    """The driver of Hugging Face PEFT (``scripts/real_drivers/peft_adapters.py``; the ``peft``
-    package installed, its tree only a directory), copied in as ``drive_peft.py``; its
-    transformers models are built from tiny configs (no downloads)."""
-    shutil.copy(os.path.join(HERE, "real_drivers", "peft_adapters.py"),
-                os.path.join(work, "drive_peft.py"))
-
-
-def prepare_diffusers(tree, work):
-    """The driver of Hugging Face diffusers (``scripts/real_drivers/diffusers_tiny.py``; the
-    ``diffusers`` package installed, its tree only a directory), copied into the working
-    directory as ``drive_diffusers.py``; its models are built from configs (no downloads)."""
-    shutil.copy(os.path.join(HERE, "real_drivers", "diffusers_tiny.py"),
-                os.path.join(work, "drive_diffusers.py"))
-
-
-def prepare_sentence_transformers(tree, work):
-    """The driver of sentence-transformers (``scripts/real_drivers/sentence_transformers_tiny.py``;
-    the ``sentence-transformers`` and ``datasets`` packages installed, its tree only a
-    directory), copied in as ``drive_st.py``; it builds its tiny BERT and WordPiece vocabulary
-    itself (no downloads)."""
-    shutil.copy(os.path.join(HERE, "real_drivers", "sentence_transformers_tiny.py"),
-                os.path.join(work, "drive_st.py"))
 
 
 def prepare_llama2c(tree, work):
@@ -936,12 +867,13 @@ PROGRAMS = [
     # tokenizer and image transforms, ClipLoss, AdamW steps, checkpoint loading with
     # position-embedding resizing; the tree is an empty directory "open_clip"
     Program("open-clip", "open_clip", "mlfoundations/open_clip", [["{work}/drive_open_clip.py"]],
-            prepare=prepare_open_clip,
+            prepare=copy_driver("open_clip_tiny.py", "drive_open_clip.py"),
             note="expected: float32 rounding, grown by AdamW's first step (sign-like for "
                  "near-zero gradients) behind the ResNet's BatchNorms: up to 9.4e-5 relative "
                  "(OPEN_CLIP_FLOAT64=1 agrees to 3e-14)"),
     Program("open-clip-bf16", "open_clip", "mlfoundations/open_clip",
-            [["{work}/drive_open_clip.py", "bf16"]], prepare=prepare_open_clip,
+            [["{work}/drive_open_clip.py", "bf16"]],
+            prepare=copy_driver("open_clip_tiny.py", "drive_open_clip.py"),
             note="expected: bfloat16 autocast (open_clip_train's amp_bf16): logits differ by "
                  "up to 0.07, a few bfloat16 steps (PyTorch's CPU bfloat16 kernels round "
                  "inside, as for build-nanogpt), step 0's loss by 1.4e-4, later ones by 0.8%"),
@@ -960,27 +892,29 @@ PROGRAMS = [
     # conversions, warps and homographies, enhancements, morphology, losses, feature responses
     # and augmentation pipelines on small random images; the tree is an empty directory "kornia"
     Program("kornia", "kornia", "kornia/kornia", [["{work}/drive_kornia.py"]],
-            prepare=prepare_kornia),
+            prepare=copy_driver("kornia_ops.py", "drive_kornia.py")),
     # pytorch-metric-learning 2.9 (pip install "pytorch-metric-learning>=2.9,<2.10" faiss-cpu):
     # a driver of its 38 losses, miners, distances, reducers, regularizers, CrossBatchMemory,
     # a tiny embedding net's training and AccuracyCalculator (faiss and CustomKNN) on seeded
     # embeddings; the tree is an empty directory "pytorch-metric-learning"
     Program("metric-learning", "pytorch-metric-learning",
             "KevinMusgrave/pytorch-metric-learning", [["{work}/drive_pml.py"]],
-            prepare=prepare_metric_learning),
+            prepare=copy_driver("metric_learning_losses.py", "drive_pml.py")),
     # TorchMetrics 1.9 (pip install "torchmetrics>=1.9,<1.10"): a driver of its classification,
     # regression, retrieval, image, audio, text, clustering, nominal, pairwise, segmentation
     # and panoptic metrics, functional and stateful, aggregation, MetricCollection, wrappers,
     # metric state and gradients, on seeded NumPy data; the tree is an empty directory
     # "torchmetrics"
     Program("torchmetrics", "torchmetrics", "Lightning-AI/torchmetrics",
-            [["{work}/drive_torchmetrics.py"]], prepare=prepare_torchmetrics),
+            [["{work}/drive_torchmetrics.py"]],
+            prepare=copy_driver("torchmetrics_suite.py", "drive_torchmetrics.py")),
     # GPyTorch 1.15 with linear_operator 0.6 and BoTorch 0.18 (pip install
     # "gpytorch>=1.15,<1.16" "botorch>=0.18,<0.19"): a driver of exact GPs (Cholesky and
     # CG/Lanczos), kernels, multitask, SVGP and classification models, and a BoTorch
     # SingleTaskGP + qLogEI step; the tree is an empty directory "gpytorch"
     Program("gpytorch", "gpytorch", "cornellius-gp/gpytorch",
-            [["{work}/drive_gpytorch.py"]], prepare=prepare_gpytorch,
+            [["{work}/drive_gpytorch.py"]],
+            prepare=copy_driver("gpytorch_models.py", "drive_gpytorch.py"),
             note="expected: simple32 (float32) differs by float32 rounding, up to 2.6e-4 in a "
                  "hyperparameter (its float64 twin simple64 agrees to 3e-13); cg by up to 3e-6: "
                  "its CG and Lanczos iterate at rounding level (PyTorch run with 1 thread "
@@ -991,19 +925,20 @@ PROGRAMS = [
     # subclasses, basic models, norms, aggregations, pooling, transforms and HeteroConv on
     # small random graphs; the tree is an empty directory "pyg"
     Program("pyg", "pyg", "pyg-team/pytorch_geometric", [["{work}/drive_pyg.py"]],
-            prepare=prepare_pyg),
+            prepare=copy_driver("pyg_models.py", "drive_pyg.py")),
     # torchdata 0.11 (pip install torchdata==0.11.0): StatefulDataLoader (map-style and
     # iterable datasets, 0 and 2 spawn workers, shuffle, drop_last, custom collate, mid-epoch
     # state_dict resumes) and torchdata.nodes pipelines with checkpoints; the tree is an empty
     # directory "torchdata"
     Program("torchdata", "torchdata", "pytorch/data", [["{work}/drive_torchdata.py"]],
-            prepare=prepare_torchdata),
+            prepare=copy_driver("torchdata_pipelines.py", "drive_torchdata.py")),
     # sentence-transformers 6.0 (pip install "sentence-transformers>=6.0,<6.1" datasets): a
     # driver of encode, pooling, util's search and mining, twelve losses through its trainer and
     # a manual loop, five evaluators, a CrossEncoder and save/load on a tiny BERT built locally;
     # the tree is an empty directory "sentence-transformers"
     Program("sentence-transformers", "sentence-transformers", "UKPLab/sentence-transformers",
-            [["{work}/drive_st.py"]], prepare=prepare_sentence_transformers,
+            [["{work}/drive_st.py"]],
+            prepare=copy_driver("sentence_transformers_tiny.py", "drive_st.py"),
             note="expected: float32 rounding, grown by AdamW's sign-like first steps: losses "
                  "agree to 2e-6 relative, trained parameters' checksums to 5e-4 (PyTorch's own "
                  "float32 run differs from its float64 run as much)"),
@@ -1011,7 +946,8 @@ PROGRAMS = [
     # UNets, VAE, DiT, schedulers, pipelines, EMA and save/load at tiny sizes; the tree is an
     # empty directory "diffusers"
     Program("diffusers", "diffusers", "huggingface/diffusers", [["{work}/drive_diffusers.py"]],
-            prepare=prepare_diffusers, checkpoints=("diffusers_out/unet2d.pt",),
+            prepare=copy_driver("diffusers_tiny.py", "drive_diffusers.py"),
+            checkpoints=("diffusers_out/unet2d.pt",),
             images=("diffusers_out/ddpm.png",)),
     # Hugging Face PEFT 0.21 (pip install "peft==0.21.0"): a driver of LoRA (rsLoRA, DoRA,
     # bias modes, PiSSA/OLoRA inits, embeddings, convolutions, mixed-adapter batches), IA3,
@@ -1019,7 +955,7 @@ PROGRAMS = [
     # P-tuning on tiny transformers models: training, merge/unmerge, save/load, weighted
     # adapters; the tree is an empty directory "peft"
     Program("peft", "peft", "huggingface/peft", [["{work}/drive_peft.py"]],
-            prepare=prepare_peft),
+            prepare=copy_driver("peft_adapters.py", "drive_peft.py")),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
