@@ -39,12 +39,12 @@ from ._core.tensor_base import (
     wrap_dim,
 )
 from ._core.views import deepcopy_tensor, detached_alias
+from ._core.warn_once import warn_once
 from ._ops import convert
 from ._ops._registry import OPERANDS
 from ._ops.creation import empty, place, tensor
 from ._ops.indexing import getitem
 from ._ops.indexing_put import setitem
-from ._ops.native_norms import warn_once
 from ._ops.shape import hermitian_H, matrix_H, matrix_T, numpy_T
 from ._ops.sparse import sparse_detach, sparse_to
 from ._ops.typed_storage import is_storage, storage_tensor
@@ -91,6 +91,13 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
     # device kinds and layouts a jtorch tensor never has (PyTorch's properties; always False)
     is_ipu = is_maia = is_mkldnn = is_mps = is_mtia = is_vulkan = is_xla = is_xpu = \
         is_nested = is_sparse_csr = property(lambda self: False)
+
+    @property
+    def _cdata(self):
+        """PyTorch's address of the C++ tensor behind this Python object: one per object (a
+        Python tensor and its C++ tensor are one-to-one), so here the object's ``id`` (pyro
+        compares it to tell a module's parameter from the param store's)."""
+        return id(self)
 
     def is_pinned(self, device=None):
         """False: a jtorch tensor lives in a jax.Array (no page-locked host memory)."""

@@ -21,7 +21,7 @@ from torch._higher_order_ops.flex_attention import flex_attention as torch_flex_
 
 import jtorch
 import jtorch.nn.attention.flex_attention as jf
-from jtorch.nn.attention import _flex_masks
+from jtorch._core import warn_once
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:flex_attention called without torch.compile"),
@@ -327,7 +327,7 @@ def test_errors():
 def test_warnings_as_pytorch():
     with pytest.warns(DeprecationWarning, match="_compile flag on create_block_mask"):
         jf.create_block_mask(causal, B, H, L, L, device="cpu", _compile=True)
-    _flex_masks._WARNINGS_SHOWN.discard("deprecated_return_lse")  # shown once per process
+    warn_once.forget("deprecated_return_lse")  # shown once per process
     q = _inputs(jtorch, "float32", H, grad=False)[0]
     with warnings.catch_warnings(record=True) as log:
         warnings.simplefilter("always")

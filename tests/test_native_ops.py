@@ -349,3 +349,30 @@ def test_histogramdd_under_compile():
     for _ in range(2):
         assert_close(f(jtorch.tensor(x)), want)
     assert math.isclose(float(f(jtorch.tensor(x)).sum()), 30.0)
+
+
+def test_set_warn_always_repeats_every_once_only_warning():
+    # PyTorch's TORCH_WARN_ONCE warnings (torch.lu's deprecation, a tensor from a list of
+    # ndarrays, the deprecated add(input, alpha, other) overload) come every time while
+    # set_warn_always(True) is on; jtorch routes them all through one switch. (PyTorch gives
+    # the ndarray one twice a call, from two internal checks, and points torch.lu's at its
+    # torch/functional.py; jtorch gives each once a call, at the caller's line.)
+    seen = {}
+    for T in (torch, jtorch):
+        a = T.tensor([[2.0, 1.0], [1.0, 3.0]])
+        T.set_warn_always(True)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                for _ in range(2):
+                    T.lu(a)
+                    T.tensor([np.zeros(2), np.ones(2)])
+                    T.add(a, 2.0, a)
+        finally:
+            T.set_warn_always(False)
+        seen[T] = [str(w.message).split(" (Triggered internally")[0].split("\n")[0][:40]
+                   for w in caught]
+    assert all(w.filename == __file__ for w in caught)
+    assert sorted(set(seen[torch])) == sorted(set(seen[jtorch]))
+    assert all(seen[T].count(m) >= 2 for T in (torch, jtorch) for m in set(seen[T]))
+    assert len(seen[jtorch]) == 6

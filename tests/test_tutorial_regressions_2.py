@@ -12,6 +12,7 @@ import torch.functional
 
 import jtorch
 import jtorch.functional
+from jtorch._core import warn_once
 from jtorch._ops import _deprecated_overloads
 
 
@@ -77,7 +78,7 @@ def test_deprecated_inplace_overloads_match_pytorch(method):
 def test_deprecated_overload_warns_once_as_pytorch():
     # PyTorch warns once per process (TORCH_WARN_ONCE), whichever deprecated overload comes
     # first; the messages are PyTorch 2.13's
-    _deprecated_overloads._WARNED[0] = False
+    warn_once.forget(_deprecated_overloads.WARNING_KEY)
     a, b, _ = _operands(jtorch)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -89,7 +90,7 @@ def test_deprecated_overload_warns_once_as_pytorch():
         "This overload of add_ is deprecated:\n\tadd_(Number alpha, Tensor other)\n"
         "Consider using one of the following signatures instead:\n"
         "\tadd_(Tensor other, *, Number alpha = 1)")
-    _deprecated_overloads._WARNED[0] = False
+    warn_once.forget(_deprecated_overloads.WARNING_KEY)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         jtorch.addcmul(a, 0.5, b, b)

@@ -12,17 +12,14 @@ positional and keyword arguments before binding them.
 from __future__ import annotations
 
 import numbers
-import warnings
 
 from .._core.tensor_base import TensorBase
+from .._core.warn_once import warn_once
 
-_WARNED = [False]
+WARNING_KEY = "deprecated overload"   # one warning for all of them, as PyTorch's
 
 
-def _warn(name, scalar, tensors, inplace):
-    if _WARNED[0]:
-        return
-    _WARNED[0] = True
+def _message(name, scalar, tensors, inplace):
     operands = ", ".join(f"Tensor {t}" for t in tensors)
     if inplace:
         old = f"{name}_(Number {scalar}, {operands})"
@@ -30,9 +27,8 @@ def _warn(name, scalar, tensors, inplace):
     else:
         old = f"{name}(Tensor input, Number {scalar}, {operands}, *, Tensor out = None)"
         new = f"{name}(Tensor input, {operands}, *, Number {scalar} = 1, Tensor out = None)"
-    warnings.warn(f"This overload of {name}{'_' if inplace else ''} is deprecated:\n\t{old}\n"
-                  "Consider using one of the following signatures instead:\n\t" + new,
-                  UserWarning, stacklevel=4)
+    return (f"This overload of {name}{'_' if inplace else ''} is deprecated:\n\t{old}\n"
+            "Consider using one of the following signatures instead:\n\t" + new)
 
 
 def scalar_first(name, scalar, tensors):
@@ -47,7 +43,8 @@ def scalar_first(name, scalar, tensors):
                 or not isinstance(args[1], numbers.Number)
                 or not all(isinstance(a, TensorBase) for a in (args[0], *args[2:]))):
             return args, kwargs
-        _warn(name, scalar, tensors, inplace)
+        warn_once(WARNING_KEY, lambda: _message(name, scalar, tensors, inplace),
+                  stacklevel=3)
         return (args[0], *args[2:]), {**kwargs, scalar: args[1]}
 
     return rewrite

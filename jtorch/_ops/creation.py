@@ -37,6 +37,7 @@ from .._core.dispatch import dispatch
 from .._core.generator import _concrete
 from .._core.tensor_base import MetaStorage, TensorBase, keep_host_copy, keeps_host_copy
 from .._core.views import assign_out, inplace_call
+from .._core.warn_once import warn_once
 from ._registry import export, op
 from ._util import check_broadcast
 from .meta import meta_tensor
@@ -239,7 +240,6 @@ def _np_array(data):
         raise ValueError("Overflow when unpacking long long") from None
 
 
-_WARNED_NDARRAY_LIST = []  # PyTorch warns once a process (TORCH_WARN_ONCE)
 _PACKAGE = __name__.split(".")[0]
 
 
@@ -256,11 +256,11 @@ def _from_data(data, dt):
     """Nested Python/NumPy data (no top-level Tensor/ndarray) -> array of dtype ``dt``."""
     found = set()
     inferred = _infer(data, found)
-    if "ndarray" in found and not _WARNED_NDARRAY_LIST:
-        _WARNED_NDARRAY_LIST.append(True)
-        warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
-                      "consider converting the list to a single numpy.ndarray with numpy.array() "
-                      "before converting to a tensor.", UserWarning, stacklevel=_caller_level())
+    if "ndarray" in found:
+        warn_once("list of ndarrays", "Creating a tensor from a list of numpy.ndarrays is "
+                  "extremely slow. Please consider converting the list to a single "
+                  "numpy.ndarray with numpy.array() before converting to a tensor.",
+                  stacklevel=_caller_level())
     dt = dt or inferred
     sizes = _sizes(data)
     if 0 in sizes:

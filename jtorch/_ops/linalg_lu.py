@@ -10,11 +10,10 @@ hold the zero pivot and ``info`` says where it is.
 
 from __future__ import annotations
 
-import warnings
-
 import jax
 import jax.numpy as jnp
 
+from .._core.warn_once import warn_once
 from ._registry import export, op
 from ._util import type_name
 from .linalg_decomp import (
@@ -166,16 +165,13 @@ _LU_DEPRECATED = (
     "should be replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
     "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
     "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
-_warned = []
 
 
 @export("lu", method=True)
 def torch_lu(A, pivot=True, get_infos=False, out=None):
     """``torch.lu`` (deprecated, as PyTorch says once): ``(LU, pivots)``, with ``infos`` when
     ``get_infos``."""
-    if not _warned:
-        _warned.append(True)
-        warnings.warn(_LU_DEPRECATED, UserWarning, stacklevel=2)
+    warn_once("torch.lu", _LU_DEPRECATED)
     res = lu_factor_ex(A, pivot=pivot)
     return tuple(res) if get_infos else (res.LU, res.pivots)
 

@@ -11,8 +11,6 @@ returns with the output's grad_fn and so come from one op returning all three.
 
 from __future__ import annotations
 
-import warnings
-
 import jax.numpy as jnp
 
 from .._core import dtypes
@@ -20,6 +18,7 @@ from .._core.dispatch import dispatch
 from .._core.generator import keep_mask, next_key, wrap
 from .._core.kernel import OpDef
 from .._core.tensor_base import TensorBase
+from .._core.warn_once import is_always, set_always, warn_once
 from ._registry import export, op
 from .creation import empty, ones
 from .nn_norm import (
@@ -35,29 +34,17 @@ from .nn_norm import (
 from .norms import matrix_norm, vector_norm
 from .shape import reshape, transpose
 
-_WARN_ALWAYS = [False]
-
 
 @export()
 def set_warn_always(b):
     """When on, warnings PyTorch gives once per process (deprecations) are given every time."""
-    _WARN_ALWAYS[0] = bool(b)
+    set_always(b)
 
 
 @export()
 def is_warn_always_enabled():
     """Whether :func:`set_warn_always` is on."""
-    return _WARN_ALWAYS[0]
-
-
-_WARNED = set()
-
-
-def warn_once(key, message):
-    """A UserWarning once per process (every time under ``set_warn_always(True)``)."""
-    if _WARN_ALWAYS[0] or key not in _WARNED:
-        _WARNED.add(key)
-        warnings.warn(message, UserWarning, stacklevel=3)
+    return is_always()
 
 
 # ------------------------------------------------------------------------ statistics

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 import jax
 
 from .._core.errors import not_implemented
+from .._core.warn_once import warn_once
 from ..autograd import profiler as _recorder
 from ..autograd.profiler import _RecordingOptions
 from ..autograd.profiler_util import write_chrome_trace
@@ -40,19 +41,12 @@ from .schedules import ProfilerAction, default_schedule_fn
 __all__ = ["profile"]
 
 _A = ProfilerAction
-_WARNED = set()
 
 
 def _incorrect(prev, action):
     """The transition's warning of a schedule that stops mid-cycle (PyTorch's)."""
     return lambda: warnings.warn(f"Incorrect schedule: {prev} followed by {action}",
                                  stacklevel=4)
-
-
-def _warn_once(msg):
-    if msg not in _WARNED:
-        _WARNED.add(msg)
-        warnings.warn(msg, stacklevel=3)
 
 
 class profile(_RecordingOptions):
@@ -165,9 +159,9 @@ class profile(_RecordingOptions):
     def prepare_trace(self) -> None:
         """Make the recorder of a new cycle (kept across cycles with ``acc_events``)."""
         if self.profiler is not None and not self.acc_events:
-            _warn_once("Warning: Profiler clears events at the end of each cycle. Only events "
-                       "from the current cycle will be reported. To keep events across cycles, "
-                       "set acc_events=True.")
+            warn_once("profiler clears events", "Warning: Profiler clears events at the end of "
+                      "each cycle. Only events from the current cycle will be reported. To keep "
+                      "events across cycles, set acc_events=True.")
         if self.profiler is None or not self.acc_events:
             self.profiler = _recorder.profile(
                 use_cpu=ProfilerActivity.CPU in self.activities, use_device=self.use_device,

@@ -31,15 +31,6 @@ _mask_mod_signature = Callable[[Tensor, Tensor, Tensor, Tensor], Tensor]
 _DEFAULT_SPARSE_BLOCK_SIZE = 128
 _LARGE_SPARSE_BLOCK_SIZE = 1 << 30
 
-_WARNINGS_SHOWN: set[str] = set()
-
-
-def _warn_once(warning_id, message, category=UserWarning):
-    if warning_id not in _WARNINGS_SHOWN:
-        warnings.warn(message, category, stacklevel=3)
-        _WARNINGS_SHOWN.add(warning_id)
-
-
 # ------------------------------------------------------------------------------- the mods
 class _ModificationType(Enum):
     SCORE_MOD = 1

@@ -31,6 +31,7 @@ import math
 from typing import NamedTuple, TypedDict
 
 from ..._core.dtypes import float32, float64, int32
+from ..._core.warn_once import warn_once
 from ..._ops.compare import where
 from ..._ops.creation import zeros
 from ..._ops.linalg import matmul
@@ -45,7 +46,6 @@ from ._flex_masks import (
     _mask_mod_signature as _mask_mod_signature,
     _score_mod_signature as _score_mod_signature,
     _sliced_mask_mod_error,
-    _warn_once,
     and_masks,
     create_block_mask,
     create_mask,
@@ -266,9 +266,9 @@ def flex_attention(query, key, value, score_mod=None, block_mask=None, scale=Non
             "Cannot specify both return_lse and return_aux. return_lse is deprecated, please "
             "use return_aux=AuxRequest(lse=True) instead.")
     if return_lse:
-        _warn_once("deprecated_return_lse",
-                   "return_lse is deprecated and will be removed in v2.10. Please use "
-                   "return_aux=AuxRequest(lse=True) instead.", FutureWarning)
+        warn_once("deprecated_return_lse",
+                  "return_lse is deprecated and will be removed in v2.10. Please use "
+                  "return_aux=AuxRequest(lse=True) instead.", FutureWarning)
     _check_kernel_options(kernel_options, return_aux)
     out, scores, safe, empty = _attend(query, key, value, score_mod, block_mask, scale)
     want_lse = return_lse or (return_aux is not None and return_aux.lse)
