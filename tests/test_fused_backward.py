@@ -7,6 +7,8 @@ Programs compile at the third sighting here; by default they compile on a helper
 the loop goes on node by node (the last test).
 """
 
+import time
+
 import numpy as np
 import pytest
 import torch
@@ -217,31 +219,68 @@ def test_changing_shapes_fall_back_to_node_by_node():
         assert_close(a, e)
 
 
+def _count_fused_runs(monkeypatch):
+    """A list that gets one entry per backward that ran as the fused program."""
+    runs, settle = [], fused_backward.settle
+    monkeypatch.setattr(fused_backward, "settle",
+                        lambda key, prog: (runs.append(prog), settle(key, prog))[1])
+    return runs
+
+
 def test_background_compile_then_fused(monkeypatch):
     """By default the program compiles on a helper thread; the loop goes on node by node and
-    takes the fused path once it is ready, with PyTorch's results throughout."""
+    takes the fused path from the SWITCH_AFTER-th sighting after the compile started on,
+    however soon the compile finished, with PyTorch's results throughout."""
     monkeypatch.setattr(fused_backward, "BACKGROUND", True)
-    steps = STEPS + 3
+    monkeypatch.setattr(fused_backward, "SWITCH_AFTER", 2)
+    runs = _count_fused_runs(monkeypatch)
+    steps = STEPS + 4
     expected = _train(torch, steps)
     params = _mlp_params(jtorch)
     x = jtorch.tensor(rand(5, 8, seed=10))
     y = jtorch.tensor(np.array([0, 3, 1, 2, 3]))
-    fused_steps = 0
     for step in range(steps):
         for p in params:
             p.grad = None
         if step == fused_backward.FUSE_AT:
-            fused_backward.wait()
-        prog = next(iter(fused_backward._PROGRAMS.values()), None)
-        fused_steps += prog is not None and prog.ready
+            fused_backward.wait()   # compiled already: still node by node until the switch
         _mlp_loss(jtorch, params, x, y).backward()
         with jtorch.no_grad():
             for p in params:
                 p -= 0.1 * p.grad
-    assert fused_steps == steps - fused_backward.FUSE_AT
+    # sightings 1-2 node by node, 3 starts the compile, 4 node by node, 5 on fused
+    assert len(runs) == steps - fused_backward.FUSE_AT - 1
     for a, e in zip(params, expected):
         assert_close(a, e)
         assert_close(a.grad, e.grad)
+
+
+def test_background_compile_speed_does_not_change_results(monkeypatch):
+    """Which steps run fused is fixed, so a seeded loop computes the same bits whether the
+    helper thread compiles fast or slowly, even on a graph whose fused gradient differs from
+    node by node's in the last bit (a broadcast operand's summed gradient plus a second one)."""
+    monkeypatch.setattr(fused_backward, "BACKGROUND", True)
+    monkeypatch.setattr(fused_backward, "SWITCH_AFTER", 3)
+    b0, c = rand(16, seed=1) * 0.1, rand(8, 16, seed=2)
+
+    def train(slow):
+        monkeypatch.setattr(fused_backward, "_SEEN", {})
+        monkeypatch.setattr(fused_backward, "_PROGRAMS", {})
+        compile_ = fused_backward.FusedBackward._compile
+        monkeypatch.setattr(fused_backward.FusedBackward, "_compile",
+                            lambda self, *a: (time.sleep(0.5 if slow else 0), compile_(self, *a)))
+        b, ct = jtorch.tensor(b0, requires_grad=True), jtorch.tensor(c)
+        for _ in range(10):
+            b.grad = None
+            ((b.exp() * ct).sum() + (b * ct).sum()).backward()
+            with jtorch.no_grad():
+                b -= 0.01 * b.grad
+            if not slow:
+                fused_backward.wait()
+        return b.detach().numpy()
+
+    fast, slow = train(False), train(True)
+    np.testing.assert_array_equal(fast, slow)
 
 
 def test_autograd_grad_and_backward_inputs_run_fused():

@@ -10,7 +10,11 @@ handles shapes and dtypes; the structure decides the program's code.
 
 The program compiles on a helper thread (``BACKGROUND``), from the arguments of the sighting
 that asked for it: the loop goes on node by node meanwhile instead of stalling for the compile
-(about as long as the first eager step's), and takes the fused path once it is ready.
+(about as long as the first eager step's), and takes the fused path from the ``SWITCH_AFTER``-th
+sighting after that on, waiting there for the compile if it has not finished. The step where
+the switch happens is fixed, not whenever the thread is done, so a seeded run computes the
+same bits every time: the fused program and node by node can differ in the last bit of a
+reduction (below).
 
 Only plain graphs take this path: every node a kernel node (no autograd.Function or device
 copy), no tensor or node hooks (a leaf's post-accumulate hooks are fine: accumulation runs
@@ -20,8 +24,12 @@ values at a time), no retain_grad, no create_graph, no anomaly mode and no jtorc
 trace (which already compiles the backward as part of its step). Everything else
 (and a structure seen fewer than ``FUSE_AT`` times, so one-off graphs compile nothing new) runs
 node by node in graph.run_backward. Each node's gradient formula is the same function either
-way (``Kernel.make_vjp``), and optimization barriers keep XLA from fusing across nodes: fusing
-changes how many XLA calls run, not what they compute (bit for bit).
+way (``Kernel.make_vjp``), and optimization barriers keep XLA from fusing across nodes, so
+fusing changes how many XLA calls run and mostly not what they compute. Not always bit for bit:
+where a broadcast operand's gradient is summed over the broadcast dimensions and the same leaf
+gets a second gradient (``(b.exp() * c).sum() + (b * c).sum()`` with ``b`` broadcast over the
+rows of ``c``), the fused program's sum can differ from the node's own call in the last bit
+(4.8e-7 there, on the 2-core CPU; neither equals PyTorch's summation order exactly).
 """
 
 from __future__ import annotations
@@ -43,6 +51,10 @@ _MAX_STRUCTURES = 4096
 # a whole backward per shape, where node by node it compiles only the kernels of new shapes
 MAX_SHAPE_VARIANTS = 4
 BACKGROUND = True   # compile programs on a helper thread (False: at the sighting, blocking)
+# with BACKGROUND, the sightings after the compile started that still run node by node, however
+# soon the program is ready (the one at SWITCH_AFTER waits for it): loops shorter than this
+# never wait, and which steps run fused does not depend on the helper thread's speed
+SWITCH_AFTER = 32
 
 _SEEN: dict[tuple, int] = {}
 _PROGRAMS: dict[tuple, FusedBackward] = {}
@@ -75,7 +87,7 @@ class FusedBackward:
     seeded node, in the structure's order; saved values one ``node.vals`` per node in
     ``runs``."""
 
-    __slots__ = ("runs", "sinks", "fn", "ready", "started", "traces")
+    __slots__ = ("runs", "sinks", "fn", "ready", "started", "traces", "thread", "sightings")
 
     def __init__(self, nodes, seeds, captures):
         n = len(nodes)
@@ -121,6 +133,21 @@ class FusedBackward:
         self.fn = xla_options.jit(backward, eager=True)
         self.ready = False     # compiled: jax.jit's cache holds the program
         self.started = False   # its compile has been started
+        self.thread = None     # the helper thread compiling it (BACKGROUND)
+        self.sightings = 0     # sightings since its compile started on the helper thread
+
+    def due(self):
+        """Count one sighting after the compile started on the helper thread: whether this one
+        runs fused (from the ``SWITCH_AFTER``-th on, waiting for the compile if need be). A
+        program compiled at its sighting (BACKGROUND off) runs fused at once."""
+        if self.thread is None:
+            return self.ready
+        self.sightings += 1
+        if self.sightings < SWITCH_AFTER:
+            return False
+        if not self.ready:
+            self.thread.join()
+        return self.ready
 
     def prepare(self, key, seed_values, vals):
         """Compile the program from one call's arguments (on a helper thread when BACKGROUND):
@@ -136,6 +163,7 @@ class FusedBackward:
                                   name="jtorch-fused-backward")
         _COMPILING[:] = [t for t in _COMPILING if t.is_alive()]
         _COMPILING.append(thread)
+        self.thread = thread
         thread.start()
 
     def _compile(self, key, seed_values, vals):

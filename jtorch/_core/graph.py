@@ -504,7 +504,7 @@ def _run_fused(order, buffers, retain_graph, run, targets, results, inputs):
     if key is None:
         return False
     prog = fused_backward.program(key)
-    if prog is None or (prog.started and not prog.ready):   # (not yet, or still compiling)
+    if prog is None or (prog.started and not prog.due()):   # (not yet, or compiling)
         return False
     seeds = [[_arr(g) for g in buf if g is not None] for buf in buffers.values()]
     if any(isinstance(g, jax.core.Tracer) for s in seeds for g in s):
