@@ -17,11 +17,14 @@ from __future__ import annotations
 import sys
 import threading
 import traceback
+from typing import Generic, TypeVar
 
 __all__ = ["Future", "collect_all", "wait_all"]
 
+T = TypeVar("T")
 
-class Future:
+
+class Future(Generic[T]):
     """The result of an asynchronous computation (``torch.futures.Future``).
 
     Args:

@@ -27,6 +27,8 @@ import sys
 import tempfile
 import warnings
 import zipfile
+from collections.abc import Callable
+from typing import IO
 
 import numpy as np
 
@@ -53,6 +55,10 @@ from .autograd import no_grad
 from .nn.parameter import Parameter
 
 DEFAULT_PROTOCOL = 2
+# PyTorch's type aliases of the arguments of save/load (pyro's param store annotates with them)
+FileLike = str | os.PathLike | IO[bytes]
+MAP_LOCATION = (Callable[[UntypedStorage, str], UntypedStorage] | device | str | dict[str, str]
+                | None)
 _ALIGN = 64
 _LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
 _LEGACY_PROTOCOL = 1001
@@ -207,7 +213,9 @@ def _write_zip(fileobj, prefix, pkl, storages):
             full = f"{prefix}/{name}"
             info = zipfile.ZipInfo(full, date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_STORED
-            info.extra = _aligned_extra(fileobj.tell(), full.encode())
+            # zipfile's own position: a write-only stream (a member of another zip archive,
+            # as stable-baselines3 saves into) cannot tell, and zipfile counts for it
+            info.extra = _aligned_extra(z.fp.tell(), full.encode())
             z.writestr(info, data)
 
         record("data.pkl", pkl)
@@ -241,7 +249,35 @@ def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL,
         with atomic_file(path) as out:
             _write_zip(out, prefix, pkl, storages)
     else:
-        _write_zip(_Seekable(f), "archive", pkl, storages)
+        _write_zip(_FromHere.wrap(f), "archive", pkl, storages)
+
+
+class _FromHere:
+    """A seekable file seen from its current position, as PyTorch's writer sees it: the
+    archive's offsets count from where it starts, so that one written mid-stream loads from
+    there. A stream that cannot tell (a member of another zip archive, as stable-baselines3
+    saves into) is left to zipfile, which counts its bytes itself."""
+
+    def __init__(self, f, start):
+        self.f, self.start = f, start
+
+    @classmethod
+    def wrap(cls, f):
+        try:
+            start = f.tell()
+        except (AttributeError, OSError):
+            return f
+        return cls(f, start) if start else f
+
+    def tell(self):
+        return self.f.tell() - self.start
+
+    def seek(self, offset, whence=os.SEEK_SET):
+        return self.f.seek(offset + self.start if whence == os.SEEK_SET else offset,
+                           whence) - self.start
+
+    def __getattr__(self, name):
+        return getattr(self.f, name)
 
 
 @contextlib.contextmanager
@@ -261,17 +297,6 @@ def atomic_file(path):
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-
-
-class _Seekable:
-    """Gives zipfile a position for file objects that start mid-stream."""
-
-    def __init__(self, f):
-        self.f = f
-        self.start = f.tell() if hasattr(f, "tell") else 0
-
-    def __getattr__(self, name):
-        return getattr(self.f, name)
 
 
 # ============================================================================ load rebuilders

@@ -956,6 +956,32 @@ PROGRAMS = [
     # adapters; the tree is an empty directory "peft"
     Program("peft", "peft", "huggingface/peft", [["{work}/drive_peft.py"]],
             prepare=copy_driver("peft_adapters.py", "drive_peft.py")),
+    # torchinfo 1.8 and torchsummary 1.5 (pip install "torchinfo==1.8.0" torchsummary==1.5.1):
+    # the model-summary tables tutorials print, from forward hooks, for a CNN, an LSTM, a
+    # TransformerEncoder and a frozen model with a buffer; the tree is an empty directory
+    # "torchinfo"
+    Program("model-summaries", "torchinfo", "TylerYep/torchinfo",
+            [["{work}/drive_summaries.py"]],
+            prepare=copy_driver("model_summaries.py", "drive_summaries.py")),
+    # Captum 0.9 (pip install "captum>=0.9,<0.10"): a driver of its attribution methods
+    # (integrated gradients, saliency, DeepLift/DeepLiftShap, GradientShap, guided backprop,
+    # GradCAM, layer and neuron conductance, LayerIntegratedGradients on an embedding,
+    # occlusion, ablation, permutation, Shapley sampling, KernelShap, Lime, NoiseTunnel),
+    # captum.metrics and TracInCP influence on tiny seeded CNN, MLP and embedding+LSTM models;
+    # the tree is an empty directory "captum"
+    Program("captum", "captum", "pytorch/captum", [["{work}/drive_captum.py"]],
+            prepare=copy_driver("captum_attributions.py", "drive_captum.py"),
+            note="expected: float32 rounding; the largest relative differences are convergence "
+                 "deltas that are zero up to rounding (~1e-8; CAPTUM_FLOAT64=1 agrees to "
+                 "9e-16 absolute)"),
+    # Stable-Baselines3 2.9 (pip install "stable-baselines3==2.9.2", with gymnasium 1.4): a
+    # driver of PPO (plain, gSDE, VecNormalize), A2C, DQN (and DQN with a HER replay buffer
+    # on SB3's BitFlippingEnv), SAC (learned and fixed entropy, gSDE), TD3 and DDPG on
+    # CartPole-v1 and Pendulum-v1 with [16] nets and a few hundred timesteps: parameters,
+    # deterministic actions, evaluate_actions, save/load; the action distributions, the
+    # replay and rollout buffers; the tree is an empty directory "sb3"
+    Program("sb3", "sb3", "DLR-RM/stable-baselines3", [["{work}/drive_sb3.py"]],
+            prepare=copy_driver("sb3_agents.py", "drive_sb3.py")),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

@@ -9,8 +9,8 @@ jtorch's random streams differ from PyTorch's (JAX keys, not Philox/MT19937), so
 program would otherwise begin from different weights in the two. This wrapper replaces the
 random entry points that programs and ``nn`` modules reach
 (``Tensor.uniform_``/``normal_``/``bernoulli_``/``exponential_``, ``nn.init.trunc_normal_``,
-``torch.rand``/``randn``/``randint``/``randperm``/``multinomial``/``bernoulli``, the noise of
-``torch.distributions``' samplers, ``nn.Dropout*``,
+``torch.rand``/``randn``/``randint``/``randperm``/``multinomial``/``bernoulli``/``normal``, the
+noise of ``torch.distributions``' samplers, ``nn.Dropout*``,
 ``F.dropout``, the ``RandomSampler`` of shuffling DataLoaders, torchvision's ``FakeData``
 and random transforms) by NumPy-backed versions, reseeded (with Python's ``random``) by
 ``torch.manual_seed``, then runs the script unchanged (``runpy.run_path`` as ``__main__``).
@@ -78,6 +78,21 @@ def uniform_(self, a=0.0, b=1.0, *, generator=None):
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _fill(self, _rng().normal(mean, std, tuple(self.shape)))
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
+           device=None, pin_memory=False, requires_grad=False):
+    """``torch.normal``: ``mean + std * z`` for standard normal draws ``z`` in the shape of the
+    tensor arguments broadcast (or ``size`` for numbers), in their dtype (captum's NoiseTunnel
+    and GradientShap draw their noise with it; PyTorch's ``Normal.sample`` too)."""
+    tensors = [t for t in (mean, std) if isinstance(t, torch.Tensor)]
+    if not tensors:
+        return _as(_rng().normal(mean, std, _size((), size)), _floating(dtype), device,
+                   requires_grad)
+    shape = torch.broadcast_shapes(*(t.shape for t in tensors))
+    like = tensors[0]
+    z = _as(_rng().standard_normal(tuple(shape)), like.dtype, like.device)
+    return z * std + mean
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
@@ -253,7 +268,8 @@ def install():
         # and draw their noise (Uniform's rsample, Normal's, Bernoulli's sample) the same way
         for f in (rand, randn, bernoulli):
             setattr(torch.distributions._lib, f.__name__, f)
-    for f in (rand, randn, rand_like, randn_like, randint, randperm, multinomial, bernoulli):
+    for f in (rand, randn, rand_like, randn_like, randint, randperm, multinomial, bernoulli,
+              normal):
         setattr(torch, f.__name__, f)
     torch.nn.Dropout.forward = dropout_forward
     torch.nn.functional.dropout = functional_dropout

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import threading
 
+from jax.errors import ConcretizationTypeError, TracerIntegerConversionError
+
 from . import torch_function
 from .autocast import ACTIVE as _AUTOCAST, autocast_key
 from .device import placed_on, to_jax
@@ -134,10 +136,15 @@ def dispatch(opdef, args, kwargs):
         forward = kernel.forward_top if at_top_level() else kernel.forward
     try:
         out = forward(*vals)
-    except TypeError:   # (free when nothing is raised) a sparse or meta operand
+    except TypeError as e:   # (free when nothing is raised) a sparse or meta operand, or
+        # a one-element tensor where the body needs a Python number
         for v in vals:
             if isinstance(v, ShapeOnlyStorage):
                 return _STORAGE_HANDLERS[type(v)](opdef, args, kwargs)
+        if isinstance(e, (ConcretizationTypeError, TracerIntegerConversionError)):
+            as_ints = _index_arguments(opdef, args, kwargs)
+            if as_ints is not None:
+                return dispatch(opdef, *as_ints)
         raise
     except ValueError:   # (free when nothing is raised) JAX's "incompatible devices"
         if device is None or device.type == "meta" or not _follow_device(vals, tens, device):
@@ -152,6 +159,39 @@ def dispatch(opdef, args, kwargs):
     if not opdef.is_view and type(out) is not tuple and type(out) is not list:
         return TensorBase._make(out, device)
     return wrap(out, None, device, kernel, tens)
+
+
+def _as_index(a, tensor_param):
+    """``a`` as PyTorch's argument parser reads it for an ``int`` parameter: a one-element
+    integer (or bool) tensor is its Python int (``__index__``); for a ``Scalar`` one (``add``'s
+    ``alpha``): a 0-d floating tensor without grad is its Python number; anything else
+    unchanged."""
+    if tensor_param:
+        return a
+    if isinstance(a, TensorBase):
+        if a.is_floating_point() or a.is_complex():
+            return a.item() if a.ndim == 0 and not a.requires_grad else a
+        if a.numel() == 1:
+            return int(a.item())
+        return a
+    if type(a) is tuple or type(a) is list:
+        read = [_as_index(e, False) for e in a]
+        return type(a)(read) if any(r is not e for r, e in zip(read, a)) else a
+    return a
+
+
+def _index_arguments(opdef, args, kwargs):
+    """``(args, kwargs)`` with one-element integer tensors given to the op's non-tensor
+    parameters read as Python ints (0-d floating ones as numbers), or None when there are
+    none. A kernel traces such a tensor as a dynamic value, which fails (a concretization
+    error) where the body needs the number itself (``kthvalue``'s ``k``, ``roll``'s
+    ``shifts``, ``add``'s ``alpha``); PyTorch's parser takes its value."""
+    tparam = opdef.tensor_pos
+    new_args = tuple(_as_index(a, i in tparam) for i, a in enumerate(args))
+    new_kwargs = {k: _as_index(v, k in opdef.tensors) for k, v in kwargs.items()}
+    changed = any(a is not b for a, b in zip(args, new_args)) or \
+        any(new_kwargs[k] is not v for k, v in kwargs.items())
+    return (new_args, new_kwargs) if changed else None
 
 
 def _public_function(opdef):
