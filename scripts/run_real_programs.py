@@ -982,6 +982,47 @@ PROGRAMS = [
     # replay and rollout buffers; the tree is an empty directory "sb3"
     Program("sb3", "sb3", "DLR-RM/stable-baselines3", [["{work}/drive_sb3.py"]],
             prepare=copy_driver("sb3_agents.py", "drive_sb3.py")),
+    # Pyro 1.9 (pyro-ppl 1.9.2, installed): a driver of pyro.distributions (log_prob, draws,
+    # rsample gradients, KL), transforms and normalizing flows, SVI (Trace_ELBO,
+    # TraceMeanField_ELBO, TraceEnum_ELBO, RenyiELBO; AutoNormal, AutoDiagonalNormal,
+    # AutoMultivariateNormal, AutoLowRankMultivariateNormal, AutoDelta, AutoLaplaceApproximation,
+    # AutoIAFNormal), pyro.optim Adam/ClippedAdam, the param store, Predictive, poutine, a VAE
+    # with pyro.module, importance sampling, pyro.ops.stats, HMC and NUTS; the tree is an empty
+    # directory "pyro"
+    Program("pyro", "pyro", "pyro-ppl/pyro", [["{work}/drive_pyro.py"]],
+            prepare=copy_driver("pyro_models.py", "drive_pyro.py")),
+    # torchdiffeq 0.2.5 (pip install torchdiffeq==0.2.5): a driver of odeint's fixed-grid and
+    # adaptive solvers (euler to dopri8, SciPy's), their options, odeint_adjoint against
+    # backpropagation through the solver, odeint_event, complex states, a continuous
+    # normalizing flow and neural-ODE training, in float64 and float32; the tree is an empty
+    # directory "torchdiffeq"
+    Program("torchdiffeq", "torchdiffeq", "rtqichen/torchdiffeq",
+            [["{work}/drive_torchdiffeq.py"]],
+            prepare=copy_driver("torchdiffeq_odes.py", "drive_torchdiffeq.py"),
+            note="expected: float32 adaptive solves differ by up to 1.6e-4 (their first small "
+                 "steps' error estimates are a few float32 ulps, so rounding steers the "
+                 "step-size controller); float64 agrees to 1e-13 but for dopri8 (1.3e-9 in a "
+                 "solution, 3.8e-8 in a gradient) and the event time (1.2e-10), where the same "
+                 "rounding-level estimates decide (PyTorch moves as much for y0 moved 1 ulp)"),
+    # skorch 1.4 with scikit-learn (pip install "skorch>=1.4,<1.5"): a driver of
+    # NeuralNetClassifier/Regressor/BinaryClassifier with its callbacks (EpochScoring,
+    # BatchScoring, EarlyStopping, Checkpoint, LRScheduler, GradientNormClipping, Freezer,
+    # LoadInitState), sklearn's Pipeline and GridSearchCV, and save_params/load_params/pickle
+    # on make_classification/make_regression data; the tree is an empty directory "skorch"
+    Program("skorch", "skorch", "skorch-dev/skorch", [["{work}/drive_skorch.py"]],
+            prepare=copy_driver("skorch_nets.py", "drive_skorch.py")),
+    # the optimizer libraries (pip install torch-optimizer==0.3.0 lion-pytorch schedulefree
+    # ema-pytorch thop): a driver of torch-optimizer's thirty optimizers, Lion, schedule-free
+    # AdamW/SGD/RAdam and ScheduleFreeWrapper (train/eval switching), EMA and PostHocEMA, and
+    # thop's MAC counting, on a tiny MLP and conv net in float32 and float64, with state_dict
+    # round trips; the tree is an empty directory "optimizers"
+    Program("optimizers", "optimizers", "jettify/pytorch-optimizer",
+            [["{work}/drive_optimizers.py"]],
+            prepare=copy_driver("optimizer_libs.py", "drive_optimizers.py"),
+            note="expected: float32 rounding, grown by Shampoo's SVD-based inverse roots (its "
+                 "momentum buffer up to 5.4e-3 relative in float32, 7e-11 in float64) and "
+                 "Adahessian's division by small Hessian diagonals (5.6e-4; PyTorch's own "
+                 "float32 run is 1e-4 from its float64 run); every other number within 3.6e-6"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

@@ -80,8 +80,6 @@ def test_real_valued_losses(loss):
     parity(fn, rand(3, 6, seed=5), atol=1e-4, rtol=1e-4)
 
 
-@pytest.mark.xfail(strict=True, reason="jtorch core bug (reported): a complex leaf's .grad is "
-                   "the conjugate of PyTorch's, for every op (JAX's convention leaks out)")
 def test_gradient_of_a_complex_leaf():
     z = rand(5, dtype=np.complex64, seed=6)
     grads = []

@@ -21,8 +21,8 @@ from . import _nn
 
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "Generator", "_TensorMeta",
            "_are_functorch_transforms_active", "_disabled_torch_function_impl",
-           "_current_graph_task_id", "_get_privateuse1_backend_name", "_log_api_usage_once", "_nn",
-           "_will_engine_execute_node"]
+           "_current_graph_task_id", "_get_privateuse1_backend_name", "_get_tracing_state",
+           "_log_api_usage_once", "_nn", "_will_engine_execute_node"]
 
 # the metaclass of torch.Tensor (``type(torch.Tensor)``), as annotations and checks name it
 _TensorMeta = type(Tensor)
@@ -30,6 +30,12 @@ _TensorMeta = type(Tensor)
 
 def _log_api_usage_once(event: str) -> None:
     """PyTorch's API-usage logging hook (a no-op unless a C++ logger is installed)."""
+    return None
+
+
+def _get_tracing_state() -> None:
+    """The TorchScript tracer's state: None, as in eager PyTorch (jtorch has no TorchScript
+    tracer; pyro tests it before reading tensor values in Python)."""
     return None
 
 

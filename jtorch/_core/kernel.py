@@ -401,13 +401,21 @@ class Kernel:
             cts = tuple(None if p is None else
                         (jnp.zeros_like(p) if c is None else c.astype(p.dtype))
                         for p in primal for c in ((None,) if p is None else (next(it),)))
-            return pull(cts)
+            return _conj_complex(pull(_conj_complex(cts)))
 
         return vjp
 
 
 def _inexact(o):
     return jnp.issubdtype(o.dtype, jnp.inexact)
+
+
+def _conj_complex(xs):
+    """``xs`` with its complex arrays conjugated. PyTorch's gradient of a complex tensor is
+    the conjugate of JAX's cotangent (PyTorch: dL/dz*, JAX: dL/dz), so a vjp takes PyTorch's
+    gradients conjugated and conjugates what it returns; decided while tracing, so real
+    kernels are unchanged."""
+    return tuple(jnp.conj(x) if x is not None and jnp.iscomplexobj(x) else x for x in xs)
 
 
 HALF = (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16))   # the dtypes opmath widens

@@ -43,9 +43,11 @@ def _view_chain(input, chain):
 
 def _view_write(base, value, chain):
     kinds = _link_kinds(base, chain)
-    if "resize" in kinds or ("parts" in kinds and "bitcast" in kinds):
+    if "resize" in kinds:
+        return _view_write_resized(base, value, chain, kinds)
+    if "parts" in kinds and "bitcast" in kinds:
         raise NotImplementedError("jtorch does not implement writing through a view(dtype) "
-                                  "view to a dtype of another element size")
+                                  "view of a view_as_real or view_as_complex view")
     if "parts" in kinds:
         return _view_write_by_parts(base, value, chain)
     # the positions move through the links that rearrange elements (a bitcast moves none)
@@ -56,6 +58,29 @@ def _view_write(base, value, chain):
         value = jax.lax.bitcast_convert_type(value, base.dtype)   # the view's bits are the base's
     value = jnp.asarray(value, base.dtype)
     return base.ravel().at[idx.ravel()].set(value.ravel()).reshape(base.shape)
+
+
+def _view_write_resized(base, value, chain, kinds):
+    """``_view_write`` through a ``view(dtype)`` to another element size (schedulefree swaps
+    tensors by XOR through ``x.view(torch.uint8)``): ``value`` is written into that link's
+    whole result through the links after it, whose bytes are read back in the dtype before
+    it (the same bitcast the other way) and written into the base through the links before
+    it."""
+    i = len(kinds) - 1 - kinds[::-1].index("resize")
+    before = _compose(chain[:i], base)
+    resized = _compose(chain[i:i + 1], before)
+    if i + 1 < len(chain):
+        resized = _view_write(resized, value, chain[i + 1:])
+    else:
+        resized = jnp.broadcast_to(jnp.asarray(value).astype(resized.dtype), resized.shape)
+    if before.dtype.itemsize > resized.dtype.itemsize:   # (..., n * r) -> (..., n)
+        r = before.dtype.itemsize // resized.dtype.itemsize
+        back = jax.lax.bitcast_convert_type(resized.reshape(resized.shape[:-1] + (-1, r)),
+                                            before.dtype)
+    else:   # (..., n) -> (..., n * r)
+        back = jax.lax.bitcast_convert_type(resized, before.dtype)
+        back = back.reshape(resized.shape[:-1] + (-1,))
+    return _view_write(base, back, chain[:i]) if i else back
 
 
 def _link_kinds(base, chain):

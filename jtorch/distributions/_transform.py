@@ -32,6 +32,12 @@ class Transform:
     codomain: constraints.Constraint
 
     def __init__(self, cache_size=0):
+        self._set_cache(cache_size)
+        # cooperative, as PyTorch's: a transform that is also an nn.Module (pyro's
+        # TransformModule) initialises its Module half here
+        super().__init__()
+
+    def _set_cache(self, cache_size):
         if cache_size not in (0, 1):
             raise ValueError("cache_size must be 0 or 1")
         self._cache_size = cache_size
@@ -71,7 +77,7 @@ class Transform:
         if self._cache_size == cache_size:
             return self
         new = copy.copy(self)
-        Transform.__init__(new, cache_size)
+        new._set_cache(cache_size)
         return new
 
     def __eq__(self, other):

@@ -48,7 +48,7 @@ def _expanded_attribute(value, old, new):
     ``new``: tensors and distributions whose leading shape is the batch are expanded."""
     n = len(old)
     if isinstance(value, jt.Tensor) and value.dim() >= n and tuple(value.shape[:n]) == old:
-        return value.expand(*new, *value.shape[n:])
+        return value.expand((*new, *value.shape[n:]))  # (a tuple: () for a 0-dim batch)
     if isinstance(value, Distribution) and tuple(value.batch_shape) == old:
         return value.expand(new)
     return value

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import warnings
 
-from .distribution import Distribution
-
 __all__ = ["register_kl", "kl_divergence"]
 
 _KL_REGISTRY: dict = {}  # (type_p, type_q) -> fn(p, q)
@@ -31,8 +29,10 @@ def register_kl(type_p, type_q):
         ... def kl_normal_normal(p, q):
         ...     ...
     """
+    # any class is accepted, as in PyTorch: pyro registers rules for its own Distribution base,
+    # which does not derive from torch's
     for name, t in (("type_p", type_p), ("type_q", type_q)):
-        if not isinstance(t, type) or not issubclass(t, Distribution):
+        if not isinstance(t, type):
             raise TypeError(f"Expected {name} to be a Distribution subclass but got {t}")
 
     def decorator(fn):
