@@ -69,3 +69,30 @@ def test_complex_ode_gradients_and_hooks():
     got, want = run(jtorch), run(torch)
     for g, e in zip(got, want):
         assert_close(g, e, atol=1e-12, rtol=1e-12)
+
+
+@pytest.mark.parametrize("path", ["compile", "checkpoint", "cond"])
+def test_complex_gradient_convention_in_compile_checkpoint_and_cond(path):
+    # the other ways a backward is taken (a compiled step, activation checkpointing, torch.cond)
+    # give a complex leaf PyTorch's gradient (dL/dz*), as eager autograd does
+    grads = []
+    for T in (torch, jtorch):
+        w = T.tensor(np.array([1 + 2j, 3 - 1j, -0.5 + 0.25j], dtype=np.complex64),
+                     requires_grad=True)
+        x = T.tensor(np.array([0.5 - 1j, 2 + 0.5j, 1 + 1j], dtype=np.complex64))
+
+        def f(w, x=x):
+            y = w * x
+            return (y * y.conj()).real.sum() + (y * 2).imag.sum() + w.exp().real.sum()
+
+        if path == "compile" and T is jtorch:
+            T.compile(lambda w=w: f(w).backward())()
+        elif path == "checkpoint":
+            T.utils.checkpoint.checkpoint(f, w, use_reentrant=False).backward()
+        elif path == "cond":
+            out = T.cond(T.tensor(True), lambda w, x=x: (w * x).exp(), lambda w: w * 2, (w,))
+            (out.real.sum() + 3 * out.imag.sum()).backward()
+        else:
+            f(w).backward()
+        grads.append(w.grad)
+    assert_close(grads[1], grads[0])

@@ -410,12 +410,17 @@ def _inexact(o):
     return jnp.issubdtype(o.dtype, jnp.inexact)
 
 
+def conj_complex(x):
+    """``x`` conjugated if it is a complex array (None and real arrays unchanged). PyTorch's
+    gradient of a complex tensor is the conjugate of JAX's cotangent (PyTorch: dL/dz*, JAX:
+    dL/dz), so a vjp takes PyTorch's gradients conjugated and conjugates what it returns;
+    decided while tracing, so real kernels are unchanged."""
+    return jnp.conj(x) if x is not None and jnp.iscomplexobj(x) else x
+
+
 def _conj_complex(xs):
-    """``xs`` with its complex arrays conjugated. PyTorch's gradient of a complex tensor is
-    the conjugate of JAX's cotangent (PyTorch: dL/dz*, JAX: dL/dz), so a vjp takes PyTorch's
-    gradients conjugated and conjugates what it returns; decided while tracing, so real
-    kernels are unchanged."""
-    return tuple(jnp.conj(x) if x is not None and jnp.iscomplexobj(x) else x for x in xs)
+    """:func:`conj_complex` of each of ``xs``."""
+    return tuple(conj_complex(x) for x in xs)
 
 
 HALF = (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16))   # the dtypes opmath widens

@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core.kernel import conj_complex
 from .._core.state import STATE
 from .._tensor import Tensor
 from ..utils import _pytree as pt
@@ -96,7 +97,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
 
         (value, aux), grads = jax.value_and_grad(
             pure, argnums=tuple(range(len(dpos))), has_aux=True)(*[arrays[p] for p in dpos])
-        return [*map(_conj, grads), value, *aux]
+        return [*map(conj_complex, grads), value, *aux]
 
     res = run(compute, inp.tensors, "GradBackward")
     n = len(dpos)
@@ -104,11 +105,6 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
     grads = pt.tree_unflatten(res[:n], spec)
     aux = pt.tree_unflatten(res[n + 1:], side.aux_spec) if has_aux else None
     return grads, (res[n], aux)
-
-
-def _conj(g):
-    """JAX's cotangents of complex values are the conjugates of PyTorch's gradients."""
-    return jnp.conj(g) if jnp.iscomplexobj(g) else g
 
 
 # ----------------------------------------------------------------------------- vjp
@@ -173,12 +169,12 @@ def vjp(func, *primals, has_aux=False):
 
         def pullback(*arrays):
             prim, cts = arrays[:len(tensors)], arrays[len(tensors):]
-            cts = [_conj(c.astype(d)) for c, d in zip(cts, dtypes)]
+            cts = [conj_complex(c.astype(d)) for c, d in zip(cts, dtypes)]
             if pull is None or prim_changed(prim):
                 pull_now = jax.vjp(lambda *p: pure(*p)[0], *prim)[1]
             else:
                 pull_now = pull
-            return [_conj(g) for g in pull_now(cts)]
+            return [conj_complex(g) for g in pull_now(cts)]
 
         def prim_changed(prim):
             return any(p is not t._value for p, t in zip(prim, tensors))
