@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import jtorch
+from jtorch._ops import linalg, pointwise
 
 
 def _both(fn):
@@ -42,6 +43,22 @@ def test_scalar_arguments_given_zero_dim_tensors(dtype):
     for g, w in zip(got, want):
         assert g.dtype == getattr(jtorch, str(w.dtype)[6:])
         np.testing.assert_allclose(_np(g), _np(w), rtol=1e-6 if dtype == "float32" else 1e-14)
+
+
+def test_zero_dim_tensor_alpha_compiles_one_kernel_for_every_value():
+    # add/sub and addmm-like ops keep a tensor alpha/beta dynamic: Lamb's trust ratio, new each
+    # step, must not compile (or trace and fail) a kernel per value
+    p, x = jtorch.ones(4, 4), jtorch.full((4, 4), 2.0)
+    for ratio in (0.25, 0.5):   # (the first builds the kernels)
+        p.add_(x, alpha=jtorch.tensor(ratio))
+        jtorch.addmm(p, p, p, beta=jtorch.tensor(ratio), alpha=jtorch.tensor(ratio))
+    caches = (pointwise.add._opdef.kernel_cache, linalg.addmm._opdef.kernel_cache)
+    sizes = [len(c) for c in caches]
+    for ratio in (0.75, 1.0, 0.0):
+        p.add_(x, alpha=jtorch.tensor(ratio))
+        jtorch.addmm(p, p, p, beta=jtorch.tensor(ratio), alpha=jtorch.tensor(ratio))
+    assert [len(c) for c in caches] == sizes
+    assert float(p.sum()) == pytest.approx(16 * (1 + 2 * (0.25 + 0.5 + 0.75 + 1.0)))
 
 
 def test_write_through_view_dtype_of_another_element_size():

@@ -249,6 +249,12 @@ def _expand_to(x, shape):
 
 
 def _axpby(input, prod, beta, alpha):
+    if isinstance(beta, jax.Array) or isinstance(alpha, jax.Array):
+        # one-element tensors given for the numbers (PyTorch reads them by value): dynamic, so
+        # one kernel serves every value; beta 0 still ignores input
+        beta, alpha = (jnp.asarray(v).reshape(()).astype(prod.dtype) for v in (beta, alpha))
+        out = prod * alpha
+        return jnp.where(beta == 0, out, out + input * beta)
     beta, alpha = _scalars(prod, beta, alpha)
     out = prod if alpha == 1 else prod * jnp.asarray(alpha, prod.dtype)
     if beta == 0:  # PyTorch ignores input (NaN included) when beta is 0

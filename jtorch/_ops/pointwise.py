@@ -35,19 +35,30 @@ from ._util import cpp_name
 _BIN = {"tensors": ("input", "other"), "promote": "common"}
 
 
+# a Python number of each dtype category: what a one-element tensor given for alpha stands for
+_KIND_SAMPLE = {dtypes.BOOL: True, dtypes.INT: 2, dtypes.FLOAT: 2.0, dtypes.COMPLEX: 2j}
+
+
 def _alpha(x, alpha, name="alpha"):
-    """``alpha * x`` with PyTorch's checks on the (static) alpha for the result dtype."""
+    """``alpha * x`` with PyTorch's checks on alpha for the result dtype. ``alpha`` is a Python
+    number, or an array: a one-element tensor given for it (Lamb's trust ratio), which
+    PyTorch's argument parser reads by value; it stays dynamic here (one kernel for every
+    value)."""
     c = category(x)
-    if isinstance(alpha, bool):
+    dynamic = isinstance(alpha, jax.Array)
+    kind = _KIND_SAMPLE[category(alpha)] if dynamic else alpha
+    if isinstance(kind, bool):
         if c != dtypes.BOOL:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    elif isinstance(alpha, float) and c < dtypes.FLOAT:
+    elif isinstance(kind, float) and c < dtypes.FLOAT:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
-    elif isinstance(alpha, complex) and c < dtypes.COMPLEX:
+    elif isinstance(kind, complex) and c < dtypes.COMPLEX:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
                            "number.")
-    if alpha == 1:
+    if dynamic:
+        alpha = jnp.asarray(alpha, x.dtype).reshape(())
+    elif alpha == 1:
         return x
     if x.dtype != opmath(x).dtype:  # float16/bfloat16: alpha rounded to it, the product kept
         return opmath(x) * opmath(jnp.asarray(alpha, x.dtype))   # at float32 for the sum
