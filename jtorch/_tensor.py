@@ -62,7 +62,17 @@ class TensorMeta(type):
     """Tensor's class: a class-level read of a ``torch.Tensor`` name jtorch lacks
     (``torch.Tensor.set_``, ``torch.Tensor._make_wrapper_subclass``) raises
     NotImplementedError naming it, as an instance's read does (see ``Tensor.__getattr__``);
-    anything else Python's AttributeError."""
+    anything else Python's AttributeError. A subclass that lists a plain class before its
+    tensor base (MONAI's ``MetaTensor(MetaObj, torch.Tensor)``) gets Tensor's ``__dict__``,
+    which the plain class's ``__dict__`` slot would otherwise shadow, exposing jtorch's
+    fields to code that copies ``__dict__`` between tensors."""
+
+    def __new__(mcls, name, bases, namespace, **kwargs):
+        first = next((i for i, b in enumerate(bases) if isinstance(b, TensorMeta)), 0)
+        if "__dict__" not in namespace and any(
+                "__dict__" in vars(k) for b in bases[:first] for k in b.__mro__[:-1]):
+            namespace = {**namespace, "__dict__": vars(Tensor)["__dict__"]}
+        return super().__new__(mcls, name, bases, namespace, **kwargs)
 
     def __getattr__(cls, name):
         if name in _PRIVATE_MISSING:

@@ -1023,6 +1023,48 @@ PROGRAMS = [
                  "momentum buffer up to 5.4e-3 relative in float32, 7e-11 in float64) and "
                  "Adahessian's division by small Hessian diagonals (5.6e-4; PyTorch's own "
                  "float32 run is 1e-4 from its float64 run); every other number within 3.6e-6"),
+    # MONAI 1.6 (pip install "monai>=1.6,<1.7"): a driver of its networks (UNet 2D/3D,
+    # BasicUNet, AttentionUnet, SegResNet, DynUNet, UNETR, SwinUNETR, DenseNet121, ResNet,
+    # AutoEncoder, VarAutoEncoder) forward and backward, losses, metrics, array transforms,
+    # sliding-window inference and a tiny UNet trained on a Dice loss; the tree is an empty
+    # directory "monai"
+    Program("monai", "monai", "Project-MONAI/MONAI", [["{work}/drive_monai.py"]],
+            prepare=copy_driver("monai_nets.py", "drive_monai.py"),
+            note="expected: float32 rounding (float64 runs agree but for NormalizeIntensity, "
+                 "which computes in float32 and whose mean jtorch sums less exactly)"),
+    # piq 0.8 and pytorch-msssim 1.0 (pip install "piq==0.8.0" "pytorch-msssim==1.0.0"): a
+    # driver of piq's full- and no-reference metrics and losses that need no downloaded
+    # weights, its feature-space metrics, pytorch_msssim's ssim/ms_ssim and modules, with
+    # gradients, and Adam steps maximising SSIM, on seeded 64x64 images; the tree is an empty
+    # directory "piq"
+    Program("piq", "piq", "photosynthesis-team/piq", [["{work}/drive_iq.py"]],
+            prepare=copy_driver("image_quality.py", "drive_iq.py"),
+            note="expected: float32 rounding (gradient checksums to 3e-5 of their abssum); "
+                 "float64 lines to 2e-7 relative where the libraries build windows in float32 "
+                 "(pytorch_msssim's Gaussian sum of 11 terms is 1 ulp apart)"),
+    # zuko 1.6 and nflows 0.14 (pip install "zuko==1.6.0" "nflows==0.14"): a driver of
+    # normalizing flows at tiny sizes: zuko's MAF, NSF, NCSF, NAF, UNAF, RealNVP/NICE, SOSPF,
+    # BPF, GF, CNF (its adaptive ODE solver and adjoint; exact and Hutchinson traces), GMM
+    # mixtures and BayesianModel, unconditional and with a context; zuko.distributions and
+    # zuko.transforms; nflows' masked affine/spline autoregressive and coupling transforms,
+    # permutations, LULinear, BatchNorm, ActNorm, SVD/QR linear, 1x1 convolution and its Flow
+    # and distributions: log_prob, samples, inverse round trips, log-dets and Adam steps; the
+    # tree is an empty directory "flows"
+    Program("flows", "flows", "probabilists/zuko", [["{work}/drive_flows.py"]],
+            prepare=copy_driver("flow_libs.py", "drive_flows.py")),
+    # segmentation_models_pytorch 0.6 (pip install "segmentation-models-pytorch==0.6.0", with
+    # timm): a driver of its 12 architectures with small encoders (resnet18, mobilenet_v2,
+    # efficientnet-b0, tu-resnet10t, mit_b0, a timm ViT for DPT) and aux heads, smp.losses in
+    # three modes, smp.metrics, save/from_pretrained and Adam steps of a Unet, no pretrained
+    # weights; the tree is an empty directory "segmentation_models.pytorch"
+    Program("smp", "segmentation_models.pytorch", "qubvel-org/segmentation_models.pytorch",
+            [["{work}/drive_smp.py"]],
+            prepare=copy_driver("smp_models.py", "drive_smp.py"),
+            note="expected: float32 rounding: the one large relative difference is a gradient's "
+                 "weighted sum that cancels (1.6e-6 absolute against an abs-sum of 133); "
+                 "gradients through BatchNorm+ReLU6/ReLU differ by up to 5e-3 of their abs-sum "
+                 "where rounding moves an activation across the kink (PyTorch's own float32 "
+                 "run is as far from float64); in float64 (SMP_FLOAT64=1) both agree to 2e-12"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

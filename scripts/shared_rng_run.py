@@ -165,11 +165,12 @@ def randn_like(input, dtype=None, device=None, **_):
                device or input.device)
 
 
-def randint(*args, size=None, generator=None, dtype=None, device=None, **_):
+def randint(*args, size=None, generator=None, dtype=None, device=None, low=None, high=None,
+            **_):
     if size is None:
         *bounds, size = args
     else:
-        bounds = list(args)
+        bounds = list(args) + [b for b in (low, high) if b is not None]  # nflows: keywords
     low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
     return _as(_rng().integers(int(low), int(high), tuple(size)), dtype or torch.int64, device)
 

@@ -200,7 +200,7 @@ def template(a, tensor_param, values, tensors):
         return (_BOOL, a) if t is bool else a
     if a is None or t is str:
         return a
-    if t is list or t is tuple:
+    if t is list or t is tuple or isinstance(a, (tuple, list)):  # with torch.return_types
         return tuple([template(e, tensor_param, values, tensors) for e in a])
     if t is slice:
         return (_SLICE, template(a.start, False, values, tensors),

@@ -304,6 +304,11 @@ class UserAttributes(MutableMapping):
     def __repr__(self):
         return repr(dict(self))
 
+    def __reduce__(self):
+        """Copied and pickled as the plain dict PyTorch's ``__dict__`` is (MONAI's
+        ``MetaTensor.clone`` deep-copies ``self.__dict__``), not with the fields behind it."""
+        return dict, (dict(self),)
+
 
 def storage_root(t):
     """The tensor whose storage ``t`` uses: its base for a view, else ``t`` itself."""

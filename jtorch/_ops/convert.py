@@ -213,9 +213,12 @@ def type_(t, dtype=None, non_blocking=False):
     if isinstance(dtype, type):
         mod = dtype.__module__
         name = dtype.__name__ if mod == "builtins" else f"{mod}.{dtype.__name__}"
-        dtype = name.replace("jtorch.", "torch.", 1)
+        dtype = "torch.Tensor" if name == "jtorch._tensor.Tensor" else name.replace(
+            "jtorch.", "torch.", 1)
     if not isinstance(dtype, str):
         raise TypeError("dtype must be a type, str, or dtype object")
+    if dtype == "torch.Tensor":  # torch.Tensor is the default tensor type (nflows' LeakyReLU)
+        return to(t, dtypes.get_default_dtype(), non_blocking)
     cuda_type = dtype.startswith("torch.cuda.")
     key = dtype[len("torch.cuda."):] if cuda_type else dtype[len("torch."):]
     if not dtype.startswith("torch.") or key not in _LEGACY:

@@ -13,7 +13,7 @@ from jax import lax
 from .._core import dtypes
 from ._registry import op
 from ._util import wrap_dim
-from .reduction import inexact, reduce_dims, reduced_shape, safe_sqrt, type_name
+from .reduction import extreme, inexact, reduce_dims, reduced_shape, safe_sqrt, type_name
 
 _INF = float("inf")
 _VNORM = "LinalgVectorNormBackward0"
@@ -78,10 +78,8 @@ def vector_norm_of(x, ord, dim, keepdim, dtype):
     if ord == 2:
         return safe_sqrt(jnp.sum(_sq_abs(x), axis=axes, keepdims=keepdim))
     a = _abs(x)
-    if ord == _INF:
-        return jnp.max(a, axis=axes, keepdims=keepdim)
-    if ord == -_INF:
-        return jnp.min(a, axis=axes, keepdims=keepdim)
+    if ord == _INF or ord == -_INF:
+        return extreme(a, ord == _INF, axes, keepdim)
     if ord == 0:
         return jnp.sum(a != 0, axis=axes, keepdims=keepdim).astype(a.dtype)
     if ord == 1:

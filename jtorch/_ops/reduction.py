@@ -77,21 +77,39 @@ def even_ties(x, v, axes, keepdim):
     JAX's own max rule splits ties too but gives NaN gradients when the result is NaN."""
     if not inexact(x):
         return v
-    return _even(x, lax.stop_gradient(v), axes, keepdim)
+    return _even(x, lax.stop_gradient(v), axes, keepdim, True)
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(2, 3))
-def _even(x, v, axes, keepdim):
+@functools.partial(jax.custom_jvp, nondiff_argnums=(2, 3, 4))
+def _even(x, v, axes, keepdim, nan_ties):
     return v
 
 
 @_even.defjvp
-def _even_jvp(axes, keepdim, primals, tangents):
+def _even_jvp(axes, keepdim, nan_ties, primals, tangents):
+    """The tangent of ``v``: ``x``'s tangents averaged over the elements equal to ``v`` (NaN
+    equal to NaN where ``nan_ties``; else a NaN ``v`` gets none, where PyTorch's amax backward
+    gives NaN: XLA rewrites NaN * False to 0)."""
     x, v = primals
     vk = v if keepdim else jnp.expand_dims(v, axes)
-    mask = jnp.where(jnp.isnan(vk), jnp.isnan(x), x == vk)
+    mask = jnp.where(jnp.isnan(vk), jnp.isnan(x), x == vk) if nan_ties else x == vk
     count = jnp.sum(mask, axis=axes, keepdims=keepdim)
     return v, jnp.sum(jnp.where(mask, tangents[0], 0), axis=axes, keepdims=keepdim) / count
+
+
+def extreme(x, big, axis=None, keepdims=False):
+    """``jnp.max`` (``big``) or ``jnp.min`` of ``x`` over ``axis``, NaN where the reduced
+    elements hold a NaN, as PyTorch's max, min, amax, amin and inf-norms. XLA:CPU's YNNPACK
+    reductions (LIBRARY_FUSION_TYPE_REDUCE, _core/xla_options.py) skip NaN from 4096 elements
+    on: ``jnp.max`` of ``ones(5000)`` with one NaN is 1.0. The gradient is JAX's (ties share
+    it evenly) taken at the NaN-propagated result."""
+    v = jnp.max(x, axis=axis, keepdims=keepdims) if big else jnp.min(x, axis=axis,
+                                                                      keepdims=keepdims)
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return v
+    axes = tuple(range(x.ndim)) if axis is None else axis
+    v = jnp.where(jnp.isnan(x).any(axis=axes, keepdims=keepdims), jnp.nan, lax.stop_gradient(v))
+    return _even(x, v, axes, keepdims, False)
 
 
 def safe_sqrt(v):
@@ -254,7 +272,7 @@ def _minmax(name, x, dim, keepdim, other):
         raise RuntimeError(f"{name}(): does not support complex input")
     if dim is None:
         _no_dim_empty(name, x)
-        v = jnp.max(x) if big else jnp.min(x)
+        v = extreme(x, big)
         return even_ties(x, v, tuple(range(x.ndim)), False)
     d = wrap_dim(dim, x.ndim)
     if x.ndim == 0:
@@ -319,7 +337,7 @@ def _amax(name, x, dim, keepdim):
         for d in axes:
             check_nonempty_dim(name, x, d)
         return jnp.zeros(reduced_shape(x.shape, axes, keepdim), x.dtype)
-    return (jnp.max if name == "amax" else jnp.min)(x, axis=axes, keepdims=keepdim)
+    return extreme(x, name == "amax", axes, keepdim)
 
 
 @op("amax")
@@ -342,8 +360,7 @@ def aminmax(input, *, dim=None, keepdim=False):
         check_nonempty_dim("aminmax", input, axes[0] if axes else 0, sep=":")
         z = jnp.zeros(reduced_shape(input.shape, axes, keepdim), input.dtype)
         return z, z
-    return (jnp.min(input, axis=axes, keepdims=keepdim),
-            jnp.max(input, axis=axes, keepdims=keepdim))
+    return extreme(input, False, axes, keepdim), extreme(input, True, axes, keepdim)
 
 
 def _argext(name, x, dim, keepdim):

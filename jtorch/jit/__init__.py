@@ -236,6 +236,23 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     return compiled
 
 
+def interface(obj):
+    """Mark a class (or an ``nn.Module`` subclass) as a TorchScript interface type; returns it,
+    after PyTorch's checks, with its ``__torch_script_interface__`` name
+    (``__torch__.<module>.<name>``), as eager PyTorch does (jtorch compiles no TorchScript)."""
+    if not builtins.isinstance(obj, type):
+        raise RuntimeError("interface must be applied to a class")
+    # PyTorch's test (mro == [obj, Module, object]); jtorch's Module has mixin bases
+    is_module_interface = obj.mro()[1:] == Module.mro()
+    if not is_module_interface and len(obj.mro()) > 2:
+        raise RuntimeError("TorchScript interface does not support inheritance yet. "
+                           "Please directly inherit from 'object' or 'nn.Module'.")
+    module = obj.__module__
+    module = "__torch__" if module == "__main__" else "__torch__." + module
+    obj.__torch_script_interface__ = f"{module}.{obj.__name__}"
+    return obj
+
+
 def isinstance(obj, target_type):  # noqa: A001 - PyTorch's name
     """Eager ``torch.jit.isinstance``: plain classes as ``isinstance``; parameterised
     containers (``List[int]``...) raise NotImplementedError."""
@@ -279,7 +296,6 @@ optimize_for_inference = missing_function("torch.jit.optimize_for_inference", in
 run_frozen_optimizations = missing_function("torch.jit.run_frozen_optimizations")
 trace_module = missing_function("torch.jit.trace_module", instead=_INSTEAD)
 script_method = missing_function("torch.jit.script_method", instead=_INSTEAD)
-interface = missing_function("torch.jit.interface")
 export_opnames = missing_function("torch.jit.export_opnames")
 set_fusion_strategy = missing_function("torch.jit.set_fusion_strategy")
 enable_onednn_fusion = missing_function("torch.jit.enable_onednn_fusion")

@@ -19,6 +19,7 @@ import jax.numpy as jnp
 
 from ..._core.views import assign
 from ..._ops.creation import tensor
+from ..._ops.reduction import extreme
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 
@@ -29,9 +30,9 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_n
 def _vector_norm(x, p):
     a = jnp.abs(x)
     if p == math.inf:
-        return jnp.max(a, initial=0) if x.size else jnp.zeros((), x.dtype)
+        return extreme(a, True) if x.size else jnp.zeros((), x.dtype)
     if p == -math.inf:
-        return jnp.min(a)
+        return extreme(a, False)
     if p == 0:
         return jnp.sum(a != 0).astype(x.dtype)
     if p == 1:
