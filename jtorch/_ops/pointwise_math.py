@@ -89,6 +89,22 @@ def _float32_in_float64(fn):
     return wide
 
 
+@jax.custom_jvp
+def _real_tanh(x):
+    """tanh of a real float: float32 through float64, rounded once (XLA's float32 tanh is up to
+    4 ulp from the correctly rounded value, half of its results differ from it, and it is
+    exactly +-1 from |x| = 7.9 where PyTorch's is 1 - 2**-24 up to 9.01: a tanh-squashed
+    Gaussian's log-probability, ``log(1 - tanh(x)**2 + eps)`` as in stable-baselines3's SAC,
+    then moves by 0.1); PyTorch's derivative from the output, ``g * (1 - y * y)``."""
+    return _float32_in_float64(jnp.tanh)(x)
+
+
+@_real_tanh.defjvp
+def _real_tanh_jvp(primals, tangents):
+    y = _real_tanh(primals[0])
+    return y, tangents[0] * (1 - y * y)
+
+
 exp = _unary("exp", jnp.exp, saves="output")
 exp2 = _unary("exp2", jnp.exp2, special=("exp2",), saves="output")
 expm1 = _unary("expm1", _float32_in_float64(jnp.expm1), special=("expm1",), saves="output")
@@ -107,22 +123,6 @@ acos = _unary(("acos", "arccos"), jnp.arccos)
 atan = _unary(("atan", "arctan"), jnp.arctan)
 sinh = _unary("sinh", jnp.sinh)
 cosh = _unary("cosh", jnp.cosh)
-@jax.custom_jvp
-def _real_tanh(x):
-    """tanh of a real float: float32 through float64, rounded once (XLA's float32 tanh is up to
-    4 ulp from the correctly rounded value, half of its results differ from it, and it is
-    exactly +-1 from |x| = 7.9 where PyTorch's is 1 - 2**-24 up to 9.01: a tanh-squashed
-    Gaussian's log-probability, ``log(1 - tanh(x)**2 + eps)`` as in stable-baselines3's SAC,
-    then moves by 0.1); PyTorch's derivative from the output, ``g * (1 - y * y)``."""
-    return _float32_in_float64(jnp.tanh)(x)
-
-
-@_real_tanh.defjvp
-def _real_tanh_jvp(primals, tangents):
-    y = _real_tanh(primals[0])
-    return y, tangents[0] * (1 - y * y)
-
-
 tanh = _unary("tanh", _from_output(lambda x: jnp.tanh(x) if jnp.iscomplexobj(x) else _real_tanh(x),
                                    lambda g, y, r: g * (1 - y * y)),
               saves="output")
