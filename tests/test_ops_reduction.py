@@ -109,6 +109,15 @@ for op in ("max", "min"):
 for op in ("amax", "amin"):
     case(f"{op}-{n}", lambda T, x, op=op: _dims(getattr(T, op), x, DIMS[1:]) + (
         getattr(x, op)(), getattr(T, op)(x, (2, 0, 1), True)), ties(2, 3, 4, dtype=dt))
+# a NaN result: amax's backward gives NaN to every element of its slice (grad / 0 * mask),
+# max's to the NaN elements only; the inf-norms give 0 (sgn(NaN) is 0), matrix inf-norms
+# are an amax of sums
+case(f"amax-amin-nan-{n}", lambda T, x: (T.amax(x, 1), x.amin(0), x.amax(), T.aminmax(x, dim=1)),
+     arr([[1, NAN, 2, NAN], [3, 1, 3, 0]], dt))
+case(f"norms-nan-{n}",
+     lambda T, x: tuple(T.linalg.vector_norm(x, p, dim=1) for p in (INF, -INF, 1, 3))
+     + (T.norm(x, INF), T.linalg.matrix_norm(x, INF), T.linalg.matrix_norm(x, -1)),
+     arr([[1, NAN, -2, 4], [3, -1, 3, 0]], dt))
 case(f"aminmax-{n}", lambda T, x, y: (T.aminmax(x), x.aminmax(dim=1),
                                       T.aminmax(x, dim=-1, keepdim=True),
                                       T.aminmax(y, keepdim=True)),

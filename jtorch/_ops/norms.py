@@ -31,10 +31,11 @@ def _sq_abs(x):
 
 
 def _abs(x):
-    """|x| whose gradient at 0 is 0, PyTorch's sgn(0) (JAX's abs has slope 1 there)."""
+    """|x| whose gradient is PyTorch's sgn(x): 0 at 0 (JAX's abs has slope 1 there) and at
+    NaN (JAX's sign of NaN is NaN)."""
     if jnp.iscomplexobj(x):
         return safe_sqrt(_sq_abs(x))
-    return x * lax.stop_gradient(jnp.sign(x))
+    return x * lax.stop_gradient(jnp.where(jnp.isnan(x), 0, jnp.sign(x)))
 
 
 def _check_float(name, x, dtype):
@@ -79,7 +80,7 @@ def vector_norm_of(x, ord, dim, keepdim, dtype):
         return safe_sqrt(jnp.sum(_sq_abs(x), axis=axes, keepdims=keepdim))
     a = _abs(x)
     if ord == _INF or ord == -_INF:
-        return extreme(a, ord == _INF, axes, keepdim)
+        return extreme(a, ord == _INF, axes, keepdim, nan_ties=True)
     if ord == 0:
         return jnp.sum(a != 0, axis=axes, keepdims=keepdim).astype(a.dtype)
     if ord == 1:
@@ -122,7 +123,7 @@ def matrix_norm_of(A, ord, dim, keepdim, dtype):
     # 1 / -1: max/min column sum; inf / -inf: max/min row sum
     inner, outer = (d0, d1) if ord in (1, -1) else (d1, d0)
     s = jnp.sum(_abs(A), axis=inner, keepdims=True)
-    r = (jnp.max if ord > 0 else jnp.min)(s, axis=outer, keepdims=True)
+    r = extreme(s, ord > 0, (outer,), True)
     return r if keepdim else jnp.squeeze(r, (d0, d1))
 
 

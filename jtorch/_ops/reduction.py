@@ -87,29 +87,40 @@ def _even(x, v, axes, keepdim, nan_ties):
 
 @_even.defjvp
 def _even_jvp(axes, keepdim, nan_ties, primals, tangents):
-    """The tangent of ``v``: ``x``'s tangents averaged over the elements equal to ``v`` (NaN
-    equal to NaN where ``nan_ties``; else a NaN ``v`` gets none, where PyTorch's amax backward
-    gives NaN: XLA rewrites NaN * False to 0)."""
+    """The tangent of ``v``: ``x``'s tangents averaged over the elements equal to ``v``.
+    ``nan_ties``: NaN equals NaN, and the other elements get exactly 0 (PyTorch's
+    evenly_distribute_backward, a masked fill). Else PyTorch's amax backward, ``grad / count *
+    mask``: a NaN ``v`` equals no element, and every element of its slice gets NaN (0 / 0)."""
     x, v = primals
     vk = v if keepdim else jnp.expand_dims(v, axes)
-    mask = jnp.where(jnp.isnan(vk), jnp.isnan(x), x == vk) if nan_ties else x == vk
-    count = jnp.sum(mask, axis=axes, keepdims=keepdim)
-    return v, jnp.sum(jnp.where(mask, tangents[0], 0), axis=axes, keepdims=keepdim) / count
+    if nan_ties:
+        mask = jnp.where(jnp.isnan(vk), jnp.isnan(x), x == vk)
+        count = jnp.sum(mask, axis=axes, keepdims=keepdim)
+        return v, jnp.sum(jnp.where(mask, tangents[0], 0), axis=axes, keepdims=keepdim) / count
+    mask = x == vk
+    count = jnp.sum(mask, axis=axes, keepdims=True)
+    # a product, not a select, so that NaN reaches the masked-out elements; NaN in the weights
+    # of a slice with no match, as XLA may turn a product with a converted mask into a select
+    weight = jnp.where(count == 0, jnp.nan, mask.astype(tangents[0].dtype))
+    scaled = tangents[0] * weight
+    return v, jnp.sum(scaled, axis=axes, keepdims=keepdim) / (
+        count if keepdim else jnp.squeeze(count, axes))
 
 
-def extreme(x, big, axis=None, keepdims=False):
+def extreme(x, big, axis=None, keepdims=False, nan_ties=False):
     """``jnp.max`` (``big``) or ``jnp.min`` of ``x`` over ``axis``, NaN where the reduced
     elements hold a NaN, as PyTorch's max, min, amax, amin and inf-norms. XLA:CPU's YNNPACK
     reductions (LIBRARY_FUSION_TYPE_REDUCE, _core/xla_options.py) skip NaN from 4096 elements
-    on: ``jnp.max`` of ``ones(5000)`` with one NaN is 1.0. The gradient is JAX's (ties share
-    it evenly) taken at the NaN-propagated result."""
+    on: ``jnp.max`` of ``ones(5000)`` with one NaN is 1.0. Ties share the gradient evenly; a
+    NaN result's gradient follows ``_even``'s ``nan_ties`` (amax's NaN everywhere, or the
+    inf-norms' share for the NaN elements)."""
     v = jnp.max(x, axis=axis, keepdims=keepdims) if big else jnp.min(x, axis=axis,
                                                                       keepdims=keepdims)
     if not jnp.issubdtype(x.dtype, jnp.floating):
         return v
     axes = tuple(range(x.ndim)) if axis is None else axis
     v = jnp.where(jnp.isnan(x).any(axis=axes, keepdims=keepdims), jnp.nan, lax.stop_gradient(v))
-    return _even(x, v, axes, keepdims, False)
+    return _even(x, v, axes, keepdims, nan_ties)
 
 
 def safe_sqrt(v):
