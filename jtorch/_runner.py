@@ -19,7 +19,8 @@ path, so a child that never imports ``torch`` never pays for importing jtorch an
 
 Differences from PyTorch: real ``torch`` is never imported under the runner, even where it is
 installed; a ``torch.X`` that jtorch does not have raises ``ModuleNotFoundError`` naming both
-``torch.X`` and ``jtorch.X``. See docs/runner.md.
+``torch.X`` and ``jtorch.X``; the top-level modules are renamed (``torch.__name__`` is
+"torch") but submodules keep jtorch's names. See docs/runner.md.
 """
 
 from __future__ import annotations
@@ -67,9 +68,12 @@ class _AliasLoader(importlib.abc.Loader):
         self.module = module  # a module object that is an attribute, not an importable module
 
     def create_module(self, spec):
-        if self.module is not None:
-            return self.module
-        return importlib.import_module(self.target)
+        module = self.module if self.module is not None else importlib.import_module(self.target)
+        if spec.name in ALIASES:
+            # ``torch.__name__`` is "torch", as in PyTorch (pyro asserts it before patching
+            # torch); submodules keep their own names (``torch.nn.__name__`` is "jtorch.nn")
+            module.__name__ = spec.name
+        return module
 
     def exec_module(self, module):
         """Nothing to run: ``create_module`` returned the imported jtorch module."""

@@ -27,6 +27,8 @@ import numpy as np
 import torch
 import torch.utils.data
 
+# under ``python -m jtorch`` torch is jtorch (whose ``__name__`` is then "torch" too)
+_JTORCH = torch is sys.modules.get("jtorch")
 _RNG = [np.random.default_rng(0)]
 
 
@@ -261,7 +263,7 @@ def install():
     torch.Tensor.normal_ = normal_
     torch.Tensor.bernoulli_ = bernoulli_  # torchvision's stochastic_depth draws with it
     torch.Tensor.exponential_ = exponential_  # phimoe's router samples its experts with it
-    if torch.__name__ == "jtorch":  # PyTorch's own draws through normal_/uniform_
+    if _JTORCH:  # PyTorch's own draws through normal_/uniform_
         torch.nn.init.trunc_normal_ = trunc_normal_
         # jtorch's distributions call ops through their own namespace (PyTorch's Categorical
         # samples with torch.multinomial, which the loop below replaces)
@@ -285,7 +287,7 @@ def install():
         return
     _TORCHVISION.append(torchvision)
     torchvision.datasets.FakeData.__getitem__ = fake_data_getitem
-    if torch.__name__ == "jtorch":
+    if _JTORCH:
         _host_transform_draws(torchvision)
 
 
@@ -304,7 +306,7 @@ def _torchvision_schemas():
     """Let real torchvision import where its compiled extension does not load (a CUDA build of
     torchvision on a CPU-only machine): its import registers fake kernels for these two ops,
     which fails unless their schemas exist. Nothing here uses them."""
-    if torch.__name__ != "torch":
+    if _JTORCH:
         return
     try:
         import torchvision  # noqa: F401  # real torchvision, only to test that it imports

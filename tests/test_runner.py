@@ -173,7 +173,8 @@ def test_a_pytorch_script_runs_unchanged_with_the_losses_of_real_torch(torch_fre
     ref = _run(["-c", REFERENCE, script], cwd=tmp_path)
     assert ref.returncode == 0, ref.stderr[-3000:]
 
-    assert _lines(got.stdout, "names") == ["jtorch jtorch.nn.modules.container "
+    # torch.__name__ is PyTorch's; submodules and classes keep jtorch's names
+    assert _lines(got.stdout, "names") == ["torch jtorch.nn.modules.container "
                                            "jtorch.nn.functional"]
     assert _lines(ref.stdout, "names") == ["torch torch.nn.modules.container "
                                            "torch.nn.functional"]
@@ -206,7 +207,7 @@ def test_script_gets_argv_main_and_path_as_python_gives(torch_free, tmp_path):
     assert _lines(got.stdout, "argv") == [str([script, "--epochs", "3", "x y"])]
     assert _lines(got.stdout, "main") == [f"__main__ {script}"]
     assert _lines(got.stdout, "path0") == [str(tmp_path)]
-    assert _lines(got.stdout, "alias") == ["True jtorch"]
+    assert _lines(got.stdout, "alias") == ["True torch"]
 
 
 @pytest.mark.parametrize("runner", ["python -m jtorch", "jtorch console script"])
@@ -220,7 +221,7 @@ def test_dash_m_runs_a_module_as_python_dash_m(torch_free, tmp_path, runner):
     assert got.returncode == 0, got.stderr[-3000:]
     assert _lines(got.stdout, "argv") == [str([module, "a", "b"])]
     assert _lines(got.stdout, "main") == [f"__main__ {module}"]
-    assert _lines(got.stdout, "alias") == ["True jtorch"]
+    assert _lines(got.stdout, "alias") == ["True torch"]
 
 
 def test_dash_c_runs_a_command_as_python_dash_c(torch_free, tmp_path):
@@ -230,13 +231,13 @@ def test_dash_c_runs_a_command_as_python_dash_c(torch_free, tmp_path):
     assert _lines(got.stdout, "argv") == [str(["-c", "a", "b"])]
     assert _lines(got.stdout, "main") == ["__main__ <string>"]
     assert _lines(got.stdout, "path0") == [""]
-    assert _lines(got.stdout, "alias") == ["True jtorch"]
+    assert _lines(got.stdout, "alias") == ["True torch"]
     failed = _run(["-m", "jtorch", "-c", "import torch\nraise ValueError(torch.__name__)"],
                   cwd=tmp_path, python=torch_free)
     assert failed.returncode == 1
     assert failed.stderr.startswith("Traceback (most recent call last):\n"
                                     '  File "<string>", line 2, in <module>\n'), failed.stderr
-    assert failed.stderr.rstrip().endswith("ValueError: jtorch")
+    assert failed.stderr.rstrip().endswith("ValueError: torch")
 
 
 def test_an_exception_in_the_script_exits_1_with_its_traceback(torch_free, tmp_path):
@@ -254,7 +255,7 @@ def test_an_exception_in_the_script_exits_1_with_its_traceback(torch_free, tmp_p
     assert got.stderr.startswith("Traceback (most recent call last):\n"
                                  f'  File "{script}", line 7, in <module>\n'), got.stderr
     assert f'File "{script}", line 5, in step' in got.stderr
-    assert got.stderr.rstrip().endswith("ValueError: bad batch jtorch")
+    assert got.stderr.rstrip().endswith("ValueError: bad batch torch")
 
 
 def test_a_torch_module_jtorch_lacks_is_a_clear_module_not_found_error(torch_free, tmp_path):
@@ -285,7 +286,7 @@ def test_child_processes_alias_torch_and_chain_the_users_sitecustomize(torch_fre
     env["PYTHONPATH"] += os.pathsep + str(user_site)
     got = _run(["-m", "jtorch", script], cwd=tmp_path, python=torch_free, env=env)
     assert got.returncode == 0, got.stderr[-3000:]
-    assert _lines(got.stdout, "child") == ["jtorch True ran"]
+    assert _lines(got.stdout, "child") == ["torch True ran"]
 
 
 UNGUARDED = """

@@ -29,7 +29,7 @@ import torch
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
 
-if "torchvision" not in sys.modules and torch.__name__ == "torch":
+if "torchvision" not in sys.modules and "jtorch" not in sys.modules:
     # piq imports torchvision (for its Inception feature extractor, not used here). The CPU
     # torch's torchvision wheel cannot load its C++ extension, whose fake/autograd kernel
     # registrations then fail at import (tests/vision_helpers.py): stand empty modules in.

@@ -44,34 +44,28 @@ import torch
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
 
-# pyro's torch_patch asserts ``torch.__name__ == "torch"`` before it patches PyTorch's
-# transforms; under ``python -m jtorch`` the module keeps its own name (docs/runner.md)
-_TORCH_NAME, torch.__name__ = torch.__name__, "torch"
-try:
-    import pyro  # noqa: E402
-    import pyro.distributions as dist  # noqa: E402
-    import pyro.distributions.transforms as T  # noqa: E402
-    import pyro.ops.stats as stats  # noqa: E402
-    import pyro.poutine as poutine  # noqa: E402
-    from pyro.infer import (  # noqa: E402
-        HMC,
-        MCMC,
-        NUTS,
-        SVI,
-        EmpiricalMarginal,
-        Importance,
-        Predictive,
-        RenyiELBO,
-        Trace_ELBO,
-        TraceEnum_ELBO,
-        TraceMeanField_ELBO,
-        autoguide,  # noqa: E402
-        config_enumerate,
-        infer_discrete,
-    )
-    from pyro.optim import Adam, ClippedAdam  # noqa: E402
-finally:
-    torch.__name__ = _TORCH_NAME
+import pyro  # noqa: E402
+import pyro.distributions as dist  # noqa: E402
+import pyro.distributions.transforms as T  # noqa: E402
+import pyro.ops.stats as stats  # noqa: E402
+import pyro.poutine as poutine  # noqa: E402
+from pyro.infer import (  # noqa: E402
+    HMC,
+    MCMC,
+    NUTS,
+    SVI,
+    EmpiricalMarginal,
+    Importance,
+    Predictive,
+    RenyiELBO,
+    Trace_ELBO,
+    TraceEnum_ELBO,
+    TraceMeanField_ELBO,
+    autoguide,  # noqa: E402
+    config_enumerate,
+    infer_discrete,
+)
+from pyro.optim import Adam, ClippedAdam  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
