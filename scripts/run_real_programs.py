@@ -1065,6 +1065,20 @@ PROGRAMS = [
                  "gradients through BatchNorm+ReLU6/ReLU differ by up to 5e-3 of their abs-sum "
                  "where rounding moves an activation across the kink (PyTorch's own float32 "
                  "run is as far from float64); in float64 (SMP_FLOAT64=1) both agree to 2e-12"),
+    # Opacus 1.6 and torch-ema 0.3 (pip install "opacus>=1.6,<1.7" "torch-ema==0.3"): a driver
+    # of PrivacyEngine.make_private / make_private_with_epsilon (fixed batches and Poisson
+    # sampling; flat, per-layer and ghost clipping) on a tiny MLP, CNN and DPLSTM, the
+    # per-sample gradients (grad_sample) of GradSampleModule's hooks, functorch and
+    # expanded-weights samplers against a loop over the samples, DPOptimizer's clipping and
+    # shared noise, the RDP/PRV/GDP accountants, ModuleValidator.fix, save/load_checkpoint and
+    # torch-ema's ExponentialMovingAverage; the tree is an empty directory "opacus"
+    Program("opacus", "opacus", "pytorch/opacus", [["{work}/drive_opacus.py"]],
+            prepare=copy_driver("opacus_dp.py", "drive_opacus.py"),
+            note="expected: float32 rounding; the largest relative difference (1.7) is the "
+                 "per-sample gradient of DPMultiheadAttention's key bias, which the softmax "
+                 "cancels (1.8e-9 absolute, zero up to rounding); every other number within "
+                 "2e-4 (a cancelling weighted sum), 8.7e-6 without those; OPACUS_FLOAT64=1 "
+                 "agrees to 5.7e-14 absolute"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

@@ -386,7 +386,7 @@ def dispatch_out(opdef, args, kwargs, out):
 # fields of a tensor that a deep copy does not carry over (storage links, graph, hooks)
 _NOT_COPIED = frozenset({"_array", "_device", "_base", "_chain", "_base_version", "_layout",
                          "_node", "_acc", "_hooks", "_grad", "_version_counter", "_detached",
-                         "_overlap", "_post_hooks"})
+                         "_overlap", "_post_hooks", "_untyped_storage", "_has_views"})
 
 
 def deepcopy_tensor(t, memo):
@@ -398,7 +398,7 @@ def deepcopy_tensor(t, memo):
     new = TensorBase._make(t._value, t._device)
     new.__class__ = type(t)
     fields = instance_dict(new)
-    for k, v in instance_dict(t).items():
+    for k, v in list(instance_dict(t).items()):   # (a deep copy may add a field to t)
         if k not in _NOT_COPIED:
             fields[k] = copy.deepcopy(v, memo)
     if t._grad is not None:

@@ -14,6 +14,7 @@ import numpy as np
 from .._core.tensor_base import Size, TensorBase
 from .._core.views import assign
 from ._registry import export, op
+from ._util import type_name
 
 _LOW = (jnp.float16, jnp.bfloat16)
 
@@ -30,6 +31,22 @@ def _bshape(ndim, c):
 def _check_vec(name, v, c):
     if v is not None and v.size != c:
         raise RuntimeError(f"{name} should contain {c} elements not {v.size}")
+
+
+def _check_param_dtypes(input, *params):
+    """PyTorch's (CPU) dtype rule for a norm's affine parameters and running statistics: all of
+    the input's dtype; or, when the first given one differs (the "mixed" case), all float32
+    with a bfloat16/float16 input."""
+    params = [p for p in params if p is not None]
+    if not params or all(p.dtype == input.dtype for p in params):
+        return
+    if params[0].dtype == input.dtype:
+        odd = next(p for p in params if p.dtype != input.dtype)
+        raise RuntimeError(f"expected scalar type {type_name(input)} but found {type_name(odd)}")
+    if any(p.dtype != jnp.float32 for p in params):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input.dtype not in _LOW:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
 def _moments(x, axes):
@@ -57,6 +74,7 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, num_batch
     for name, v in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
                     ("running_var", running_var)):
         _check_vec(name, v, c)
+    _check_param_dtypes(input, weight, bias, running_mean, running_var)
     bs = _bshape(input.ndim, c)
     x = input.astype(_acc(input))
     axes = (0,) + tuple(range(2, input.ndim))
@@ -171,6 +189,7 @@ def _instance_norm(input, weight, bias, running_mean, running_var, use_input_sta
     for name, v in (("weight", weight), ("bias", bias)):
         if v is not None and v.size * n != n * c:
             raise RuntimeError(f"{name} should contain {n * c} elements not {v.size * n}")
+    _check_param_dtypes(input, weight, bias)
     bs = _bshape(input.ndim, c)
     x = input.astype(_acc(input))
     extra = []
@@ -258,6 +277,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     ns, axes = _norm_shape(input, normalized_shape)
     _check_affine("weight", weight, ns)
     _check_affine("bias", bias, ns)
+    _check_param_dtypes(input, weight, bias)
     x = input.astype(_acc(input))
     mean, var = _moments(x, axes)
     out = (x - mean) * (1 / jnp.sqrt(var + eps))
@@ -304,6 +324,7 @@ def check_groups(input, weight, bias, c, groups):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
     n, c = input.shape[0], input.shape[1]
     check_groups(input, weight, bias, c, num_groups)
+    _check_param_dtypes(input, weight, bias)
     x = input.astype(_acc(input))
     g = x.reshape(n, num_groups, -1)
     mean, var = _moments(g, (2,))
