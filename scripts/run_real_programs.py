@@ -1079,6 +1079,21 @@ PROGRAMS = [
                  "cancels (1.8e-9 absolute, zero up to rounding); every other number within "
                  "2e-4 (a cancelling weighted sum), 8.7e-6 without those; OPACUS_FLOAT64=1 "
                  "agrees to 5.7e-14 absolute"),
+    # torchsde 0.2.6, torchcde 0.2.5 and geomloss 0.3.1 (pip install torchsde==0.2.6
+    # torchcde==0.2.5 geomloss==0.3.1): a driver of torchsde's Brownian motions and sdeint (Ito
+    # and Stratonovich; diagonal, scalar, additive and general noise; euler to reversible_heun,
+    # adaptive steps), sdeint_adjoint, a latent SDE and its SDE-GAN example; torchcde's
+    # interpolations and cdeint (torchdiffeq and torchsde backends, adjoints); geomloss'
+    # SamplesLoss on the tensorized backend and geomloss.ot, with gradients and Hessian-vector
+    # products, in float64 (one float32 variant); the tree is an empty directory "sde_cde_ot"
+    Program("sde_cde_ot", "sde_cde_ot", "google-research/torchsde",
+            [["{work}/drive_sde_cde_ot.py"]],
+            prepare=copy_driver("sde_cde_ot.py", "drive_sde_cde_ot.py"),
+            note="expected: float32 rounding in the float32 variant (geomloss' energy loss to "
+                 "9e-5 of its value: the diagonal of |x|^2+|y|^2-2x.y is exactly 0 in PyTorch "
+                 "and 1-2 ulps in XLA, which the square root makes 2e-4 per point); float64 "
+                 "agrees to 5.5e-13 but for adaptive Euler-Maruyama (7e-11), whose step-size "
+                 "controller follows rounding (PyTorch moves 6e-12 for a parameter moved 1 ulp)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

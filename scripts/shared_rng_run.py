@@ -13,8 +13,10 @@ random entry points that programs and ``nn`` modules reach
 noise of ``torch.distributions``' samplers, ``nn.Dropout*``,
 ``F.dropout``, the ``RandomSampler`` of shuffling DataLoaders, torchvision's ``FakeData``
 and random transforms) by NumPy-backed versions, reseeded (with Python's ``random``) by
-``torch.manual_seed``, then runs the script unchanged (``runpy.run_path`` as ``__main__``).
-It is a comparison harness, not part of jtorch: ``torch`` is whichever framework runs it.
+``torch.manual_seed`` (``torch.rand``/``randn`` given a ``generator=`` draw from a NumPy stream
+of that generator's seed instead), then runs the script unchanged (``runpy.run_path`` as
+``__main__``). It is a comparison harness, not part of jtorch: ``torch`` is whichever
+framework runs it.
 """
 
 import math
@@ -22,6 +24,7 @@ import os
 import random
 import runpy
 import sys
+import weakref
 
 import numpy as np
 import torch
@@ -34,6 +37,22 @@ _RNG = [np.random.default_rng(0)]
 
 def _rng():
     return _RNG[0]
+
+
+_GENERATORS = weakref.WeakKeyDictionary()  # a torch.Generator -> (its seed, its NumPy stream)
+
+
+def _generator_rng(generator):
+    """The shared stream, or for an explicit ``generator`` a NumPy stream of its own, seeded by
+    its seed: torchsde's BrownianInterval draws each node's noise from a fresh generator seeded
+    by the node's entropy, and needs the same seed to give the same draws."""
+    if generator is None:
+        return _rng()
+    seed = generator.initial_seed()
+    stream = _GENERATORS.get(generator)
+    if stream is None or stream[0] != seed:
+        stream = _GENERATORS[generator] = (seed, np.random.default_rng(seed))
+    return stream[1]
 
 
 def _size(args, size=None):
@@ -151,11 +170,13 @@ def _floating(dtype):
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **_):
-    return _as(_rng().random(_size(size)), _floating(dtype), device, requires_grad)
+    return _as(_generator_rng(generator).random(_size(size)), _floating(dtype), device,
+               requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **_):
-    return _as(_rng().standard_normal(_size(size)), _floating(dtype), device, requires_grad)
+    return _as(_generator_rng(generator).standard_normal(_size(size)), _floating(dtype), device,
+               requires_grad)
 
 
 def rand_like(input, dtype=None, device=None, **_):

@@ -38,8 +38,8 @@ full precision.
 
 Without arguments it runs every variant (``all`` too). Each variant reseeds
 (``torch.manual_seed``), so a subset prints what the full run prints for it. The wrapper's
-``torch.randn`` draws from its one shared stream whatever ``generator=`` is passed (diffusers'
-``randn_tensor`` passes it on), so the pipelines' noise is the same in both frameworks.
+``torch.randn``, given a ``generator=`` (diffusers' ``randn_tensor`` passes it on), draws from
+a NumPy stream of that generator's seed, so the pipelines' noise is the same in both frameworks.
 ``DIFFUSERS_FLOAT64=1`` builds the models in float64 (the schedulers keep their own float32
 tables, as in PyTorch), to tell float32 rounding from a bug.
 """
