@@ -1094,6 +1094,21 @@ PROGRAMS = [
                  "and 1-2 ulps in XLA, which the square root makes 2e-4 per point); float64 "
                  "agrees to 5.5e-13 but for adaptive Euler-Maruyama (7e-11), whose step-size "
                  "controller follows rounding (PyTorch moves 6e-12 for a parameter moved 1 ulp)"),
+    # entmax 1.3, vector-quantize-pytorch 1.32, performer-pytorch 1.1.4 and pytorch-tabnet 4.1
+    # (pip install "entmax==1.3" "vector-quantize-pytorch==1.32.0" "performer-pytorch==1.1.4"
+    # "pytorch-tabnet==4.1.0"): a driver of sparsemax/entmax15/bisection activations and losses
+    # with their autograd.Function backwards; VectorQuantize (EMA codebook updates, commitment
+    # loss, k-means init, dead codes, heads, rotation trick...), ResidualVQ, GroupedResidualVQ,
+    # FSQ, LFQ, LatentQuantize, SimVQ with gradients and a trained autoencoder; performer's
+    # FastAttention, SelfAttention, CrossAttention and PerformerLM (causal with feature
+    # redraws, reversible) with Adam steps; TabNetClassifier/Regressor/Pretrainer fitted for two
+    # epochs on a seeded table, predict, explain, importances, save/load; the tree is an empty
+    # directory "sparse_vq_tabular"
+    Program("sparse_vq_tabular", "sparse_vq_tabular", "lucidrains/vector-quantize-pytorch",
+            [["{work}/drive_sparse_vq_tabular.py"]],
+            prepare=copy_driver("sparse_vq_tabular.py", "drive_sparse_vq_tabular.py"),
+            note="expected: float32 rounding grown by TabNet's pretraining (PyTorch's own "
+                 "reconstruction moves by 1.6e-4 for a 1-ulp change of the inputs)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

@@ -95,8 +95,17 @@ def _check_bmm_sizes(sa, sb, a, b, kernel="bmm"):
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{sa[0]}, {sa[2]}] but got: [{sb[0]}, {sb[1]}].")
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {type_name(a)} but found {type_name(b)}")
+        raise bmm_dtype_error(a, b, sa[1] * sa[2] * sb[2])
     no_bool(kernel, a)
+
+
+def bmm_dtype_error(a, b, work):
+    """PyTorch's CPU bmm error for batch1 ``a`` and batch2 ``b`` of different dtypes:
+    its small-product loop (rows * contraction * columns, ``work``, under 400) names
+    batch1's dtype as expected, its BLAS path batch2's."""
+    first, second = (a, b) if work < 400 else (b, a)
+    return RuntimeError(f"expected scalar type {type_name(first)} but found "
+                        f"{type_name(second)}")
 
 
 def _check_bmm(a, b, kernel="bmm"):

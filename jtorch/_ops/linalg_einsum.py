@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import jax.numpy as jnp
 
 from .._core.dtypes import from_np, promote_types
 from .._core.tensor_base import TensorBase
 from ._registry import export, op
 from ._util import wrap_dim
-from .linalg import HI, no_bool
+from .linalg import HI, bmm_dtype_error, no_bool
 
 
 def _tensordot_dims(a, b, dims):
@@ -200,8 +202,12 @@ def _einsum_dtype(terms, out, operands):
             later |= {c for c in {**la, **lb} if isinstance(c, tuple)}
         if a is not b and any(la[c] > 1 and lb[c] > 1 for c in la.keys() & lb.keys()
                               if c not in later):
-            raise RuntimeError(f"expected scalar type {a.scalar_name} but found "
-                               f"{b.scalar_name}")
+            # PyTorch contracts the pair with bmm((lo, sum), (sum, ro))
+            summed = [c for c in la.keys() & lb.keys() if c not in later]
+            work = math.prod(max(la[c], lb[c]) for c in summed) * math.prod(
+                n for part, other in ((la, lb), (lb, la)) for c, n in part.items()
+                if c in later and c not in other)
+            raise bmm_dtype_error(a, b, work)
         merged = {c: max(la.get(c, 1), lb.get(c, 1)) for c in {**la, **lb} if c in later}
         ops.append((merged, promote_types(a, b)))
     return ops[0][1]

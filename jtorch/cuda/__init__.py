@@ -264,4 +264,13 @@ CUDAGraph = missing_class("torch.cuda.CUDAGraph", ALTERNATIVES["torch.cuda.CUDAG
 from . import amp  # noqa: E402 - torch.cuda.amp (deprecated aliases of torch.amp)
 
 # a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
-__getattr__ = torch_name_fallback("torch.cuda")
+_fallback = torch_name_fallback("torch.cuda")
+
+
+def __getattr__(name):
+    """``torch.cuda._initialized``, PyTorch's flag that CUDA is set up (read by libraries
+    that save CUDA's RNG state, e.g. performer-pytorch's reversible layers), as
+    :func:`is_initialized` answers; any other missing name as ``torch_name_fallback``."""
+    if name == "_initialized":
+        return is_initialized()
+    return _fallback(name)
