@@ -1109,6 +1109,18 @@ PROGRAMS = [
             prepare=copy_driver("sparse_vq_tabular.py", "drive_sparse_vq_tabular.py"),
             note="expected: float32 rounding grown by TabNet's pretraining (PyTorch's own "
                  "reconstruction moves by 1.6e-4 for a 1-ulp change of the inputs)"),
+    # pytorch-ignite 0.5.5 and torch-pruning 1.6.1 (pip install "pytorch-ignite==0.5.5"
+    # "torch-pruning==1.6.1"): a driver of ignite's supervised trainer/evaluator, Engine events,
+    # metrics, param schedulers, checkpoints and ignite.distributed in serial mode, and of
+    # torch-pruning's DependencyGraph, Magnitude/Meta/BNScale/GroupNorm pruners and importances
+    # on a small residual CNN, torchvision's resnet18 and a tiny ResNet fine-tuned by ignite;
+    # the tree is an empty directory "ignite"
+    Program("ignite-pruning", "ignite", "pytorch/ignite", [["{work}/drive_ignite_pruning.py"]],
+            prepare=copy_driver("ignite_pruning.py", "drive_ignite_pruning.py"),
+            note="expected: float32 rounding grown by training through train-mode BatchNorm "
+                 "(a pruned ResNet fine-tuned 8 SGD steps: 1.2e-2 on a loss, where PyTorch's "
+                 "own float32 run is 1.7e-2 from its float64 run); everything else within "
+                 "5e-4; in float64 the same numbers to 2e-12"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

@@ -62,6 +62,7 @@ class Node:
     packed = None         # under saved_tensors_hooks: (unpack hook, {slot: packed}, {slot:
     #                       what the slot held}); those slots of vals are None (saved_hooks.py)
     freed = False
+    index_args = None     # a basic-index view's (input shape, index), for its _saved_* names
     kernel = None
     edges = ()
     diff = ()

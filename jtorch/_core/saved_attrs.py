@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import not_implemented
+from .errors import missing_attribute
 from .tensor_base import TensorBase
 
 _RESULT = re.compile(r"result(\d*)$")
@@ -38,7 +38,42 @@ class _SlotMarker:
 
 
 def _unsupported(node, name, why):
-    return not_implemented(f"{type(node).__name__}.{name} ({why})")
+    # an AttributeError too, so that ``hasattr(grad_fn, "_saved_start")`` (torch-pruning's test
+    # of a node's kind) answers False rather than raising
+    return missing_attribute(f"{type(node).__name__}.{name} ({why})")
+
+
+_UINT64 = (1 << 64) - 1
+_INT64_MAX = (1 << 63) - 1
+
+
+def _index_saved(node, name):
+    """``_saved_*`` of a basic-index view node (``x[:, 1:-1]``): PyTorch runs the index as one
+    select/slice/unsqueeze per item, and the node is the last one's, saving its raw arguments
+    (a negative one read back as its unsigned 64-bit value, as PyTorch's binding shows it; an
+    omitted end as INT64_MAX). ``node.index_args``: (input shape, the static index)."""
+    shape, index = node.index_args
+    sizes, d, last = list(shape), 0, {}
+    for it in index:
+        if it is None:
+            last = {"dim": d}
+            sizes.insert(d, 1)
+            d += 1
+        elif isinstance(it, slice):
+            if it != slice(None) or len(index) == 1:
+                step = 1 if it.step is None else int(it.step)
+                last = {"dim": d, "start": 0 if it.start is None else int(it.start) & _UINT64,
+                        "end": _INT64_MAX if it.stop is None else int(it.stop) & _UINT64,
+                        "step": step, "self_sym_sizes": tuple(sizes)}
+                sizes[d] = len(range(*it.indices(sizes[d])))
+            d += 1
+        else:
+            last = {"dim": d, "index": int(it) & _UINT64, "self_sym_sizes": tuple(sizes)}
+            del sizes[d]
+    key = name[len("_saved_"):]
+    if key not in last:
+        raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
+    return last[key]
 
 
 def saved_attribute(node, name):
@@ -47,6 +82,8 @@ def saved_attribute(node, name):
 
     raw = name.startswith("_raw_saved_")
     key = name[len("_raw_saved_" if raw else "_saved_"):]
+    if node.index_args is not None and name.startswith("_saved_"):
+        return _index_saved(node, name)
     kernel = node.kernel
     missing = AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
     if kernel is None:

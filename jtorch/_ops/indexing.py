@@ -381,6 +381,8 @@ def _view(t, p):
     position), linked to ``t`` as the static view it is (for strides and writes)."""
 
     v = _dispatch(_DYN_VIEWS[p.kind], (t, p.struct, p.starts))
+    if v._node is not None:   # its _saved_start/_end/_step/_dim (core/saved_attrs.py)
+        v._node.index_args = (tuple(t.shape), p.basic)
     static_key = ((PROMOTED, template(p.basic, False, [], [])), (), None)
     attach_view(v, t, _STATIC_VIEW.kernel(static_key), None)
     return v
