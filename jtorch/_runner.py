@@ -73,6 +73,12 @@ class _AliasLoader(importlib.abc.Loader):
             # ``torch.__name__`` is "torch", as in PyTorch (pyro asserts it before patching
             # torch); submodules keep their own names (``torch.nn.__name__`` is "jtorch.nn")
             module.__name__ = spec.name
+        if spec.name == "torch":
+            # the tensor classes name ``torch`` as their module, as PyTorch's do: libraries
+            # choose their array backend by ``type(x).__module__.split(".")[0]`` (autoray in
+            # torchquad and tensorly, opt_einsum), and have paths of their own for "torch"
+            module.Tensor.__module__ = "torch"
+            module.nn.Parameter.__module__ = "torch.nn.parameter"
         return module
 
     def exec_module(self, module):

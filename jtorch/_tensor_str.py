@@ -230,7 +230,7 @@ def _add_suffixes(text, suffixes, indent, force_newline=False):
 
 
 def _is_parameter(cls):
-    return any(c.__name__ == "Parameter" and c.__module__.startswith("jtorch")
+    return any(c.__name__ == "Parameter" and c.__module__.startswith(("jtorch", "torch."))
                for c in cls.__mro__)
 
 
@@ -319,4 +319,4 @@ def _str_intern(inp, *, tensor_contents=None):
     ``tensor_contents`` as the values' text when given."""
     cls = type(inp)
     return tensor_repr(inp, tensor_contents, plain=cls.__name__ == "Tensor"
-                       and cls.__module__.startswith("jtorch"))
+                       and cls.__module__.startswith(("jtorch", "torch")))

@@ -1121,6 +1121,36 @@ PROGRAMS = [
                  "(a pruned ResNet fine-tuned 8 SGD steps: 1.2e-2 on a loss, where PyTorch's "
                  "own float32 run is 1.7e-2 from its float64 run); everything else within "
                  "5e-4; in float64 the same numbers to 2e-12"),
+    # neuraloperator 2.0, POT 0.9.7 and torchquad 0.6 (pip install "neuraloperator==2.0.0"
+    # "POT==0.9.7.post1" "torchquad==0.6.0", with tensorly 0.10 and tensorly-torch 0.5): a
+    # driver of neuralop's SpectralConv (1-3-D), FNO/TFNO (dense, Tucker, CP) in 1-D and 2-D,
+    # UNO, LpLoss/H1Loss, Adam steps on a synthetic Darcy-like problem and checkpoint
+    # save/load (float32: neuralop's spectral weights are torch.cfloat); POT's ot.dist, emd/emd2,
+    # sinkhorn/sinkhorn2 (plain, log, stabilized), unbalanced Sinkhorn, (entropic)
+    # Gromov-Wasserstein and seeded sliced Wasserstein with gradients w.r.t. positions and
+    # weights; torchquad's Trapezoid/Simpson/Boole/GaussLegendre/MonteCarlo/VEGAS in 1-3 D and
+    # gradients of integrals (float64); the tree is an empty directory "sciml"
+    Program("sciml", "sciml", "neuraloperator/neuraloperator", [["{work}/drive_sciml.py"]],
+            prepare=copy_driver("sciml_libs.py", "drive_sciml.py"),
+            note="expected: float32 rounding in neuralop (up to 7e-6 of a cancelling weighted "
+                 "sum of a CP-TFNO gradient, losses within 1.5e-7 relative); POT and "
+                 "torchquad in float64 agree to 2.9e-14 relative"),
+    # e3nn 0.6, higher 0.2.1 and normflows 1.7.3 (pip install "e3nn==0.6.0" "higher==0.2.1"
+    # "normflows==1.7.3"): a driver, in float64, of e3nn's Irreps, spherical harmonics (three
+    # normalizations) and their Wigner-D equivariance, soft_one_hot_linspace, BatchNorm,
+    # FullyConnectedNet and a tiny equivariant point-cloud network trained with Adam; e3nn's
+    # FX-generated Linear/tensor products (jtorch: NotImplementedError); higher's innerloop_ctx
+    # (SGD, Adam, MAML meta-gradients, copy_initial_weights, track_higher_grads=False,
+    # monkeypatch); normflows RealNVP, neural spline, residual and Glow flows (forward/reverse
+    # KLD, Adam steps, sample, log_prob, save/load); the tree is an empty directory "e3nn"
+    Program("e3nn-higher-flows", "e3nn", "e3nn/e3nn", [["{work}/drive_e3nn.py"]],
+            prepare=copy_driver("e3nn_higher_flows.py", "drive_e3nn.py"),
+            note="expected: the 6 e3nn_tp lines (o3.Linear, FullyConnectedTensorProduct, "
+                 "ElementwiseTensorProduct, TensorSquare, Norm, Gate) print jtorch's "
+                 "NotImplementedError for torch.fx.Graph (e3nn generates their code as FX "
+                 "graphs, no switch avoids it); the other 154 lines agree to 1.8e-12 absolute "
+                 "(1.7e-16 relative), but for rounding-zero gradients (1e-14) and Glow after "
+                 "an Adam step on 3 rounding-level gradients (2.4e-10 of a checksum)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

@@ -169,14 +169,17 @@ def _floating(dtype):
     return torch.get_default_dtype() if dtype is None else dtype
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **_):
-    return _as(_generator_rng(generator).random(_size(size)), _floating(dtype), device,
+def rand(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False,
+         **_):
+    # size= as a keyword too (POT's torch backend calls torch.randn(size=..., generator=...))
+    return _as(_generator_rng(generator).random(_size(args, size)), _floating(dtype), device,
                requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **_):
-    return _as(_generator_rng(generator).standard_normal(_size(size)), _floating(dtype), device,
-               requires_grad)
+def randn(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False,
+          **_):
+    return _as(_generator_rng(generator).standard_normal(_size(args, size)), _floating(dtype),
+               device, requires_grad)
 
 
 def rand_like(input, dtype=None, device=None, **_):

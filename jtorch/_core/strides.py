@@ -57,6 +57,9 @@ def _view_layout(src, r, kernel, idx):
     shape = tuple(src._array.shape)
     st, off = src_layout if src_layout is not None else (contiguous_strides(shape), 0)
     args, kwargs = kernel.spec.static_arguments()
+    if not args:  # the tensor by keyword: torch.unsqueeze(input=x, dim=0), as autoray calls it
+        first = kernel.opdef.params[0]
+        args, kwargs = (first,), {k: v for k, v in kwargs.items() if k != first}
     if concrete_shape(shape) and concrete_shape(r._array.shape):
         st, off = rule(shape, st, off, tuple(r._array.shape), idx, *args[1:], **kwargs)
         return tuple(st), off
