@@ -1151,6 +1151,18 @@ PROGRAMS = [
                  "graphs, no switch avoids it); the other 154 lines agree to 1.8e-12 absolute "
                  "(1.7e-16 relative), but for rounding-zero gradients (1e-14) and Glow after "
                  "an Adam step on 3 rounding-level gradients (2.4e-10 of a checksum)"),
+    # BackPACK 1.7.1 and laplace-torch 0.3 (pip install "backpack-for-pytorch==1.7.1"
+    # "laplace-torch==0.3", with curvlinops-for-pytorch 3.0 and asdl for laplace): a driver
+    # of BackPACK's first- and second-order extensions on an extended MLP and CNN (CE and MSE
+    # losses) and of laplace's Laplace (last-layer and all weights; diag, kron and full
+    # Hessians on the BackPACK GGN/EF and curvlinops GGN backends) fitted on tiny regression
+    # and classification loaders, with prior-precision optimisation, predictives, the log
+    # marginal likelihood and its gradient, state_dict save/load; float64; the tree is an
+    # empty directory "curvature"
+    Program("curvature", "curvature", "f-dangel/backpack", [["{work}/drive_curvature.py"]],
+            prepare=copy_driver("curvature_libs.py", "drive_curvature.py"),
+            note="expected: float64 rounding (max abs 3.6e-12 on a checksum of 358, max rel "
+                 "8.7e-14)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

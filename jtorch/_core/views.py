@@ -153,20 +153,26 @@ def refresh(v):
 register_view_refresh(refresh)
 
 
-def detached_alias(t, share_version=False):
-    """``t.detach()`` / ``t.data``: shares t's storage, carries no autograd history (under a
-    JAX transform, e.g. torch.func.grad, no derivative either: stop_gradient on a tracer)."""
-    v = t._value
-    a = TensorBase._make(jax.lax.stop_gradient(v) if isinstance(v, jax.core.Tracer) else v,
-                         t._device)
+def storage_alias(t, value=None):
+    """A new tensor viewing t's storage with t's shape and strides (``data_ptr()`` equal), no
+    autograd history: what a custom Function returns for an input or a view of one."""
+    a = TensorBase._make(t._value if value is None else value, t._device)
     base = storage_root(t)
     a._base = base
     base._has_views = True
     a._chain = t._chain
     a._layout = t._layout if t._base is not None else strides(t)
     a._base_version = base._version_counter
-    a._detached = a._detach_alias = True
     a._overlap = t._overlap
+    return a
+
+
+def detached_alias(t, share_version=False):
+    """``t.detach()`` / ``t.data``: shares t's storage, carries no autograd history (under a
+    JAX transform, e.g. torch.func.grad, no derivative either: stop_gradient on a tracer)."""
+    v = t._value
+    a = storage_alias(t, jax.lax.stop_gradient(v) if isinstance(v, jax.core.Tracer) else v)
+    a._detached = a._detach_alias = True
     if not share_version:
         a._data_alias = True
     return a

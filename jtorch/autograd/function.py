@@ -13,6 +13,7 @@ from .._core.hooks import increment_version
 from .._core.python_node import record_python_node
 from .._core.state import STATE, grad_mode
 from .._core.tensor_base import TensorBase
+from .._core.views import storage_alias
 from . import forward_ad as _fwad
 
 
@@ -197,8 +198,9 @@ def _is_in(t, seq):
 
 
 def _own_outputs(outs, args, dirty, record):
-    """Outputs the Function's node can own: fresh tensors as they are; inputs, views and
-    repeats as new tensors; inputs marked dirty as themselves (rebased onto the node)."""
+    """Outputs the Function's node can own: fresh tensors as they are; inputs and views as
+    new views of their storage; repeats as new tensors; inputs marked dirty as themselves
+    (rebased onto the node)."""
     res, seen = [], []
     for o in outs:
         if not isinstance(o, TensorBase):
@@ -209,7 +211,9 @@ def _own_outputs(outs, args, dirty, record):
                 raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                    "in-place operation.")
             increment_version(o)
-        elif _is_in(o, args) or _is_in(o, seen) or o._base is not None or o._node is not None:
+        elif (_is_in(o, args) or o._base is not None) and not _is_in(o, seen):
+            o = storage_alias(o)   # PyTorch's view of the input (same data_ptr)
+        elif _is_in(o, seen) or o._node is not None:
             o = TensorBase._make(o._value, o._device)
         seen.append(o)
         res.append(o)

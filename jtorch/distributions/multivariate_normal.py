@@ -10,6 +10,7 @@ from ._gaussian import (
     gaussian_log_prob,
     half_log_det,
     mahalanobis,
+    precision_to_scale_tril as _precision_to_scale_tril,  # noqa: F401  (PyTorch's private helper)
     the_one_matrix,
     unbroadcasted_scale_tril,
 )
