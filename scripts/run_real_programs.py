@@ -1163,6 +1163,20 @@ PROGRAMS = [
             prepare=copy_driver("curvature_libs.py", "drive_curvature.py"),
             note="expected: float64 rounding (max abs 3.6e-12 on a checksum of 358, max rel "
                  "8.7e-14)"),
+    # accelerate 1.15, torchensemble 0.2 and kmeans-pytorch 0.3 (pip install
+    # "accelerate==1.15.0" "torchensemble==0.2.0" "kmeans-pytorch==0.3"): a driver of
+    # accelerate on CPU, one process (prepare of model/optimizer/DataLoader/scheduler, backward,
+    # gradient accumulation, clip_grad_norm_/clip_grad_value_, gather_for_metrics, bf16
+    # autocast, save_state/load_state resuming, save_model, big-model loading and CPU/disk
+    # offload, torch.compile through dynamo_backend, utils), of torchensemble's 13 ensembles
+    # (fit 2 epochs, predict/evaluate, save/load via torchensemble.utils.io) and of
+    # kmeans/kmeans_predict (euclidean, cosine); float64 where the libraries allow; the tree
+    # is an empty directory "accelerate_ensembles"
+    Program("accelerate-ensembles", "accelerate_ensembles", "huggingface/accelerate",
+            [["{work}/drive_accel.py"]],
+            prepare=copy_driver("accelerate_ensembles.py", "drive_accel.py"),
+            note="expected: float64 rounding (max abs 2.8e-14, max rel 5.1e-14); kmeans "
+                 "computes in float32 (its centres 1 float32 ulp apart, 5.2e-7 of 3.24)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
