@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import copyreg
 import io
 import mmap as _mmap
 import os
@@ -229,17 +230,39 @@ def _write_zip(fileobj, prefix, pkl, storages):
         record(".data/serialization_id", str(abs(hash(pkl)) % 10**40).zfill(40).encode())
 
 
+class _ModulePickler(_Pickler):
+    """:class:`_Pickler` for ``save(..., pickle_module=m)``: what it does not write itself
+    (tensors, sizes, devices, dtypes) it reduces as ``m.Pickler`` would, through that
+    pickler's ``reducer_override`` and ``dispatch_table`` (cloudpickle's functions and classes
+    by value, as fastai's ``Learner.export`` saves), PyTorch's ``m.Pickler`` pickling."""
+
+    def __init__(self, file, protocol, pickle_module):
+        super().__init__(file, protocol)
+        self._helper = pickle_module.Pickler(io.BytesIO(), protocol)
+        self.dispatch_table = getattr(self._helper, "dispatch_table", copyreg.dispatch_table)
+        self._helper_reduce = getattr(self._helper, "reducer_override", None)
+
+    def reducer_override(self, obj):
+        rv = super().reducer_override(obj)
+        if rv is NotImplemented and self._helper_reduce is not None:
+            rv = self._helper_reduce(obj)
+        return rv
+
+
 def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL,
          _use_new_zipfile_serialization=True, _disable_byteorder_record=False):
     """Save ``obj`` to ``f`` (a path or a writable binary file) in PyTorch's format."""
-    if pickle_module is not None and pickle_module is not pickle:
-        raise NotImplementedError("jtorch.save supports only the standard pickle module")
+    custom = pickle_module is not None and pickle_module is not pickle
+    if custom and not hasattr(pickle_module, "Pickler"):
+        raise NotImplementedError("jtorch.save supports a pickle_module with a Pickler class "
+                                  "(pickle, cloudpickle, dill) only")
     if not _use_new_zipfile_serialization:
         raise NotImplementedError(
             "jtorch.save writes only the zip format (_use_new_zipfile_serialization=True); "
             "the legacy format can be loaded but not written")
     buf = io.BytesIO()
-    p = _Pickler(buf, pickle_protocol)
+    p = (_ModulePickler(buf, pickle_protocol, pickle_module) if custom
+         else _Pickler(buf, pickle_protocol))
     p.dump(obj)
     pkl = buf.getvalue()
     storages = list(p.storages.values())

@@ -1177,6 +1177,18 @@ PROGRAMS = [
             prepare=copy_driver("accelerate_ensembles.py", "drive_accel.py"),
             note="expected: float64 rounding (max abs 2.8e-14, max rel 5.1e-14); kmeans "
                  "computes in float32 (its centres 1 float32 ulp apart, 5.2e-7 of 3.24)"),
+    # fastai 2.8.12 (pip install "fastai==2.8.12"): a driver of its DataBlock/DataLoaders
+    # (ImageBlock/CategoryBlock, Resize, seeded aug_transforms, Normalize), a small ConvLayer
+    # CNN Learner and vision_learner(resnet18, pretrained=False) with fit, fit_one_cycle,
+    # lr_find, SaveModelCallback/EarlyStopping, GradientAccumulation, MixUp, accuracy/
+    # error_rate/F1Score, get_preds/predict, save/load, export/load_learner, TabularDataLoaders
+    # + tabular_learner (Categorify, FillMissing, Normalize) and the TensorBase subclass ops,
+    # on 32 seeded 20x20 PNGs and a 48-row DataFrame written to a temporary directory; the tree
+    # is an empty directory "fastai"
+    Program("fastai", "fastai", "fastai/fastai", [["{work}/drive_fastai.py"]],
+            prepare=copy_driver("fastai_learners.py", "drive_fastai.py"),
+            note="expected: float32 rounding (largest 5.3e-5 relative, resnet18's predictions "
+                 "after an unfrozen epoch; every other line within 8.8e-7)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

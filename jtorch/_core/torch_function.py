@@ -18,6 +18,7 @@ ops it runs. Until the first such subclass is defined (:data:`ACTIVE`), an op pa
 
 from __future__ import annotations
 
+import functools
 import threading
 import warnings
 
@@ -180,6 +181,11 @@ _OPERATORS = {
                                      "__rmod__", "__rpow__", "__rlshift__", "__rrshift__",
                                      "__rmatmul__")},
     "__pos__": ("positive", "unary"),
+    # ``x == y`` as ``Tensor.__eq__`` (fastai's register_func keys on it), ``x != y`` as
+    # ``Tensor.ne``; a TypeError (every handler declined) is NotImplemented, so Python falls
+    # back to the reflected operator and then identity, as PyTorch's comparisons do
+    "__eq__": ("__eq__", "compare"),
+    "__ne__": ("ne", "compare"),
     **{n: (n, "unary") for n in ("__int__", "__float__", "__bool__", "__index__",
                                  "__complex__", "__len__", "__format__", "__repr__",
                                  "__array__", "__reversed__", "__contains__")},
@@ -195,6 +201,24 @@ def _tensors_in(args, kwargs):
         elif type(a) in (list, tuple):
             found.extend(x for x in a if isinstance(x, plain))
     return found
+
+
+def overridable(api_name):
+    """Decorator of a composite public function that PyTorch checks the protocol for itself
+    (its ``has_torch_function`` test, as ``F.grid_sample``'s): called with a subclass taking
+    part among its tensor arguments, ``__torch_function__`` gets the function itself as
+    ``func`` (fastai's ``register_func(F.grid_sample, ...)`` keys on it), not the ops it runs.
+    Until such a subclass exists this costs one list read."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def public(*args, **kwargs):
+            if ACTIVE[0]:
+                over = overloaded(_tensors_in(args, kwargs))
+                if over:
+                    return handle(public, over, args, kwargs, api_name)
+            return fn(*args, **kwargs)
+        return public
+    return deco
 
 
 def _wrapped_method(fn, name):
@@ -226,7 +250,12 @@ def _wrapped_operator(fn, func, name, kind):
                 return NotImplemented
         over = overloaded(_tensors_in((self, *args), kwargs))
         if over:
-            return handle(func, over, (self, *args), kwargs, api)
+            if kind != "compare":
+                return handle(func, over, (self, *args), kwargs, api)
+            try:
+                return handle(func, over, (self, *args), kwargs, api)
+            except TypeError:
+                return NotImplemented
         return fn(self, *args, **kwargs)
 
     method.__name__, method.__qualname__, method.__doc__ = name, "Tensor." + name, fn.__doc__

@@ -6,6 +6,7 @@ import math
 
 import jax.numpy as jnp
 
+from .._core import torch_function
 from .._core.dtypes import from_np, promote_types
 from .._core.tensor_base import TensorBase
 from ._registry import export, op
@@ -279,4 +280,9 @@ def einsum(*args):
             operands = list(operands[0])
     else:
         equation, operands = _sublist_equation(args)
+    if torch_function.ACTIVE[0]:   # PyTorch's protocol check: einsum itself, operands spread
+        over = torch_function.overloaded(operands)
+        if over:
+            return torch_function.handle(einsum, over, (equation, *operands), {},
+                                         "torch.einsum")
     return _einsum(equation, tuple(operands))

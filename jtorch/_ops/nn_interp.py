@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import torch_function
 from .._core.tensor_base import TensorBase
 from ._registry import export, op
 from ._util import type_name
@@ -537,6 +538,7 @@ _GRID_WARN = ("Default grid_sample and affine_grid behavior has changed to align
 
 
 @export("grid_sample", namespace="nn.functional")
+@torch_function.overridable("torch.nn.functional.grid_sample")
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "

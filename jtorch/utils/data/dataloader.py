@@ -352,7 +352,9 @@ class _BaseDataLoaderIter:
         self._num_workers = loader.num_workers
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
-        self._host_ok = loader._host_ok()
+        # DataLoader's own helpers, called unbound: a loader may be any object with
+        # DataLoader's attributes, as PyTorch's iterators read (fastai's _FakeLoader)
+        self._host_ok = DataLoader._host_ok(loader)
         self._sampler_iter = iter(self._index_sampler)
         self._base_seed = _seed_from(loader.generator) & 0x7FFF_FFFF_FFFF_FFFF
         self._persistent_workers = loader.persistent_workers
@@ -407,7 +409,7 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
             raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
         if self._num_workers != 0:
             raise AssertionError("_SingleProcessDataLoaderIter requires num_workers == 0")
-        self._fetcher = loader._fetcher_factory()(self._dataset)
+        self._fetcher = DataLoader._fetcher_factory(loader)(self._dataset)
 
     def _next_data(self):
         index = self._next_index()
@@ -435,7 +437,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._done_event = ctx.Event()
         self._index_queues, self._workers = [], []
 
-        factory = loader._fetcher_factory()
+        factory = DataLoader._fetcher_factory(loader)
         for i in range(self._num_workers):
             iq = ctx.Queue()
             iq.cancel_join_thread()
