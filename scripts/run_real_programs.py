@@ -1189,6 +1189,20 @@ PROGRAMS = [
             prepare=copy_driver("fastai_learners.py", "drive_fastai.py"),
             note="expected: float32 rounding (largest 5.3e-5 relative, resnet18's predictions "
                  "after an unfrozen epoch; every other line within 8.8e-7)"),
+    # DeepXDE 1.15 (PyTorch backend) and pykan 0.2.8 (pip install "deepxde>=1.15,<1.16"
+    # pykan==0.2.8): a driver of physics-informed networks (1-D Poisson with Adam then L-BFGS,
+    # an ODE system, the heat equation on GeometryXTime, an inverse problem with dde.Variable,
+    # Neumann/Robin/PointSet conditions and callbacks, DeepONetCartesianProd, forward-mode
+    # derivatives through torch.func.jvp, save/restore) in float64, and of pykan's KAN
+    # (create_dataset, LBFGS/Adam fit with grid updates and the regulariser, refine, prune,
+    # fix_symbolic/auto_symbolic, saveckpt/loadckpt, a multiplication node); the tree is an
+    # empty directory "pinn_kan"
+    Program("pinn_kan", "pinn_kan", "lululxvi/deepxde", [["{work}/drive_pinn_kan.py"]],
+            prepare=copy_driver("pinn_kan.py", "drive_pinn_kan.py"),
+            note="expected: L-BFGS amplifies float64 rounding (DeepXDE's L-BFGS phases to "
+                 "1.1e-9 relative, every Adam phase to 2e-14); pykan's LBFGS fit with grid "
+                 "updates and auto_symbolic's grid search are chaotic: its symbolic affine "
+                 "parameters differ by 9e-2 relative, while two PyTorch runs differ by 0.5"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
