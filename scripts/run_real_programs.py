@@ -1203,6 +1203,24 @@ PROGRAMS = [
                  "1.1e-9 relative, every Adam phase to 2e-14); pykan's LBFGS fit with grid "
                  "updates and auto_symbolic's grid search are chaotic: its symbolic affine "
                  "parameters differ by 9e-2 relative, while two PyTorch runs differ by 0.5"),
+    # linear-attention-transformer 0.19.1 and local-attention 1.11.2 (installed, with
+    # product_key_memory 0.3.0 and CoLT5-attention 0.11.2 as their dependencies): a driver of
+    # LinearAttentionTransformerLM (causal/bidirectional, local heads, reversible, axial,
+    # Linformer with context, PKM layers, rotary, shift tokens), AutoregressiveWrapper
+    # training and seeded generate, ImageLinearAttention, LocalAttention (causal, look
+    # backward/forward, exact window, autopad, masks, shared qk, xpos), LocalMHA and
+    # LocalTransformer (kv-cache generate), PKM and CoLT5's routed blocks, coor_descent, topk
+    # and ConditionalRoutedViT, in float64; the tree is an empty directory
+    # "linear-local-attention"
+    Program("linear-local-attention", "linear-local-attention",
+            "lucidrains/linear-attention-transformer",
+            [["{work}/drive_linear_local_attention.py"]],
+            prepare=copy_driver("linear_local_attention.py", "drive_linear_local_attention.py"),
+            note="expected: the libraries' rotary/sinusoidal tables are float32 (.float() "
+                 "buffers) whose sin/cos differ by 1 float32 ulp between XLA and PyTorch: "
+                 "those float64 models agree to 1e-7 relative (to 1e-13 with correctly rounded "
+                 "float32 sin/cos in both); the rest to 6e-15; the float32 dynamic-position-bias "
+                 "LocalTransformer to 5e-6 after two Adam steps; sampled tokens identical"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

@@ -11,10 +11,13 @@ Differences from PyTorch:
       reductions' precision itself.
     - The SDPA switches only decide whether an attention call may run (see
       jtorch/nn/attention); ``preferred_linalg_library``, ``preferred_blas_library``,
-      ``cufft_plan_cache`` and ``sdp_kernel`` raise NotImplementedError.
+      ``cufft_plan_cache`` raise NotImplementedError.
 """
 
 from __future__ import annotations
+
+import contextlib
+import warnings
 
 from .._core.device import jax_devices
 from .._core.errors import missing_function
@@ -74,4 +77,27 @@ cudnn_sdp_enabled, enable_cudnn_sdp = _sdp_switch("cudnn")
 
 preferred_linalg_library = missing_function("torch.backends.cuda.preferred_linalg_library")
 preferred_blas_library = missing_function("torch.backends.cuda.preferred_blas_library")
-sdp_kernel = missing_function("torch.backends.cuda.sdp_kernel")
+
+
+def sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True,
+               enable_cudnn=True):
+    """The deprecated context manager (FutureWarning, as PyTorch) switching the SDPA backends
+    for its block: ``torch.nn.attention.sdpa_kernel`` with the backends whose flag is true
+    (OVERRIDEABLE off), the previous switches restored after it."""
+    warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this "
+                  "context manager will be removed. Please see "
+                  "`torch.nn.attention.sdpa_kernel()` for the new context manager, with "
+                  "updated signature.", FutureWarning, stacklevel=2)
+    return _sdp_kernel({"flash": bool(enable_flash), "math": bool(enable_math),
+                        "mem_efficient": bool(enable_mem_efficient),
+                        "cudnn": bool(enable_cudnn), "overrideable": False})
+
+
+@contextlib.contextmanager
+def _sdp_kernel(flags):
+    previous = dict(sdp_backends.ENABLED)
+    sdp_backends.ENABLED.update(flags)
+    try:
+        yield {}
+    finally:
+        sdp_backends.ENABLED.update(previous)
