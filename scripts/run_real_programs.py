@@ -609,6 +609,12 @@ PT_TUTORIAL_NOTES = {
 }
 
 PYTORCH_GAN_ARGS = ["--n_epochs", "1", "--batch_size", "32", "--sample_interval", "5"]
+# vwxyzjn/cleanrl's tiny settings (tyro flags): DQN and C51 on CartPole-v1, 1500 of their
+# 2000 steps learning; SAC, TD3 and DDPG on MountainCarContinuous-v0, 300 of 400
+CLEANRL_CARTPOLE = ("--total-timesteps 2000 --learning-starts 500 --train-frequency 10 "
+                    "--target-network-frequency 100 --batch-size 64")
+CLEANRL_MOUNTAINCAR = ("--env-id MountainCarContinuous-v0 --total-timesteps 400 "
+                       "--learning-starts 100 --batch-size 32")
 PYTORCH_GAN_IMAGES = tuple(f"images/{i}.png" for i in (0, 5, 10, 15))
 PYTORCH_GAN_FLOAT32 = ("in float64 both frameworks print the same digits (10 compared); "
                        "in float32 PyTorch's own run is as far from its float64 run as "
@@ -1349,6 +1355,29 @@ PROGRAMS = [
               [[f"tutorial-contents/{name}.py"]], env={"MPLBACKEND": "Agg"},
               prepare=functools.partial(prepare_mnist, up=0, folder="mnist"))
       for name in ("401_CNN", "402_RNN_classifier", "404_autoencoder")),
+    # vwxyzjn/cleanrl: its single-file PyTorch agents, unchanged, at a few hundred timesteps
+    # (cleanrl/ and cleanrl_utils/ extracted: the off-policy agents import its ReplayBuffer).
+    # At gymnasium 1.4 they print no episodic returns (their "final_info" test is gymnasium
+    # 0.29's vector API) and sac/td3/ddpg stop under both at the first truncated episode
+    # (infos["final_observation"]), so they run where no episode is truncated within the run
+    # (CartPole-v1's 500 steps, MountainCarContinuous-v0's 999), and a second step prints the
+    # TensorBoard scalars the run logged to runs/ (losses, Q-values, entropy, KL, learning
+    # rate; charts/SPS, a timing, left out, and so are the printed SPS lines).
+    # ppo_continuous_action stops under both at gymnasium 1.x (TransformObservation without
+    # its observation_space) and --save-model's evaluation never ends (the same "final_info")
+    *(Program(f"cleanrl-{name}", "cleanrl", "vwxyzjn/cleanrl",
+              [[f"cleanrl/{name}.py", *args.split(), "--seed", "1", "--no-track",
+                "--no-capture-video", "--no-cuda"],
+               ["{work}/tb_dump.py"]],
+              prepare=copy_driver("cleanrl_tb_dump.py", "tb_dump.py"), path=(".",),
+              results=r"^(?!SPS:)")
+      for name, args in (
+          ("ppo", "--total-timesteps 1024 --num-envs 2 --num-steps 128"),
+          ("dqn", CLEANRL_CARTPOLE), ("c51", CLEANRL_CARTPOLE),
+          ("pqn", "--total-timesteps 512 --num-envs 2 --num-steps 64"),
+          ("sac_continuous_action", CLEANRL_MOUNTAINCAR),
+          ("td3_continuous_action", CLEANRL_MOUNTAINCAR),
+          ("ddpg_continuous_action", CLEANRL_MOUNTAINCAR))),
 ]
 
 
