@@ -2,11 +2,13 @@
 fastai_learners.py, docs/real-programs.md): each test is a small stand-in for what the library
 did, in plain torch-API code, run in jtorch and in real PyTorch."""
 
+import importlib
+import importlib.util
 import io
 import itertools
 import pickle
+import types
 
-import cloudpickle
 import numpy as np
 import pytest
 import torch
@@ -140,19 +142,41 @@ def test_dataloader_iterator_of_a_duck_typed_loader():
 
 
 def _scale(k):
-    return lambda x: x * k    # a closure: plain pickle cannot save it, cloudpickle can
+    def fn(x):
+        return x * k       # a closure: plain pickle cannot save it
+    fn.scale_k = k
+    return fn
 
 
-def test_save_with_cloudpickle_module(tmp_path):
+class _ScalePickler(pickle.Pickler):
+    """A pickle module's own Pickler, as cloudpickle's: what plain pickle cannot save (here a
+    closure made by ``_scale``) it saves through ``reducer_override``."""
+
+    def reducer_override(self, obj):
+        k = getattr(obj, "scale_k", None)
+        return (_scale, (k,)) if k is not None and callable(obj) else NotImplemented
+
+
+# a pickle module (as torch.save's pickle_module= takes it) whose Pickler is _ScalePickler
+_SCALE_PICKLE = types.SimpleNamespace(Pickler=_ScalePickler, Unpickler=pickle.Unpickler,
+                                      load=pickle.load, loads=pickle.loads,
+                                      __name__="scale_pickle")
+# cloudpickle itself (fastai's), where installed: it is no test dependency
+_MODULES = [_SCALE_PICKLE] + ([importlib.import_module("cloudpickle")]
+                              if importlib.util.find_spec("cloudpickle") else [])
+
+
+@pytest.mark.parametrize("pickle_module", _MODULES, ids=lambda m: m.__name__)
+def test_save_with_a_pickle_module(tmp_path, pickle_module):
     # fastai's Learner.export: torch.save(learn, f, pickle_module=cloudpickle)
     # (jtorch: NotImplementedError: jtorch.save supports only the standard pickle module)
     obj = {"w": jtorch.tensor(_rand(2, 3)), "fn": _scale(3.0), "n": 4}
     path = tmp_path / "export.pkl"
     with pytest.raises((pickle.PicklingError, AttributeError)):
         jtorch.save(obj, io.BytesIO())
-    jtorch.save(obj, path, pickle_module=cloudpickle, pickle_protocol=2)
+    jtorch.save(obj, path, pickle_module=pickle_module, pickle_protocol=2)
     want = {"w": torch.tensor(_rand(2, 3)), "fn": _scale(3.0), "n": 4}
-    torch.save(want, tmp_path / "torch.pkl", pickle_module=cloudpickle, pickle_protocol=2)
+    torch.save(want, tmp_path / "torch.pkl", pickle_module=pickle_module, pickle_protocol=2)
     for load, lib in ((jtorch.load, jtorch), (torch.load, torch)):
         for f in (path, tmp_path / "torch.pkl"):
             back = load(f, weights_only=False)
