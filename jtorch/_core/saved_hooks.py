@@ -28,7 +28,7 @@ import jax
 import jax.numpy as jnp
 from jax.interpreters import partial_eval as pe
 
-from .state import STATE, grad_mode
+from .state import STATE, grad_mode, swapped
 from .tensor_base import TensorBase
 
 _INPLACE = ("A saved tensor pack hook is modifying its input in place. Tensors provided as input "
@@ -67,19 +67,10 @@ def enable():
     STATE.saved_hooks_disabled = None
 
 
-class suspended:
+def suspended():
     """``with suspended(): ...`` records without the active hooks (a checkpointed segment's
     own run: PyTorch's checkpoint keeps the user's hooks away from the segment's ops too)."""
-
-    __slots__ = ("_prev",)
-
-    def __enter__(self):
-        self._prev = STATE.saved_hooks
-        STATE.saved_hooks = ()
-
-    def __exit__(self, *exc):
-        STATE.saved_hooks = self._prev
-        return False
+    return swapped(STATE, "saved_hooks", ())
 
 
 def refuse_opaque(name):
@@ -115,23 +106,11 @@ def unpack_tensor(unpack_hook, packed):
     return t
 
 
-class writing:
+def writing(t):
     """``with writing(t): ...`` runs the out-of-place half of an in-place op on ``t``: its node
     packs a tensor of ``t``'s value before the write instead of ``t`` (PyTorch's in-place
     formulas save a clone of the original ``self``), since ``t`` itself changes next."""
-
-    __slots__ = ("_t", "_prev")
-
-    def __init__(self, t):
-        self._t = t
-
-    def __enter__(self):
-        self._prev = _WRITTEN.t
-        _WRITTEN.t = self._t
-
-    def __exit__(self, *exc):
-        _WRITTEN.t = self._prev
-        return False
+    return swapped(_WRITTEN, "t", t)
 
 
 class _Written(threading.local):

@@ -46,21 +46,27 @@ class _ThreadState(threading.local):
 STATE = _ThreadState()
 
 
-class grad_mode:  # noqa: N801 - used like a context-manager function
-    """``with grad_mode(False): ...`` runs the block with grad mode set, then restores it."""
+class swapped:  # noqa: N801 - used like a context-manager function
+    """``with swapped(holder, name, value): ...`` runs the block with ``holder.<name>`` (a
+    thread-local's attribute) set to ``value``, then restores the value it had."""
 
-    __slots__ = ("_enabled", "_prev")
+    __slots__ = ("_holder", "_name", "_value", "_prev")
 
-    def __init__(self, enabled):
-        self._enabled = enabled
+    def __init__(self, holder, name, value):
+        self._holder, self._name, self._value = holder, name, value
 
     def __enter__(self):
-        self._prev = STATE.grad_enabled
-        STATE.grad_enabled = self._enabled
+        self._prev = getattr(self._holder, self._name)
+        setattr(self._holder, self._name, self._value)
 
     def __exit__(self, *exc):
-        STATE.grad_enabled = self._prev
+        setattr(self._holder, self._name, self._prev)
         return False
+
+
+def grad_mode(enabled):
+    """``with grad_mode(False): ...`` runs the block with grad mode set, then restores it."""
+    return swapped(STATE, "grad_enabled", enabled)
 
 
 class TraceHooks:
