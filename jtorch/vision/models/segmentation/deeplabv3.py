@@ -11,14 +11,8 @@ from ...._ops.shape_copy import cat
 from ....nn.functional import interpolate
 from .._utils import IntermediateLayerGetter, _weights_enum
 from ..mobilenetv3 import MobileNet_V3_Large_Weights, MobileNetV3, mobilenet_v3_large
-from ..resnet import ResNet50_Weights, ResNet101_Weights, resnet50, resnet101
-from ._utils import (
-    _dilated_resnet,
-    _mobilenet_stages,
-    _segmentation_builder,
-    _SimpleSegmentationModel,
-)
-from .fcn import FCNHead, _on_resnet
+from ._utils import _mobilenet_stages, _segmentation_builder, _SimpleSegmentationModel
+from .fcn import FCNHead, _resnet_builders
 
 __all__ = ["DeepLabV3", "DeepLabV3_ResNet50_Weights", "DeepLabV3_ResNet101_Weights",
            "DeepLabV3_MobileNet_V3_Large_Weights", "deeplabv3_mobilenet_v3_large",
@@ -102,9 +96,6 @@ DeepLabV3_MobileNet_V3_Large_Weights = _weights_enum(__name__,
                                                      "DeepLabV3_MobileNet_V3_Large_Weights")
 
 
-_deeplabv3_resnet = _on_resnet(DeepLabV3, DeepLabHead)
-
-
 def _deeplabv3_mobilenetv3(backbone: MobileNetV3, num_classes: int,
                            aux: bool | None) -> DeepLabV3:
     features = backbone.features
@@ -125,14 +116,9 @@ def _build_mobilenet(weights_backbone, num_classes, aux_loss):
 
 
 _PAPER = "(`Rethinking Atrous Convolution for Semantic Image Segmentation`)."
-deeplabv3_resnet50 = _segmentation_builder(
-    __name__, "deeplabv3_resnet50", DeepLabV3_ResNet50_Weights, ResNet50_Weights,
-    _dilated_resnet(resnet50, _deeplabv3_resnet), DeepLabV3,
-    f"DeepLabV3 with a ResNet-50 backbone {_PAPER}")
-deeplabv3_resnet101 = _segmentation_builder(
-    __name__, "deeplabv3_resnet101", DeepLabV3_ResNet101_Weights, ResNet101_Weights,
-    _dilated_resnet(resnet101, _deeplabv3_resnet), DeepLabV3,
-    f"DeepLabV3 with a ResNet-101 backbone {_PAPER}")
+deeplabv3_resnet50, deeplabv3_resnet101 = _resnet_builders(
+    __name__, "deeplabv3", (DeepLabV3_ResNet50_Weights, DeepLabV3_ResNet101_Weights), DeepLabV3,
+    DeepLabHead, "DeepLabV3 with a ResNet-{depth} backbone " + _PAPER)
 deeplabv3_mobilenet_v3_large = _segmentation_builder(
     __name__, "deeplabv3_mobilenet_v3_large", DeepLabV3_MobileNet_V3_Large_Weights,
     MobileNet_V3_Large_Weights, _build_mobilenet, DeepLabV3,

@@ -53,16 +53,21 @@ def _on_resnet(model_cls: type, head: Callable[[int, int], nn.Module]) -> Callab
     return make_model
 
 
-_fcn_resnet = _on_resnet(FCN, FCNHead)
+def _resnet_builders(module: str, prefix: str, weights: tuple[type, type], model_cls: type,
+                     head: Callable[[int, int], nn.Module], summary: str) -> tuple:
+    """The registered builders ``<prefix>_resnet50`` and ``<prefix>_resnet101`` of
+    ``model_cls`` with ``head`` on a dilated ResNet-50 / ResNet-101, whose weights enums are
+    ``weights``; ``summary`` opens their docstrings (``{depth}``: 50 or 101)."""
+    make_model = _on_resnet(model_cls, head)
+    backbones = ((50, ResNet50_Weights, resnet50), (101, ResNet101_Weights, resnet101))
+    return tuple(
+        _segmentation_builder(module, f"{prefix}_resnet{depth}", enum, backbone_enum,
+                              _dilated_resnet(resnet, make_model), model_cls,
+                              summary.format(depth=depth))
+        for enum, (depth, backbone_enum, resnet) in zip(weights, backbones, strict=True))
 
 
-
-_PAPER = "from `Fully Convolutional Networks for Semantic Segmentation`."
-fcn_resnet50 = _segmentation_builder(
-    __name__, "fcn_resnet50", FCN_ResNet50_Weights, ResNet50_Weights,
-    _dilated_resnet(resnet50, _fcn_resnet), FCN,
-    f"Fully-Convolutional Network with a ResNet-50 backbone {_PAPER}")
-fcn_resnet101 = _segmentation_builder(
-    __name__, "fcn_resnet101", FCN_ResNet101_Weights, ResNet101_Weights,
-    _dilated_resnet(resnet101, _fcn_resnet), FCN,
-    f"Fully-Convolutional Network with a ResNet-101 backbone {_PAPER}")
+fcn_resnet50, fcn_resnet101 = _resnet_builders(
+    __name__, "fcn", (FCN_ResNet50_Weights, FCN_ResNet101_Weights), FCN, FCNHead,
+    "Fully-Convolutional Network with a ResNet-{depth} backbone from `Fully Convolutional "
+    "Networks for Semantic Segmentation`.")
