@@ -202,6 +202,28 @@ def hfft(input, n=None, dim=-1, norm=None):
 
 
 # ------------------------------------------------------------------ n-D transforms
+def _two_and_n(name, transform, flag, grad_name, docs, fnames=None):
+    """Publish ``torch.fft.<name>2`` and ``torch.fft.<name>n``: both are
+    ``transform(fname, input, s, dim, norm, flag)``, the 2-D one with ``dim`` defaulting to the
+    last two dims. ``docs``: their docstrings; ``fnames``: the names their errors give
+    (default: the n-D one's for both)."""
+    fname_2d, fname_nd = fnames or (name + "n",) * 2
+
+    def two_d(input, s=None, dim=(-2, -1), norm=None):
+        return transform(fname_2d, input, s, dim, norm, flag)
+
+    def n_d(input, s=None, dim=None, norm=None):
+        return transform(fname_nd, input, s, dim, norm, flag)
+
+    forms = []
+    for body, suffix, doc in zip((two_d, n_d), ("2", "n"), docs, strict=True):
+        body.__name__ = body.__qualname__ = name + suffix
+        body.__doc__ = doc
+        forms.append(op(f"fft.{name}{suffix}", namespace="fft", method=False,
+                        grad_name=grad_name)(body))
+    return forms
+
+
 def _c2c_nd(fname, x, s, dim, norm, inverse):
     sizes, dims = _shape_and_dims(x, s, dim)
     x = _promote(x, require_complex=True)
@@ -212,29 +234,16 @@ def _c2c_nd(fname, x, s, dim, norm, inverse):
     return f(x, sizes, dims, norm)
 
 
-@op("fft.fft2", namespace="fft", method=False, grad_name="FftC2CBackward0")
-def fft2(input, s=None, dim=(-2, -1), norm=None):
-    """The 2-D discrete Fourier transform over ``dim`` (the last two), of sizes ``s``."""
-    return _c2c_nd("fft2", input, s, dim, norm, False)
-
-
-@op("fft.ifft2", namespace="fft", method=False, grad_name="FftC2CBackward0")
-def ifft2(input, s=None, dim=(-2, -1), norm=None):
-    """The 2-D inverse discrete Fourier transform."""
-    return _c2c_nd("ifft2", input, s, dim, norm, True)
-
-
-@op("fft.fftn", namespace="fft", method=False, grad_name="FftC2CBackward0")
-def fftn(input, s=None, dim=None, norm=None):
-    """The n-D discrete Fourier transform over ``dim`` (default: the last ``len(s)`` dims, or
-    all), of sizes ``s`` (-1: that dim's size)."""
-    return _c2c_nd("fftn", input, s, dim, norm, False)
-
-
-@op("fft.ifftn", namespace="fft", method=False, grad_name="FftC2CBackward0")
-def ifftn(input, s=None, dim=None, norm=None):
-    """The n-D inverse discrete Fourier transform."""
-    return _c2c_nd("ifftn", input, s, dim, norm, True)
+fft2, fftn = _two_and_n(
+    "fft", _c2c_nd, False, "FftC2CBackward0",
+    ("The 2-D discrete Fourier transform over ``dim`` (the last two), of sizes ``s``.",
+     "The n-D discrete Fourier transform over ``dim`` (default: the last ``len(s)`` dims, or\n"
+     "    all), of sizes ``s`` (-1: that dim's size)."),
+    ("fft2", "fftn"))
+ifft2, ifftn = _two_and_n(
+    "ifft", _c2c_nd, True, "FftC2CBackward0",
+    ("The 2-D inverse discrete Fourier transform.", "The n-D inverse discrete Fourier transform."),
+    ("ifft2", "ifftn"))
 
 
 def _r2c_nd(fname, x, s, dim, norm, hermitian):
@@ -250,28 +259,14 @@ def _r2c_nd(fname, x, s, dim, norm, hermitian):
     return jnp.conj(out) if hermitian else out
 
 
-@op("fft.rfft2", namespace="fft", method=False, grad_name="FftR2CBackward0")
-def rfft2(input, s=None, dim=(-2, -1), norm=None):
-    """The 2-D Fourier transform of a real signal, one-sided in the last dim."""
-    return _r2c_nd("rfftn", input, s, dim, norm, False)
-
-
-@op("fft.rfftn", namespace="fft", method=False, grad_name="FftR2CBackward0")
-def rfftn(input, s=None, dim=None, norm=None):
-    """The n-D Fourier transform of a real signal, one-sided in the last transformed dim."""
-    return _r2c_nd("rfftn", input, s, dim, norm, False)
-
-
-@op("fft.ihfft2", namespace="fft", method=False, grad_name="FftC2CBackward0")
-def ihfft2(input, s=None, dim=(-2, -1), norm=None):
-    """The 2-D inverse of :func:`hfft2`."""
-    return _r2c_nd("ihfftn", input, s, dim, norm, True)
-
-
-@op("fft.ihfftn", namespace="fft", method=False, grad_name="FftC2CBackward0")
-def ihfftn(input, s=None, dim=None, norm=None):
-    """The n-D inverse of :func:`hfftn`: one-sided in the last transformed dim."""
-    return _r2c_nd("ihfftn", input, s, dim, norm, True)
+rfft2, rfftn = _two_and_n(
+    "rfft", _r2c_nd, False, "FftR2CBackward0",
+    ("The 2-D Fourier transform of a real signal, one-sided in the last dim.",
+     "The n-D Fourier transform of a real signal, one-sided in the last transformed dim."))
+ihfft2, ihfftn = _two_and_n(
+    "ihfft", _r2c_nd, True, "FftC2CBackward0",
+    ("The 2-D inverse of :func:`hfft2`.",
+     "The n-D inverse of :func:`hfftn`: one-sided in the last transformed dim."))
 
 
 def _c2r_nd(fname, x, s, dim, norm, hermitian):
@@ -281,29 +276,14 @@ def _c2r_nd(fname, x, s, dim, norm, hermitian):
     return jnp.fft.irfftn(jnp.conj(x) if hermitian else x, sizes, dims, norm)
 
 
-@op("fft.irfft2", namespace="fft", method=False, grad_name="FftC2RBackward0")
-def irfft2(input, s=None, dim=(-2, -1), norm=None):
-    """The inverse of :func:`rfft2`: a real signal (last size ``s[-1]``, default
-    ``2 * (input.size(dim[-1]) - 1)``)."""
-    return _c2r_nd("irfftn", input, s, dim, norm, False)
-
-
-@op("fft.irfftn", namespace="fft", method=False, grad_name="FftC2RBackward0")
-def irfftn(input, s=None, dim=None, norm=None):
-    """The inverse of :func:`rfftn`."""
-    return _c2r_nd("irfftn", input, s, dim, norm, False)
-
-
-@op("fft.hfft2", namespace="fft", method=False, grad_name="FftC2RBackward0")
-def hfft2(input, s=None, dim=(-2, -1), norm=None):
-    """The 2-D Fourier transform of a Hermitian-symmetric signal given by its half."""
-    return _c2r_nd("hfftn", input, s, dim, norm, True)
-
-
-@op("fft.hfftn", namespace="fft", method=False, grad_name="FftC2RBackward0")
-def hfftn(input, s=None, dim=None, norm=None):
-    """The n-D Fourier transform of a Hermitian-symmetric signal given by its half."""
-    return _c2r_nd("hfftn", input, s, dim, norm, True)
+irfft2, irfftn = _two_and_n(
+    "irfft", _c2r_nd, False, "FftC2RBackward0",
+    ("The inverse of :func:`rfft2`: a real signal (last size ``s[-1]``, default\n"
+     "    ``2 * (input.size(dim[-1]) - 1)``).", "The inverse of :func:`rfftn`."))
+hfft2, hfftn = _two_and_n(
+    "hfft", _c2r_nd, True, "FftC2RBackward0",
+    ("The 2-D Fourier transform of a Hermitian-symmetric signal given by its half.",
+     "The n-D Fourier transform of a Hermitian-symmetric signal given by its half."))
 
 
 # ------------------------------------------------------------------ shifts
