@@ -838,7 +838,7 @@ from ._ops.shape import (
     ravel as ravel,
     reshape as reshape,
     squeeze as squeeze,
-    transpose as swapaxes,
+    swapaxes as swapaxes,
     transpose as swapdims,
     t as t,
     transpose as transpose,

@@ -363,8 +363,8 @@ class TensorOps:
     sum = _reduction.sum
     sum_to_size = _shape_expand.sum_to_size
     svd = _linalg_decomp.svd
-    swapaxes = _shape.transpose
-    swapaxes_ = _shape_inplace.transpose_
+    swapaxes = _shape.swapaxes
+    swapaxes_ = _shape_inplace.swapaxes_
     swapdims = _shape.transpose
     swapdims_ = _shape_inplace.transpose_
     t = _shape.t

@@ -394,6 +394,31 @@ def test_out_and_inplace_forms():
             getattr(jtorch, name)(jtorch.ones(2, 2), *a, out=jtorch.empty(0))
 
 
+def test_swapaxes_and_swapdims_take_their_own_keyword_names():
+    """torch.swapaxes/Tensor.swapaxes(_) take NumPy's ``axis0``/``axis1``, swapdims(_) and
+    transpose(_) ``dim0``/``dim1``: values, strides, the view's base and the gradient as PyTorch."""
+    x = rand(2, 3, 4)
+    t = torch.tensor(x, requires_grad=True)
+    j = jtorch.tensor(x, requires_grad=True)
+    forms = [lambda T, a: T.swapaxes(a, axis0=0, axis1=2),
+             lambda T, a: a.swapaxes(axis1=-1, axis0=1),
+             lambda T, a: T.swapdims(a, dim0=0, dim1=1), lambda T, a: a.swapdims(dim1=2, dim0=0)]
+    for k, form in enumerate(forms):
+        rt, rj = form(torch, t), form(jtorch, j)
+        np.testing.assert_array_equal(rj.detach().numpy(), rt.detach().numpy())
+        assert rj.stride() == rt.stride() and rj._base is j
+        (rt * (k + 1)).sum().backward()
+        (rj * (k + 1)).sum().backward()
+    np.testing.assert_array_equal(j.grad.numpy(), t.grad.numpy())
+    for T in (torch, jtorch):
+        a = T.ones(2, 3)
+        assert a.swapaxes_(axis0=0, axis1=1).stride() == (1, 3)
+        assert a.swapdims_(dim0=0, dim1=1).stride() == (3, 1)
+    for T in (torch, jtorch):   # swapaxes has no dim0/dim1 (PyTorch's wording is its binder's)
+        with pytest.raises(TypeError, match="swapaxes"):
+            T.swapaxes(T.ones(2, 3), dim0=0, dim1=1)
+
+
 GRAD_FNS = [
     ("view", lambda T, x: x.view(6)), ("reshape", lambda T, x: x.reshape(3, 2)),
     ("reshape_copy", lambda T, x: x.t().reshape(6)), ("flatten", lambda T, x: x.flatten()),

@@ -353,10 +353,16 @@ def _transpose_rule(shape, st, off, out_shape, idx, dim0, dim1):
     return _swap(st, dim0, dim1), off
 
 
-@op(("transpose", "swapaxes", "swapdims"), out=False, is_view=True, saves=False,
+@op(("transpose", "swapdims"), out=False, is_view=True, saves=False,
     stride_rule=_transpose_rule)
 def transpose(input, dim0, dim1):
     return jnp.swapaxes(input, wrap_dim(dim0, input.ndim), wrap_dim(dim1, input.ndim))
+
+
+@export("swapaxes", method=True, opdef_of=transpose)
+def swapaxes(input, axis0, axis1):
+    """``torch.swapaxes``: transpose under NumPy's keyword names (``axis0``, ``axis1``)."""
+    return transpose(input, axis0, axis1)
 
 
 def _t_rule(shape, st, off, out_shape, idx):

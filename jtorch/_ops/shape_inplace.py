@@ -34,11 +34,16 @@ def t_(input):
     return take_view_metadata(input, lambda: t(input), "TBackward1")
 
 
-@export(("transpose_", "swapaxes_", "swapdims_"), namespace=None, method=True,
-        opdef_of=transpose)
+@export(("transpose_", "swapdims_"), namespace=None, method=True, opdef_of=transpose)
 def transpose_(input, dim0, dim1):
     check_inplace(input)
     return take_view_metadata(input, lambda: transpose(input, dim0, dim1), "TransposeBackward1")
+
+
+@export("swapaxes_", namespace=None, method=True, opdef_of=transpose)
+def swapaxes_(input, axis0, axis1):
+    """``Tensor.swapaxes_``: transpose_ under NumPy's keyword names."""
+    return transpose_(input, axis0, axis1)
 
 
 @export("as_strided_", namespace=None, method=True, opdef_of=as_strided)
