@@ -454,3 +454,74 @@ def test_gradcheck_and_gradgradcheck():
         T.autograd.gradgradcheck(fns(T)["Once"].apply, (x,))
 
     _same_error(bad_second)
+
+
+def _identity_functions(T):
+    class Id(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Row(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x[0]
+
+        @staticmethod
+        def backward(ctx, g):
+            return T.stack([g, T.zeros_like(g)])
+
+    return Id, Row
+
+
+@pytest.mark.parametrize("case", ["leaf", "nonleaf", "view_out", "view_of_out", "after_no_grad"])
+def test_inplace_on_a_custom_functions_view_output_raises(case):
+    """A custom Function's output that is an input returned as-is (or a view of one) may not be
+    modified in place where autograd records the write: PyTorch's error, naming the node."""
+    def run(T):
+        Id, Row = _identity_functions(T)
+        a = T.tensor(rand(2, 3, seed=1), requires_grad=True)
+        b = a * 1
+        if case == "leaf":
+            Id.apply(a).add_(1)
+        elif case == "nonleaf":
+            Id.apply(b).add_(1)
+        elif case == "view_out":
+            Row.apply(b).add_(1)
+        elif case == "view_of_out":
+            Id.apply(b)[0].add_(1)
+        else:
+            y = Id.apply(b)
+            with T.no_grad():
+                y.add_(1)   # not recorded: allowed
+            y.mul_(2)
+
+    _same_error(run)
+
+
+def test_inplace_on_a_custom_functions_output_where_nothing_is_recorded():
+    """The same writes are allowed where autograd records nothing (no input requires grad, or
+    under no_grad), with the same values; and ReLU(inplace=True) after a module with a full
+    backward hook raises as PyTorch does."""
+    def run(T):
+        Id, _ = _identity_functions(T)
+        c = T.tensor(rand(2, 3, seed=1))
+        y = Id.apply(c).add_(1)
+        b = T.tensor(rand(2, 3, seed=1), requires_grad=True) * 2
+        with T.no_grad():
+            z = Id.apply(b).add_(1)
+        return y, z
+
+    same(run)
+
+    def hooked_inplace_relu(T):
+        T.manual_seed(0)
+        m = T.nn.Sequential(T.nn.Linear(3, 3), T.nn.ReLU(inplace=True))
+        m[0].register_full_backward_hook(lambda mod, gi, go: None)
+        m(T.tensor(rand(2, 3, seed=1), requires_grad=True))
+
+    _same_error(hooked_inplace_relu)

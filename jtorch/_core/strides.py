@@ -45,6 +45,8 @@ def attach_view(r, src, kernel, idx):
         r._data_alias = src._data_alias
     if src._overlap or kernel.opdef.name in _EXPANDING:
         r._overlap = _has_zero_stride(r)
+    if src._custom_fn_view:
+        r._custom_fn_view = True
 
 
 def _view_layout(src, r, kernel, idx):

@@ -113,6 +113,8 @@ class TensorBase:
     _detached = False      # aliases made by detach()/.data: writes record no autograd on the base
     _detach_alias = False  # made by detach()/.data itself: not a view (Tensor._is_view)
     _overlap = False       # expanded views: in-place writes are an error
+    _custom_fn_view = False  # a custom Function's output viewing an input (or a view of one):
+    #                          in-place writes that autograd records are an error, as PyTorch's
     _has_views = False     # a view of this storage was made (in-place view ops look for them)
     _untyped_storage = None  # Tensor.untyped_storage()'s object, made on first use
     _host_copy = None      # (jax array, its NumPy value): see host_value

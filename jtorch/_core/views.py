@@ -254,12 +254,19 @@ def check_inplace(t):
     if not STATE.grad_enabled:
         return
     b = t._base
+    if t._custom_fn_view and t._node is not None and not t._detached:
+        raise RuntimeError(f"Output {t._out_idx} of {_node_stem(t)} is a view and is being "
+                           "modified inplace. This view was created inside a custom Function "
+                           "(or because an input was returned as-is) and the autograd logic to "
+                           "handle view+inplace would override the custom backward associated "
+                           "with the custom Function, leading to incorrect gradients. This "
+                           "behavior is forbidden. You can fix this by cloning the output of "
+                           "the custom Function.")
     if b is not None and not t._detached and t._node is not None and \
             any(i is not None for _, i in t._chain):
         # a view out of split/chunk/unbind (or a view of one) that requires grad
-        name = re.sub(r"Backward\d*$", "", t._node.name())
-        raise RuntimeError(f"Output {t._out_idx} of {name} is a view and is being modified "
-                           "inplace. This view is the output of a function that returns "
+        raise RuntimeError(f"Output {t._out_idx} of {_node_stem(t)} is a view and is being "
+                           "modified inplace. This view is the output of a function that returns "
                            "multiple views. Such functions do not allow the output views to be "
                            "modified inplace. You should replace the inplace operation by an "
                            "out-of-place one.")
@@ -269,6 +276,11 @@ def check_inplace(t):
     if t._node is None and t._requires_grad:   # also x.detach().requires_grad_(), a leaf alias
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
+
+
+def _node_stem(t):
+    """The name of t's autograd node without "Backward<n>" (PyTorch's error texts)."""
+    return re.sub(r"Backward\d*$", "", t._node.name())
 
 
 def check_inplace_through_view(t):

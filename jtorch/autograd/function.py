@@ -213,6 +213,7 @@ def _own_outputs(outs, args, dirty, record):
             increment_version(o)
         elif (_is_in(o, args) or o._base is not None) and not _is_in(o, seen):
             o = storage_alias(o)   # PyTorch's view of the input (same data_ptr)
+            o._custom_fn_view = STATE.grad_enabled
         elif _is_in(o, seen) or o._node is not None:
             o = TensorBase._make(o._value, o._device)
         seen.append(o)
