@@ -1227,6 +1227,25 @@ PROGRAMS = [
                  "those float64 models agree to 1e-7 relative (to 1e-13 with correctly rounded "
                  "float32 sin/cos in both); the rest to 6e-15; the float32 dynamic-position-bias "
                  "LocalTransformer to 5e-6 after two Adam steps; sampled tokens identical"),
+    # lightly 1.6, mambapy 1.2, reformer-pytorch 1.4.4 and jaxtyping 0.3 (installed, with
+    # beartype): a driver of lightly's self-supervised losses (NTXent with and without memory
+    # bank, BarlowTwins, VICReg, DCL/DCLW, TiCo, KoLeo, MMCR, Hypersphere, MSN/PMSN, W-MSE,
+    # FroSSL, DirectCLR, DINO with its center, SwaV with queue and sinkhorn), projection heads
+    # and prototypes, SimCLR/BYOL/NNCLR training with momentum encoders and memory banks, its
+    # ResNet with split batch norm under LARS and CosineWarmupScheduler, kNN prediction, token
+    # masking utilities, FFT and PIL augmentation pipelines; mambapy's pscan, Mamba (parallel,
+    # sequential, recurrent step), an LM, VMamba and Jamba; reformer's LSH attention,
+    # ReformerLM (axial, GLU chunks, full attention) with TrainingWrapper, ReformerEncDec,
+    # Autopadder, generate and Recorder; lightly's MAE on a torchvision ViT;
+    # jaxtyping+beartype annotations on tensors; in float64; the tree is an empty
+    # directory "lightly-mamba-reformer"
+    Program("lightly-mamba-reformer", "lightly-mamba-reformer", "lightly-ai/lightly",
+            [["{work}/drive_lightly.py"]],
+            prepare=copy_driver("lightly_mamba_reformer.py", "drive_lightly.py"),
+            note="expected: float64 models agree to 2e-9 relative where rounding is not "
+                 "amplified; the float32 parts (lightly's memory banks, mambapy's A_log, "
+                 "reformer's rotary table) to 1e-7, the float32 NNCLR model after three SGD "
+                 "steps through batch norm to 2.5e-5; all printed text identical"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

@@ -88,30 +88,45 @@ def is_stand_in(obj) -> bool:
 _STAND_IN_CLASSES: dict = {}   # one class per PyTorch name, so isinstance and `is` agree
 
 
+def stand_in_class(api: str, instead: str | None = None, bases: tuple = ()):
+    """The one :func:`missing_class` stand-in of PyTorch (or torchvision) class ``api``."""
+    if api not in _STAND_IN_CLASSES:
+        _STAND_IN_CLASSES[api] = missing_class(api, instead, bases)
+    return _STAND_IN_CLASSES[api]
+
+
 class MissingModule(types.ModuleType):
     """A stand-in for PyTorch submodule ``api``: any public name read from it raises
-    :func:`not_implemented` for that name."""
+    :func:`not_implemented` for that name, except the class names ``classes``: those are
+    stand-in classes (:func:`stand_in_class`), so that importing and annotating with them
+    work and making one raises."""
 
-    def __init__(self, api: str, instead: str | None = None):
+    def __init__(self, api: str, instead: str | None = None, classes=()):
         super().__init__(api)
         self._instead = instead
+        self._classes = frozenset(classes)
 
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if name in self._classes:
+            return stand_in_class(f"{self.__name__}.{name}", self._instead)
         raise missing_attribute(f"{self.__name__}.{name}", self._instead)
 
 
-def missing_names(api: str, names) -> object:
+def missing_names(api: str, names, classes=(), bases: tuple = ()) -> object:
     """A module ``__getattr__`` for jtorch's mirror of namespace ``api`` (a torchvision or a
     private torch one, which torch_names.json does not record): reading one of ``names`` (that
-    namespace's names jtorch lacks) raises NotImplementedError naming it; any other name is
-    Python's AttributeError."""
+    namespace's names jtorch lacks) raises NotImplementedError naming it; one of ``classes``
+    (its classes jtorch lacks) is a stand-in class with ``bases`` (:func:`stand_in_class`);
+    any other name is Python's AttributeError."""
     module_name = ("jtorch." + api.replace("torchvision", "vision", 1)
                    if api.startswith("torchvision") else api.replace("torch", "jtorch", 1))
-    names = frozenset(names)
+    names, classes = frozenset(names), frozenset(classes)
 
     def __getattr__(name):
+        if name in classes:
+            return stand_in_class(f"{api}.{name}", bases=bases)
         if name in names:
             raise missing_attribute(f"{api}.{name}")
         raise AttributeError(f"module '{module_name}' has no attribute '{name}'")
@@ -182,9 +197,7 @@ def torch_name_fallback(api: str):
         if gone is not None:
             return gone
         if kind == "torch-class":
-            if full not in _STAND_IN_CLASSES:
-                _STAND_IN_CLASSES[full] = missing_class(full, ALTERNATIVES.get(full))
-            return _STAND_IN_CLASSES[full]
+            return stand_in_class(full, ALTERNATIVES.get(full))
         raise missing_attribute(full, ALTERNATIVES.get(full))
 
     return __getattr__

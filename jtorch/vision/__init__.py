@@ -10,7 +10,9 @@ from . import datasets, io, models, ops, transforms, utils
 
 # torchvision's submodules jtorch does not provide: importable, and any name read from them
 # raises NotImplementedError naming the torchvision API
-tv_tensors = MissingModule("torchvision.tv_tensors")
+# (its classes are stand-in classes: importable and usable in annotations and isinstance)
+tv_tensors = MissingModule("torchvision.tv_tensors", classes=(
+    "BoundingBoxFormat", "BoundingBoxes", "Image", "KeyPoints", "Mask", "TVTensor", "Video"))
 for _name, _mod in (("tv_tensors", tv_tensors),):
     sys.modules.setdefault(f"{__name__}.{_name}", _mod)
 

@@ -9,6 +9,8 @@ import numpy as np
 
 from jtorch._tensor import Tensor
 
+from ...._core.dtypes import float32
+from ...._core.errors import missing_names
 from ...._ops.creation import from_numpy
 from .. import _augment as _a, _random, transforms as _t
 from ..functional import InterpolationMode as InterpolationMode, _is_pil_image
@@ -23,7 +25,6 @@ __all__ = ["CenterCrop", "ColorJitter", "Compose", "ConvertImageDtype", "Graysca
 
 CenterCrop = wrap_v1(_t.CenterCrop, "CenterCrop")
 ColorJitter = wrap_v1(_a.ColorJitter, "ColorJitter")
-ConvertImageDtype = wrap_v1(_t.ConvertImageDtype, "ConvertImageDtype")
 Grayscale = wrap_v1(_a.Grayscale, "Grayscale")
 Normalize = wrap_v1(_t.Normalize, "Normalize")
 Pad = wrap_v1(_t.Pad, "Pad")
@@ -36,6 +37,20 @@ RandomRotation = wrap_v1(_a.RandomRotation, "RandomRotation")
 RandomVerticalFlip = wrap_v1(_t.RandomVerticalFlip, "RandomVerticalFlip")
 Resize = wrap_v1(_t.Resize, "Resize")
 ToPILImage = wrap_v1(_t.ToPILImage, "ToPILImage")
+
+# torchvision's v2 transforms jtorch lacks: stand-in classes (importable, subclassable; making
+# one raises NotImplementedError naming it), as lightly.transforms imports
+# ConvertBoundingBoxFormat at import time; AutoAugmentPolicy (an enum) raises when read
+__getattr__ = missing_names("torchvision.transforms.v2", ("AutoAugmentPolicy",), classes=(
+    "AugMix", "AutoAugment", "ClampBoundingBoxes", "ClampKeyPoints", "ConvertBoundingBoxFormat",
+    "CutMix", "ElasticTransform", "FiveCrop", "GaussianBlur", "GaussianNoise", "JPEG",
+    "LinearTransformation", "MixUp", "RGB", "RandAugment", "RandomAdjustSharpness",
+    "RandomAffine", "RandomAutocontrast", "RandomChannelPermutation", "RandomChoice",
+    "RandomEqualize", "RandomErasing", "RandomInvert", "RandomIoUCrop", "RandomOrder",
+    "RandomPerspective", "RandomPhotometricDistort", "RandomPosterize", "RandomResize",
+    "RandomShortestSize", "RandomSolarize", "RandomZoomOut", "SanitizeBoundingBoxes",
+    "SanitizeKeyPoints", "ScaleJitter", "SetClampingMode", "TenCrop", "TrivialAugmentWide",
+    "UniformTemporalSubsample"), bases=(Transform,))
 
 
 class Compose(Transform):
@@ -135,6 +150,13 @@ class ToDtype(Transform):
         if not isinstance(img, Tensor):
             return img
         return functional.to_dtype(img, self.dtype, scale=self.scale)
+
+
+class ConvertImageDtype(ToDtype):
+    """Deprecated in v2: ``ToDtype(dtype, scale=True)`` (v2's scaling, not v1's)."""
+
+    def __init__(self, dtype=float32):
+        super().__init__(dtype, scale=True)
 
 
 class ToTensor(Transform):

@@ -63,4 +63,8 @@ def to_dtype(inpt, dtype=float32, scale: bool = False):
     """``inpt.to(dtype)``, rescaling the value range when ``scale``."""
     if not scale:
         return inpt.to(dtype)
+    if dtype.is_floating_point and not inpt.is_floating_point() and inpt.dtype != dtype:
+        # v2 multiplies by the reciprocal of the maximum (v1's convert_image_dtype divides by
+        # it): the two differ in the last bit of about half the values
+        return inpt.to(dtype).mul_(1.0 / _F_t._max_value(inpt.dtype))
     return _F_t.convert_image_dtype(inpt, dtype)
