@@ -419,6 +419,17 @@ def test_swapaxes_and_swapdims_take_their_own_keyword_names():
             T.swapaxes(T.ones(2, 3), dim0=0, dim1=1)
 
 
+def test_a_float_dim_is_a_type_error():
+    """A dim that is not an integer raises TypeError, as PyTorch's argument parser does (jtorch's
+    wording is Python's: "'float' object cannot be interpreted as an integer")."""
+    for fn in (lambda T, x: x.transpose(0.5, 1), lambda T, x: x.unsqueeze(0.5),
+               lambda T, x: x.select(1.0, 0), lambda T, x: T.softmax(x, 0.5),
+               lambda T, x: x.cumsum(0.5), lambda T, x: x.movedim(0.5, 1)):
+        for T in (torch, jtorch):
+            with pytest.raises(TypeError):
+                fn(T, T.ones(2, 3))
+
+
 GRAD_FNS = [
     ("view", lambda T, x: x.view(6)), ("reshape", lambda T, x: x.reshape(3, 2)),
     ("reshape_copy", lambda T, x: x.t().reshape(6)), ("flatten", lambda T, x: x.flatten()),

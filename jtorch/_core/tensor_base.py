@@ -13,6 +13,7 @@ two attributes (this is on every op's path).
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import MutableMapping
 
 import jax
@@ -390,7 +391,9 @@ except ImportError:  # pragma: no cover - another JAX: treat every tracer as abs
 
 def wrap_dim(dim, ndim):
     """``dim`` as a non-negative index into ``ndim`` dimensions (a 0-d tensor has one), or
-    PyTorch's IndexError."""
+    PyTorch's IndexError; a dim that is not an integer is a TypeError, as PyTorch's."""
+    if type(dim) is not int:
+        dim = operator.index(dim)   # a float: "'float' object cannot be interpreted as ..."
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
