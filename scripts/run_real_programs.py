@@ -1246,6 +1246,20 @@ PROGRAMS = [
                  "amplified; the float32 parts (lightly's memory banks, mambapy's A_log, "
                  "reformer's rotary table) to 1e-7, the float32 NNCLR model after three SGD "
                  "steps through batch norm to 2.5e-5; all printed text identical"),
+    # sbi 0.27 and torchdyn 1.0.6 (pip install "sbi>=0.27,<0.28" torchdyn==1.0.6; installed
+    # with nflows 0.14 and zuko 1.6): a driver of sbi's NPE (MAF/NSF/MDN/zuko MAF, a second
+    # atomic-loss round, map, state_dict save/load), NLE with MCMC (slice_np_vectorized) and
+    # VI posteriors, NRE_A/B/C and BNRE with rejection, importance and MCMC posteriors, FMPE
+    # and NPSE, simulate_for_sbi; and of torchdyn's NeuralODE (rk4/euler/dopri5/tsit5 with
+    # autograd, adjoint and interpolated-adjoint sensitivities), Augmenter/DataControl/DepthCat
+    # with an Adam loop on ToyDataset moons, torchdyn.numerics.odeint and CNF (exact and
+    # Hutchinson trace); the tree is an empty directory "sbi"
+    Program("sbi", "sbi", "sbi-dev/sbi", [["{work}/drive_sbi.py"]],
+            prepare=copy_driver("sbi_torchdyn.py", "drive_sbi.py"),
+            note="expected: float32 rounding (within 2.7e-6 relative), but for NRE_B's logits "
+                 "and potentials, offset by a constant 2.8e-3: NRE_B's contrastive loss is "
+                 "invariant to a shift of the logits, so the classifier's output bias has a "
+                 "zero true gradient that Adam turns from float32 noise into lr-sized steps"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

@@ -11,8 +11,9 @@ random entry points that programs and ``nn`` modules reach
 (``Tensor.uniform_``/``normal_``/``bernoulli_``/``exponential_``, ``nn.init.trunc_normal_``,
 ``torch.rand``/``randn``/``randint``/``randperm``/``multinomial``/``bernoulli``/``normal``, the
 noise of ``torch.distributions``' samplers, ``nn.Dropout*``,
-``F.dropout``, the ``RandomSampler`` of shuffling DataLoaders, torchvision's ``FakeData``
-and random transforms) by NumPy-backed versions, reseeded (with Python's ``random``) by
+``F.dropout``, the ``RandomSampler`` of shuffling DataLoaders (and ``SubsetRandomSampler``),
+torchvision's ``FakeData`` and random transforms) by NumPy-backed versions, reseeded (with
+Python's ``random``) by
 ``torch.manual_seed`` (``torch.rand``/``randn`` given a ``generator=`` draw from a NumPy stream
 of that generator's seed instead), then runs the script unchanged (``runpy.run_path`` as
 ``__main__``). It is a comparison harness, not part of jtorch: ``torch`` is whichever
@@ -279,6 +280,13 @@ def random_sampler_iter(self):
         yield from _rng().permutation(n).tolist()[:self.num_samples % n]
 
 
+def subset_random_sampler_iter(self):
+    """PyTorch's: ``torch.randperm`` (the shared stream, as ``randperm`` above) of the
+    indices' positions; jtorch's sampler does not call ``torch.randperm``."""
+    for i in _rng().permutation(len(self.indices)).tolist():
+        yield self.indices[i]
+
+
 def install():
     """Replace the random entry points of ``torch`` (whichever framework it is)."""
     random.seed(0)  # Python's generator too: some programs draw from it without seeding it
@@ -303,6 +311,7 @@ def install():
     for name in _BATCHED_NDIM:
         getattr(torch.nn, name).forward = feature_dropout_forward
     torch.utils.data.RandomSampler.__iter__ = random_sampler_iter
+    torch.utils.data.SubsetRandomSampler.__iter__ = subset_random_sampler_iter  # sbi's training
     _torchvision_schemas()
     try:
         import torchvision  # optional: only programs that use it need it
