@@ -383,6 +383,8 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
     def __int__(self):
         return int(self.item())
 
+    __long__ = __int__   # PyTorch keeps Python 2's name (functorch.dim lists it)
+
     def __complex__(self):
         return complex(self.item())
 

@@ -2,12 +2,22 @@
 (torchdata's ``ExceptionWrapper``, neuraloperator's ``_flatten_dense_tensors``). Any other
 name PyTorch has there raises NotImplementedError naming it."""
 
+from . import accelerator
 from ._core.errors import missing_names
+from ._device_modules import get_device_module as _get_device_module
 from ._ops.shape_copy import cat
 from .utils.data._worker import ExceptionWrapper
 from .utils.data.dataloader import cpu_count
 
-__all__ = ["ExceptionWrapper", "_flatten_dense_tensors", "_unflatten_dense_tensors", "cpu_count"]
+__all__ = ["ExceptionWrapper", "_flatten_dense_tensors", "_get_available_device_type",
+           "_get_device_module", "_unflatten_dense_tensors", "cpu_count"]
+
+
+def _get_available_device_type():
+    """The accelerator's device type ("cuda"), or None on a CPU-only machine (tensordict
+    asks)."""
+    current = accelerator.current_accelerator()
+    return None if current is None else current.type
 
 
 def _flatten_dense_tensors(tensors):

@@ -70,7 +70,7 @@ def allowed_globals():
         "builtins.set": set,
         "builtins.complex": complex,
     }
-    for d in (*dtypes.ALL, dtypes.complex32):
+    for d in (*dtypes.ALL, *dtypes.NAMED_ONLY):
         rc[f"torch.{d.name}"] = d
     for name in STORAGE_DTYPES:
         rc[f"torch.{name}"] = StorageType(name)

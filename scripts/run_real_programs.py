@@ -1260,6 +1260,20 @@ PROGRAMS = [
                  "and potentials, offset by a constant 2.8e-3: NRE_B's contrastive loss is "
                  "invariant to a shift of the logits, so the classifier's output bias has a "
                  "zero true gradient that Adam turns from float32 noise into lr-sized steps"),
+    # tensordict 0.14 and TorchRL 0.14 (installed: pip install "tensordict>=0.14,<0.15"
+    # "torchrl>=0.14,<0.15"): a driver of TensorDict (nested keys, indexing, stack/cat, apply,
+    # where/pad/pad_sequence/gather/consolidate, torch.save round trips, tensorclass),
+    # TensorDictModule/Sequential and probabilistic modules (TanhNormal), from_module/to_module
+    # and from_modules ensembles under vmap, TorchRL's value estimators (TD0, TD(lambda), GAE)
+    # and losses (DQN, double DQN, ClipPPO, KL-PPO, A2C, REINFORCE, SAC, discrete SAC, DDPG, TD3,
+    # IQL, CQL) trained a few Adam steps with SoftUpdate/HardUpdate, an LSTMModule, replay
+    # buffers (LazyTensorStorage/ListStorage, random, without-replacement and slice samplers,
+    # state_dict) and the Pendulum env (transforms, specs, rollout, Collector); float64 except
+    # the env variant; the tree is an empty directory "torchrl"
+    Program("torchrl", "torchrl", "pytorch/rl", [["{work}/drive_torchrl.py"]],
+            prepare=copy_driver("torchrl_losses.py", "drive_torchrl.py"),
+            note="expected: float64 rounding (max rel 1.5e-14, 1.4e-14 absolute); the float32 "
+                 "Pendulum rollouts to 5.7e-7 relative"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

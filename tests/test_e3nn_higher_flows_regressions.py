@@ -3,7 +3,6 @@
 stand-in for what the library did, in plain torch-API code, run in jtorch and in real
 PyTorch."""
 
-import pytest
 import torch
 
 import jtorch
@@ -17,10 +16,7 @@ def test_fx_node_module_names_node():
     from jtorch.fx.node import Node
     assert want is torch.fx.Node and Node is jtorch.fx.Node
     assert isinstance(Node, type) and not isinstance(jtorch.ones(1), Node)
-    with pytest.raises(NotImplementedError, match="torch.fx.Node"):
-        Node()
-    with pytest.raises(NotImplementedError, match="torch.fx.node.map_arg"):
-        jtorch.fx.node.map_arg  # noqa: B018 - the attribute read raises
+    assert jtorch.fx.node.map_arg is jtorch.fx.map_arg
 
 
 def test_fx_graph_module_is_a_module_subclass():
@@ -36,8 +32,6 @@ def test_fx_graph_module_is_a_module_subclass():
 
         assert issubclass(Sub, T.nn.Module)
     assert jtorch.fx.GraphModule is jtorch.fx.GraphModule   # one class, so isinstance agrees
-    with pytest.raises(NotImplementedError, match="torch.fx.GraphModule"):
-        jtorch.fx.GraphModule(jtorch.nn.Module(), None)
 
 
 def test_fx_interpreter_stand_in_can_be_subclassed():
@@ -48,5 +42,5 @@ def test_fx_interpreter_stand_in_can_be_subclassed():
                 return super().run_node(n)
 
         assert issubclass(Prop, T.fx.Interpreter)
-    with pytest.raises(NotImplementedError, match="torch.fx.Interpreter"):
-        Prop(jtorch.nn.Module())
+        gm = T.fx.symbolic_trace(T.nn.ReLU())
+        assert Prop(gm).run(T.tensor([-1.0, 2.0])).tolist() == [0.0, 2.0]

@@ -1,8 +1,20 @@
-"""``torch._C._nn``: ``_parse_to``, the argument parser of ``Tensor.to``/``Module.to``."""
+"""``torch._C._nn``: ``_parse_to``, the argument parser of ``Tensor.to``/``Module.to``, and the
+torch.nn.functional functions that are PyTorch's bindings from here (torch.fx names them so in
+graphs and generated code: ``torch._C._nn.gelu``)."""
 
 from __future__ import annotations
 
 from .._ops.convert import parse_to_values
+from ..nn.functional import (
+    avg_pool2d as avg_pool2d,
+    avg_pool3d as avg_pool3d,
+    gelu as gelu,
+    linear as linear,
+    one_hot as one_hot,
+    scaled_dot_product_attention as scaled_dot_product_attention,
+    softplus as softplus,
+    softshrink as softshrink,
+)
 
 
 def _parse_to(*args, **kwargs):

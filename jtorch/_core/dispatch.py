@@ -87,29 +87,33 @@ def dispatch(opdef, args, kwargs):
     vals, tens, targs = [], [], []
     tparam = opdef.tensor_pos
     device = None
-    for i, a in enumerate(args):
-        if isinstance(a, TensorBase):  # the common case, inlined
-            b = a._base
-            fresh = b is None or a._base_version == b._version_counter
-            vals.append(a._array if fresh else a._value)
-            tens.append(a)
-            targs.append(PROMOTED if i in tparam else UNPROMOTED)
-            d = a._device
-            if device is None:
-                device = d
-            elif d is not device and d != device:
-                device = _device_conflict(device, d, a, tens, vals)
-        else:
-            targs.append(template(a, i in tparam, vals, tens))
-    if kwargs:
-        tn = opdef.tensors
-        tkw = tuple([(k, template(v, k in tn, vals, tens)) for k, v in kwargs.items()])
-        key = (tuple(targs), tkw, None)
-        device = _check_devices(tens, vals)
-    else:
-        key = (tuple(targs), (), None)
-        if device is None or len(tens) != len(args):   # tensors nested in tuples/lists
+    try:   # (free when nothing is raised)
+        for i, a in enumerate(args):
+            if isinstance(a, TensorBase):  # the common case, inlined
+                b = a._base
+                fresh = b is None or a._base_version == b._version_counter
+                vals.append(a._array if fresh else a._value)
+                tens.append(a)
+                targs.append(PROMOTED if i in tparam else UNPROMOTED)
+                d = a._device
+                if device is None:
+                    device = d
+                elif d is not device and d != device:
+                    device = _device_conflict(device, d, a, tens, vals)
+            else:
+                targs.append(template(a, i in tparam, vals, tens))
+        if kwargs:
+            tn = opdef.tensors
+            tkw = tuple([(k, template(v, k in tn, vals, tens)) for k, v in kwargs.items()])
+            key = (tuple(targs), tkw, None)
             device = _check_devices(tens, vals)
+        else:
+            key = (tuple(targs), (), None)
+            if device is None or len(tens) != len(args):   # tensors nested in tuples/lists
+                device = _check_devices(tens, vals)
+    except torch_function.Foreign:   # an argument defining __torch_function__ (an FX Proxy)
+        torch_function.FOREIGN[0] = True
+        return _tensor_like_call(opdef, args, kwargs)
     if _TORCH_FUNCTION[0]:   # a Tensor subclass with __torch_function__ exists
         overloaded = torch_function.overloaded(tens)
         if overloaded:
@@ -121,9 +125,8 @@ def dispatch(opdef, args, kwargs):
         kernel = opdef.kernel_cache[key]
     except KeyError:
         kernel = opdef.kernel(key)
-    except TypeError:
-        raise TypeError(f"{opdef.name}(): unsupported argument types "
-                        f"{[type(a).__name__ for a in args]}") from None
+    except TypeError:   # an unhashable argument: a tensor-like with __torch_function__?
+        return _tensor_like_call(opdef, args, kwargs)
     trace = STATE.trace
     if trace is not None:   # jtorch.compile is tracing: the inputs must be lifted state
         for t in tens:
@@ -192,6 +195,17 @@ def _index_arguments(opdef, args, kwargs):
     changed = any(a is not b for a, b in zip(args, new_args)) or \
         any(new_kwargs[k] is not v for k, v in kwargs.items())
     return (new_args, new_kwargs) if changed else None
+
+
+def _tensor_like_call(opdef, args, kwargs):
+    """A call with arguments that are not Tensors but define ``__torch_function__`` (an FX
+    Proxy, a TensorDict) answered by the protocol, or the TypeError of an unknown argument."""
+    duck = torch_function.tensor_likes(args, kwargs)
+    if duck:
+        return torch_function.handle(_public_function(opdef), duck, args, kwargs,
+                                     "torch." + opdef.name)
+    raise TypeError(f"{opdef.name}(): unsupported argument types "
+                    f"{[type(a).__name__ for a in args]}") from None
 
 
 def _public_function(opdef):

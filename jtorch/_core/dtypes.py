@@ -116,12 +116,19 @@ class _NamedOnlyDtype(dtype):
 
 complex32 = _NamedOnlyDtype("complex32", COMPLEX, "ComplexHalf", "c10::complex<c10::Half>",
                             "c32", 4)
+# PyTorch's quantized dtypes, named only (tensordict lists them among its dtypes)
+qint8 = _NamedOnlyDtype("qint8", INT, "QInt8", "c10::qint8", "qi8", 1)
+quint8 = _NamedOnlyDtype("quint8", INT, "QUInt8", "c10::quint8", "qu8", 1)
+qint32 = _NamedOnlyDtype("qint32", INT, "QInt32", "c10::qint32", "qi32", 4)
+quint4x2 = _NamedOnlyDtype("quint4x2", INT, "QUInt4x2", "c10::quint4x2", "qu4x2", 1)
+quint2x4 = _NamedOnlyDtype("quint2x4", INT, "QUInt2x4", "c10::quint2x4", "qu2x4", 1)
+NAMED_ONLY = (complex32, qint8, quint8, qint32, quint4x2, quint2x4)
 WIDE_UNSIGNED = (uint16, uint32, uint64)
 
 ALL = (float16, bfloat16, float32, float64, complex64, complex128,
        int8, int16, int32, int64, uint8, bool_) + WIDE_UNSIGNED + FLOAT8
 _BY_NAME = {d.name: d for d in ALL}
-_BY_NAME[complex32.name] = complex32   # pickled dtypes load back (not in ALL: no arrays of it)
+_BY_NAME.update((d.name, d) for d in NAMED_ONLY)  # pickled dtypes load (not in ALL: no arrays)
 _BY_NP = {d.np: d for d in ALL}
 
 # PyTorch's aliases, exported by jtorch/__init__.py

@@ -146,7 +146,7 @@ class Generator:
     """
 
     def __init__(self, device="cpu"):
-        dev = Device(device)
+        dev = Device("cpu" if device is None else device)
         if dev.type == "cpu":
             dev = Device("cpu")
         elif dev.type == "cuda" and not _has(dev):

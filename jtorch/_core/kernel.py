@@ -28,6 +28,7 @@ import numpy as np
 from . import dtypes, xla_options
 from .autocast import autocast_body
 from .tensor_base import TensorBase
+from .torch_function import Foreign
 
 
 # ------------------------------------------------------------------ what an op is
@@ -211,6 +212,8 @@ def template(a, tensor_param, values, tensors):
         return PROMOTED if tensor_param else UNPROMOTED
     if isinstance(a, _np_generic):
         return template(a.item(), tensor_param, values, tensors)
+    if hasattr(t, "__torch_function__"):   # an FX Proxy: dispatch asks the protocol
+        raise Foreign
     return a
 
 

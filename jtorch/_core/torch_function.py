@@ -19,6 +19,7 @@ ops it runs. Until the first such subclass is defined (:data:`ACTIVE`), an op pa
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 import warnings
 
@@ -27,6 +28,16 @@ import warnings
 ACTIVE = [False]
 # the public Tensor class, whose own instances never overload (registered by jtorch/_tensor.py)
 PLAIN = [None]
+# [True] once an object that is not a Tensor but whose type defines __torch_function__ (an FX
+# Proxy) has reached an op: from then on the composite functions (:func:`overridable`) look for
+# one among their arguments too. Ops always find one: the kernel key's template of an argument
+# of an unknown type raises :class:`Foreign` (jtorch/_core/kernel.py), off the tensor path.
+FOREIGN = [False]
+
+
+class Foreign(Exception):  # noqa: N818 (a signal, caught by dispatch)
+    """An op's argument is not a Tensor but defines ``__torch_function__``: dispatch answers
+    the call through the protocol (:func:`tensor_likes`)."""
 
 
 class _Disabled(threading.local):
@@ -91,6 +102,34 @@ def overloaded(objs):
         args.insert(at, a)
         types.insert(at, cls)
     return args
+
+
+def tensor_likes(args, kwargs):
+    """The arguments (and list/tuple elements) that are not Tensors but define
+    ``__torch_function__`` (tensordict's TensorDict), in :func:`overloaded`'s order: PyTorch's
+    argument parser sends a call with one in a tensor or tensor-list slot to it."""
+    objs = []
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        for e in a if isinstance(a, (list, tuple)) else (a,):
+            if not isinstance(e, PLAIN[0]) and hasattr(type(e), "__torch_function__"):
+                objs.append(e)
+    return overloaded(objs) if objs else objs
+
+
+def input_overridable(api_name):
+    """Decorator of a function of one input tensor (``torch.zeros_like``): an input that is
+    not a Tensor but defines ``__torch_function__`` (a TensorDict) answers the call, as
+    PyTorch's argument parser sends it there. A Tensor input costs one ``isinstance``."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def public(input, *args, **kwargs):
+            if not isinstance(input, PLAIN[0]):
+                over = tensor_likes((input,), None)
+                if over:
+                    return handle(public, over, (input, *args), kwargs, api_name)
+            return fn(input, *args, **kwargs)
+        return public
+    return deco
 
 
 _PLAIN_METHOD = ("Defining your `__torch_function__` as a plain method is deprecated and will "
@@ -193,32 +232,50 @@ _OPERATORS = {
 
 
 def _tensors_in(args, kwargs):
-    plain = PLAIN[0]
+    """The arguments (and the items of list and tuple arguments) that are Tensors, or whose
+    type defines ``__torch_function__``."""
     found = []
     for a in (*args, *kwargs.values()) if kwargs else args:
-        if isinstance(a, plain):
+        if type(a) in (list, tuple):
+            found.extend(x for x in a if _candidate(x))
+        elif _candidate(a):
             found.append(a)
-        elif type(a) in (list, tuple):
-            found.extend(x for x in a if isinstance(x, plain))
     return found
 
 
-def overridable(api_name):
+def _candidate(a):
+    return isinstance(a, PLAIN[0]) or hasattr(type(a), "__torch_function__")
+
+
+def overridable(api_name, keywords=False):
     """Decorator of a composite public function that PyTorch checks the protocol for itself
     (its ``has_torch_function`` test, as ``F.grid_sample``'s): called with a subclass taking
-    part among its tensor arguments, ``__torch_function__`` gets the function itself as
-    ``func`` (fastai's ``register_func(F.grid_sample, ...)`` keys on it), not the ops it runs.
-    Until such a subclass exists this costs one list read."""
+    part (or an object defining ``__torch_function__``, an FX Proxy) among its arguments,
+    ``__torch_function__`` gets the function itself as ``func`` (fastai's
+    ``register_func(F.grid_sample, ...)`` keys on it), not the ops it runs. With ``keywords``,
+    the call it gets passes the first argument positionally and every other parameter as a
+    keyword, defaults filled in, as PyTorch's Python functionals hand it on
+    (``handle_torch_function(dropout, (input,), input, p=p, training=training, ...)``).
+    Until such an argument has been seen this costs two list reads."""
     def deco(fn):
         @functools.wraps(fn)
         def public(*args, **kwargs):
-            if ACTIVE[0]:
+            if ACTIVE[0] or FOREIGN[0]:
                 over = overloaded(_tensors_in(args, kwargs))
                 if over:
+                    if keywords:
+                        args, kwargs = _as_keywords(public, args, kwargs)
                     return handle(public, over, args, kwargs, api_name)
             return fn(*args, **kwargs)
         return public
     return deco
+
+
+def _as_keywords(fn, args, kwargs):
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    first, *rest = bound.arguments.items()
+    return (first[1],), dict(rest)
 
 
 def _wrapped_method(fn, name):

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 
 from . import dtypes, saved_hooks, torch_function
 from .autocast import without_autocast
-from .dispatch import dispatch
+from .dispatch import _tensor_like_call, dispatch
 from .graph import register_assign, rename_node
 from .kernel import OpDef
 from .state import STATE, grad_mode
@@ -392,6 +392,8 @@ def inplace_call(t, opdef, args, kwargs):
 
 def dispatch_out(opdef, args, kwargs, out):
     """The ``out=`` form: compute, then write into ``out`` (resizing it as PyTorch does)."""
+    if not isinstance(out, (TensorBase, tuple, list)):   # a TensorDict: its __torch_function__
+        return _tensor_like_call(opdef, args, {**kwargs, "out": out})
     res = without_autocast(dispatch, opdef, args, kwargs)  # out= forms do not autocast
     if isinstance(out, (tuple, list)):
         for o, r in zip(out, res):

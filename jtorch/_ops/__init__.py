@@ -1,5 +1,6 @@
 """Op families; importing this package registers every op in the op table."""
 
+from .._core.errors import stand_in_class
 from . import (  # noqa: F401
     bitwise,
     cdist,
@@ -75,3 +76,7 @@ from . import (  # noqa: F401
     typeinfo,
     windows,
 )
+
+# torch._ops.HigherOrderOperator, the class of PyTorch's higher-order operators (torch.cond's
+# op): jtorch's are plain functions, so nothing is one (tensordict's __torch_function__ asks)
+HigherOrderOperator = stand_in_class("torch._ops.HigherOrderOperator")

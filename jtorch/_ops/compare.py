@@ -273,6 +273,9 @@ def where(condition, input=None, other=None, *, out=None):
     return _where(condition, input, other, out=out)
 
 
+_where._opdef.public = where   # __torch_function__ gets torch.where (tensordict handles it)
+
+
 @export("where", namespace=None, method=True)
 def _where_method(self, condition, other):
     return _where(condition, self, other)

@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import dtypes
+from .._core import dtypes, torch_function
 from .._core.device import (
     default_device,
     device as Device,
@@ -528,6 +528,7 @@ def _like_filled(input, value, dtype, layout, device, requires_grad):
 
 
 @export()
+@torch_function.input_overridable("torch.zeros_like")
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
     """A tensor of zeros with ``input``'s shape, dtype and device."""
@@ -535,6 +536,7 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 @export()
+@torch_function.input_overridable("torch.ones_like")
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     """A tensor of ones with ``input``'s shape, dtype and device."""
@@ -542,6 +544,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 
 @export()
+@torch_function.input_overridable("torch.empty_like")
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
     """An 'uninitialised' (zero) tensor with ``input``'s shape, dtype and device."""
@@ -549,6 +552,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 @export()
+@torch_function.input_overridable("torch.full_like")
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     """A tensor filled with ``fill_value`` with ``input``'s shape, dtype and device."""
@@ -673,7 +677,9 @@ def copy_(input, src, non_blocking=False):
     """Copies ``src`` into ``input`` in place (broadcast to its shape, cast to its dtype and
     device); the gradient flows to ``src``."""
 
-    if not isinstance(src, TensorBase):
+    if isinstance(src, (bool, int, float, complex)):   # a Python number, as PyTorch takes
+        src = tensor(src, device=input.device)
+    elif not isinstance(src, TensorBase):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type(src).__name__}")
     if src.device != input.device:

@@ -25,6 +25,7 @@ from jax import lax
 from jax.core import max_dim, min_dim
 from jax.export import is_symbolic_dim
 
+from .._core import torch_function
 from .._core.dispatch import dispatch
 from .._core.kernel import PROMOTED, OpDef, template
 from .._core.strides import attach_view
@@ -452,6 +453,7 @@ _MASKED_SELECT = OpDef("masked_select", _masked_select_body, saves=False)
 
 
 @export("masked_select", method=True)
+@torch_function.input_overridable("torch.masked_select")
 def masked_select(input, mask, *, out=None):
     """The elements of ``input`` where the (broadcast) ``mask`` is True, as a 1-D tensor."""
     if not isinstance(mask, TensorBase) or mask.dtype.name != "bool":

@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import dtypes
+from .._core import dtypes, torch_function
 from .._core.dispatch import dispatch
 from .._core.generator import next_key, uniform01, wrap
 from .._core.kernel import OpDef
@@ -77,6 +77,13 @@ def functional_forms(name, public, *, grad1=None, torch=False, sig_from=None, pu
         return inplace_call(input, ipdef, args, kwargs)
 
     functional.__name__ = functional.__qualname__ = name
+    # PyTorch's signature, so that __torch_function__ gets the call as PyTorch hands it on
+    sig = list(inspect.signature(public).parameters.values())
+    functional.__signature__ = inspect.Signature([
+        *sig[:n + 1], inspect.Parameter("inplace", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                        default=False), *sig[n + 1:]])
+    functional = torch_function.overridable(f"torch.nn.functional.{name}",
+                                            keywords=True)(functional)
     functional.__doc__ = public.__doc__
     functional._opdef = public._opdef
     functional_.__name__ = functional_.__qualname__ = name + "_"

@@ -21,7 +21,7 @@ import warnings
 
 import jax.numpy as jnp
 
-from .._core import dtypes
+from .._core import dtypes, torch_function
 from .._core.dispatch import dispatch
 from .._core.generator import keep_mask, next_key, wrap
 from .._core.kernel import OpDef
@@ -87,6 +87,7 @@ def _run(input, p, training, inplace, lead, alpha):
 
 
 @export("dropout", namespace="nn.functional")
+@torch_function.overridable("torch.nn.functional.dropout", keywords=True)
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zeroes each element with probability ``p`` and scales survivors by ``1 / (1 - p)``."""
     return _run(input, p, training, inplace, -1, False)

@@ -15,6 +15,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 
+from .._core import torch_function
 from .._core.state import STATE
 from .._core.tensor_base import TensorBase
 from ._index_util import concrete
@@ -174,16 +175,19 @@ def _elementwise_loss(kernel, input, target, size_average, reduce, reduction, we
 
 
 @export("mse_loss", namespace="nn.functional")
+@torch_function.input_overridable("torch.nn.functional.mse_loss")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     return _elementwise_loss(_mse_loss, input, target, size_average, reduce, reduction, weight)
 
 
 @export("l1_loss", namespace="nn.functional")
+@torch_function.input_overridable("torch.nn.functional.l1_loss")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     return _elementwise_loss(_l1_loss, input, target, size_average, reduce, reduction, weight)
 
 
 @export("smooth_l1_loss", namespace="nn.functional")
+@torch_function.input_overridable("torch.nn.functional.smooth_l1_loss")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     size_warning(input, target)
     reduction = resolve(size_average, reduce, reduction)

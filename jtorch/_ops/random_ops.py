@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import dtypes
+from .._core import dtypes, torch_function
 from .._core.device import to_host, to_jax
 from .._core.generator import bits32, next_key, uniform01, uniform_from_bits, uniform_words, wrap
 from .._core.tensor_base import MetaStorage, TensorBase
@@ -421,6 +421,7 @@ def _standard_like(kind, input, generator, dtype, layout, device, requires_grad)
 
 
 @export()
+@torch_function.input_overridable("torch.rand_like")
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
     """``rand`` with ``input``'s shape, dtype and device."""
@@ -428,6 +429,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
 
 
 @export()
+@torch_function.input_overridable("torch.randn_like")
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
     """``randn`` with ``input``'s shape, dtype and device."""
@@ -435,6 +437,7 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
 
 
 @export()
+@torch_function.input_overridable("torch.randint_like")
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
                  device=None, requires_grad=False, memory_format=None):
     """``randint_like(input, high)`` / ``randint_like(input, low, high)``: ``randint`` with

@@ -22,6 +22,7 @@ import jax.numpy as jnp
 from jax.errors import InconclusiveDimensionOperation
 from jax.export import is_symbolic_dim
 
+from .._core import torch_function
 from .._core.dtypes import to_dtype
 from .._core.strides import concrete_shape, strides, view_strides
 from ._registry import export, op
@@ -221,6 +222,7 @@ def reshape_as(input, other):
 
 
 @export("flatten", method=True, opdef_of=_view)
+@torch_function.overridable("torch.flatten")
 def flatten(input, start_dim=0, end_dim=-1):
     n = input.ndim
     s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
@@ -235,6 +237,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 @export("unflatten", method=True, opdef_of=_view)
+@torch_function.input_overridable("torch.unflatten")
 def unflatten(input, dim, sizes):
     d = wrap_dim(dim, input.ndim)
     sizes = tuple(operator.index(s) for s in sizes)
@@ -295,6 +298,7 @@ def _squeeze_dims(input, dim):
 
 
 @export("squeeze", method=True, opdef_of=_squeeze_all)
+@torch_function.input_overridable("torch.squeeze")
 def squeeze(input, dim=None):
     """Removes size-1 dims (all, one, or those in a tuple); a view."""
     if dim is None:
@@ -338,6 +342,7 @@ def _permute(input, dims):
 
 
 @export("permute", method=True, opdef_of=_permute)
+@torch_function.input_overridable("torch.permute")
 def permute(input, *args, dims=None):
     return _permute(input, varargs(args, dims, "permute", "dims"))
 
@@ -360,6 +365,7 @@ def transpose(input, dim0, dim1):
 
 
 @export("swapaxes", method=True, opdef_of=transpose)
+@torch_function.input_overridable("torch.swapaxes")
 def swapaxes(input, axis0, axis1):
     """``torch.swapaxes``: transpose under NumPy's keyword names (``axis0``, ``axis1``)."""
     return transpose(input, axis0, axis1)
@@ -437,6 +443,7 @@ def adjoint(input):
 
 
 @export(("movedim", "moveaxis"), method=True, opdef_of=_permute)
+@torch_function.input_overridable("torch.movedim")
 def movedim(input, source, destination):
     n = input.ndim
     src, dst = dims_arg(source), dims_arg(destination)

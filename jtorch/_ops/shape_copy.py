@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import dtypes
+from .._core import dtypes, torch_function
 from .._core.errors import concretization_error
 from .._core.tensor_base import TensorBase
 from ._registry import export, op
@@ -132,6 +132,7 @@ def repeat(input, *sizes, repeats=None):
 
 
 @export("tile", method=True, opdef_of=_repeat)
+@torch_function.input_overridable("torch.tile")
 def tile(input, *args, dims=None):
     dims = varargs(args, dims, "tile", "dims")
     return _repeat(input, (1,) * (input.ndim - len(dims)) + dims)

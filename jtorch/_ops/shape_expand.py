@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from .._core import torch_function
 from .._core.dtypes import from_np
 from .._core.strides import contiguous_strides
 from .._core.tensor_base import Size
@@ -77,6 +78,7 @@ def expand_as(input, other):
 
 
 @export("broadcast_to", method=True, opdef_of=_expand)
+@torch_function.input_overridable("torch.broadcast_to")
 def broadcast_to(input, size):
     return _expand(input, size_arg((size,)))
 
@@ -154,16 +156,19 @@ def _at3(x):
 
 
 @export("atleast_1d")
+@torch_function.input_overridable("torch.atleast_1d")
 def atleast_1d(*tensors):
     return _atleast(tensors, _at1)
 
 
 @export("atleast_2d")
+@torch_function.input_overridable("torch.atleast_2d")
 def atleast_2d(*tensors):
     return _atleast(tensors, _at2)
 
 
 @export("atleast_3d")
+@torch_function.input_overridable("torch.atleast_3d")
 def atleast_3d(*tensors):
     return _atleast(tensors, _at3)
 

@@ -15,6 +15,7 @@ from jax import lax
 from jax.errors import InconclusiveDimensionOperation
 from jax.export import is_symbolic_dim
 
+from .._core import torch_function
 from .._core.dtypes import int64
 from .._core.state import grad_mode
 from .._core.tensor_base import storage_root, to_numpy
@@ -76,6 +77,7 @@ def _narrow(input, dim, start, length):
 
 
 @export("narrow", method=True, opdef_of=_narrow)
+@torch_function.input_overridable("torch.narrow")
 def narrow(input, dim, start, length):
     """A view of ``length`` elements of ``dim`` from ``start`` (which may be a 0-d tensor).
 
@@ -286,6 +288,7 @@ def split_with_sizes(input, split_sizes, dim=0):
 
 
 @export("split", opdef_of=_split)
+@torch_function.input_overridable("torch.split")
 def split(tensor, split_size_or_sections, dim=0):
     """Views of consecutive pieces of ``dim``: of size ``split_size`` (the last may be smaller)
     or of the listed sizes."""

@@ -9,7 +9,7 @@ import jax
 import ml_dtypes
 import numpy as np
 
-from .._core import dtypes
+from .._core import dtypes, torch_function
 from .._core.tensor_base import TensorBase
 from ._registry import export
 
@@ -164,6 +164,7 @@ def is_tensor(obj):
 
 
 @export("_assert")
+@torch_function.overridable("torch._assert")
 def _assert(condition, message):
     """``torch._assert``: ``assert condition, message`` as a function that symbolic tracing
     sees (torchvision's models call it); a tensor condition is read with ``bool()``."""

@@ -42,11 +42,11 @@ class Transform:
             raise ValueError("cache_size must be 0 or 1")
         self._cache_size = cache_size
         self._cached_x_y = None, None
-        self._inv_ref = None
+        self._inv = None   # PyTorch's name: a weakref to the inverse (torchrl reads it)
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state["_inv_ref"] = None  # weak references do not pickle
+        state["_inv"] = None  # weak references do not pickle
         return state
 
     @property
@@ -58,10 +58,10 @@ class Transform:
     @property
     def inv(self):
         """The inverse transform (one object per transform while it is referenced)."""
-        inv = self._inv_ref() if self._inv_ref is not None else None
+        inv = self._inv() if self._inv is not None else None
         if inv is None:
             inv = self._make_inverse()
-            self._inv_ref = weakref.ref(inv)
+            self._inv = weakref.ref(inv)
         return inv
 
     def _make_inverse(self):
@@ -215,7 +215,7 @@ class ComposeTransform(Transform):
 
     def _make_inverse(self):
         inv = ComposeTransform([p.inv for p in reversed(self.parts)])
-        inv._inv_ref = weakref.ref(self)
+        inv._inv = weakref.ref(self)
         return inv
 
     def with_cache(self, cache_size=1):

@@ -13,15 +13,26 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import weakref
 from types import SimpleNamespace
 
 import jax
 import jax.numpy as jnp
 
 from .._core import generator as _random
+from .._core.errors import not_implemented
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from ..utils import _pytree as pt
+from ..utils._pytree import _broadcast_to_and_flatten, tree_flatten, tree_unflatten
 from ._core import note, run, transform_wraps, wrap
+
+# this module is also ``torch._functorch.vmap`` (jtorch/_functorch/__init__.py): a library may
+# replace its hooks ``_process_batched_inputs`` and ``_create_batched_inputs`` there (tensordict
+# does, to map over TensorDicts), and each vmap call reads them from here
+__all__ = ["Tensor", "_add_batch_dim", "_broadcast_to_and_flatten", "_create_batched_inputs",
+           "_get_name", "_maybe_remove_batch_dim", "_process_batched_inputs",
+           "_remove_batch_dim", "tree_flatten", "tree_unflatten", "vmap"]
 
 _RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "
                  "use the 'same' or 'different' randomness flags on vmap or perform the "
@@ -106,7 +117,7 @@ def _check_out_dims(out_dims, func):
                              "where in the outputs the vmapped dimension should appear.")
 
 
-def _process_inputs(in_dims, args, func):
+def _process_batched_inputs(in_dims, args, func):
     """PyTorch's checks of ``in_dims`` against the inputs; (batch size, flat in_dims, flat
     args, spec)."""
     name = _get_name(func)
@@ -169,26 +180,144 @@ def _flat_out_dims(out, spec, out_dims, func):
     return dims
 
 
+class _Level:
+    """One vmap call in progress: the tensors it maps (and those it passes unmapped), and,
+    while its function runs, their per-example Tensors, which ``_add_batch_dim`` hands out."""
+
+    def __init__(self, number):
+        self.number = number
+        self.inputs, self.index, self.values = [], {}, None
+
+    def register(self, tensor, in_dim):
+        key = (id(tensor), in_dim)
+        if key not in self.index:
+            self.index[key] = len(self.inputs)
+            self.inputs.append((tensor, in_dim))
+        return key
+
+    def add(self, tensor, in_dim):
+        """The per-example Tensor of ``tensor`` at this level: one object per (tensor, in_dim,
+        level), whose array each call of the function re-points (as PyTorch's BatchedTensor
+        is a view that stays valid, so a library may cache it: tensordict does, per level,
+        on locked TensorDicts)."""
+        if self.values is None:   # the first pass, finding the tensors: a shape stand-in
+            self.register(tensor, in_dim)
+            with no_grad():
+                return self.holder(tensor, in_dim, tensor.select(in_dim, 0))
+        return self.holder(tensor, in_dim, self.values[self.index[(id(tensor), in_dim)]])
+
+    def holder(self, tensor, in_dim, value):
+        """``tensor``'s per-example Tensor here, now holding ``value``'s array."""
+        entry = _HOLDERS.get(id(tensor))
+        if entry is None or entry[0]() is not tensor:
+            entry = _HOLDERS[id(tensor)] = (weakref.ref(tensor, _forget(id(tensor))), {})
+        held = entry[1].get((in_dim, self.number))
+        if held is None:
+            held = entry[1][(in_dim, self.number)] = wrap(value._value, tensor)
+            _SOURCES[id(held)] = (entry[0], in_dim)
+        else:
+            held._array = value._value
+        return held
+
+    def begin(self, arrays, tensors):
+        """A call of the function: the inputs' per-example Tensors (mapped ones re-pointed)."""
+        self.values = [wrap(a, t) for a, t in zip(arrays, tensors)]
+        for (t, d), v in zip(self.inputs, self.values):
+            if d is not None:
+                self.holder(t, d, v)
+
+
+# id(tensor) -> (weakref to it, {(in_dim, level): its per-example Tensor}); a Tensor's
+# __eq__ is elementwise, so not a WeakKeyDictionary. _SOURCES: id(per-example Tensor) ->
+# (weakref to its tensor, in_dim), to find the tensors of a library's cached container
+_HOLDERS, _SOURCES = {}, {}
+
+
+def _forget(key):
+    def forget(_):
+        for held in _HOLDERS.pop(key, (None, {}))[1].values():
+            _SOURCES.pop(id(held), None)
+    return forget
+
+
+_LEVELS = []   # the vmap calls whose inputs are being made (innermost last)
+
+
+def _add_batch_dim(tensor, in_dim, level):
+    """``torch._C._functorch._add_batch_dim``: the per-example view of ``tensor`` (mapped over
+    ``in_dim``) inside vmap ``level``; only while that vmap makes its function's inputs
+    (``_create_batched_inputs``), where jtorch's per-example tensors exist."""
+    for lv in reversed(_LEVELS):
+        if lv.number == level:
+            return lv.add(tensor, in_dim)
+    raise not_implemented("torch._C._functorch._add_batch_dim outside torch.func.vmap's "
+                          "_create_batched_inputs")
+
+
+def _remove_batch_dim(tensor, level, batch_size, out_dim):
+    raise not_implemented("torch._C._functorch._remove_batch_dim", "torch.func.vmap")
+
+
+def _maybe_remove_batch_dim(name, batched_output, vmap_level, batch_size, out_dim):
+    raise not_implemented("torch._functorch.vmap._maybe_remove_batch_dim", "torch.func.vmap")
+
+
+def _create_batched_inputs(flat_in_dims, flat_args, vmap_level, args_spec):
+    """The function's arguments: each mapped input by ``_add_batch_dim`` (PyTorch's hook)."""
+    return tree_unflatten([a if d is None else _add_batch_dim(a, d, vmap_level)
+                           for a, d in zip(flat_args, flat_in_dims)],
+                          args_spec)
+
+
 def _vmap_impl(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
     _check_out_dims(out_dims, func)
-    size, flat_dims, flat_args, spec = _process_inputs(in_dims, args, func)
+    size, flat_dims, flat_args, spec = _process_batched_inputs(in_dims, args, func)
     name = _get_name(func)
+    level = _Level(len(_LEVELS) + 1)
+    unmapped = {}   # an unmapped input holding Tensors (a TensorDict): its pytree leaves
+    for i, (a, d) in enumerate(zip(flat_args, flat_dims)):
+        if isinstance(a, Tensor):
+            level.register(a, d)
+        elif d is None:
+            sub, sub_spec = pt.tree_flatten(a)
+            if any(isinstance(x, Tensor) and x is not a for x in sub):
+                unmapped[i] = ([level.register(x, None) if isinstance(x, Tensor) else x
+                                for x in sub], sub_spec)
+    if any(d is not None and not isinstance(a, Tensor) for a, d in zip(flat_args, flat_dims)):
+        _LEVELS.append(level)   # a tensor collection: find the tensors it maps
+        try:
+            made = _create_batched_inputs(flat_dims, flat_args, level.number, spec)
+        finally:
+            _LEVELS.pop()
+        for x in pt.tree_flatten(made)[0]:   # (a container cached by the library, too)
+            source = _SOURCES.get(id(x)) if isinstance(x, Tensor) else None
+            if source is not None and source[0]() is not None:
+                level.register(source[0](), source[1])
     kw_leaves, kw_spec = pt.tree_flatten(kwargs)
-    t_pos = [i for i, a in enumerate(flat_args) if isinstance(a, Tensor)]
     k_pos = [i for i, a in enumerate(kw_leaves) if isinstance(a, Tensor)]
-    tensors = [flat_args[i] for i in t_pos] + [kw_leaves[i] for i in k_pos]
-    axes = [flat_dims[i] for i in t_pos] + [None] * len(k_pos)
+    n_in = len(level.inputs)
+    tensors = [t for t, _ in level.inputs] + [kw_leaves[i] for i in k_pos]
+    axes = [d for _, d in level.inputs] + [None] * len(k_pos)
     side = SimpleNamespace()
 
     def pure(keys, *arrays):
-        leaves = list(flat_args)
-        for p, a in zip(t_pos, arrays):
-            leaves[p] = wrap(a, flat_args[p])
+        level.begin(arrays, tensors)
+        leaves = [level.values[level.index[(id(a), None)]] if d is None and
+                  isinstance(a, Tensor) else a for a, d in zip(flat_args, flat_dims)]
+        for i, (sub, sub_spec) in unmapped.items():   # Tensors as inputs, for their grads
+            leaves[i] = pt.tree_unflatten([level.values[level.index[x]] if type(x) is tuple
+                                           else x for x in sub], sub_spec)
         kws = list(kw_leaves)
-        for p, a in zip(k_pos, arrays[len(t_pos):]):
-            kws[p] = wrap(a, kw_leaves[p])
+        for p, v in zip(k_pos, level.values[n_in:]):
+            kws[p] = v
+        _LEVELS.append(level)
+        try:
+            inputs = _create_batched_inputs(flat_dims, leaves, level.number, spec)
+        finally:
+            _LEVELS.pop()
+            level.values = None
         with rng_mode(randomness, keys):
-            out = func(*pt.tree_unflatten(leaves, spec), **pt.tree_unflatten(kws, kw_spec))
+            out = func(*inputs, **pt.tree_unflatten(kws, kw_spec))
         outs, side.out_spec = pt.tree_flatten(out)
         note(outs)
         dims = _flat_out_dims(out, side.out_spec, out_dims, func)
@@ -209,7 +338,6 @@ def _vmap_impl(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
                 batched.append(o._value)
         side.plan = plan
         return batched, unbatched
-
     def call(arrays, n):
         keys = rng_mode.batch_keys(randomness, n)
         mapped = jax.vmap(pure, in_axes=(None if keys is None else 0, *axes),

@@ -14,6 +14,7 @@ from jtorch import nn
 
 from ..._ops.creation import empty, zeros
 from ..._ops.shape_copy import cat
+from ..._ops.typeinfo import _assert
 from ..ops.misc import MLP, Conv2dNormActivation
 from ._api import WeightsEnum
 from ._utils import _build, _model_builder, _weights_enum
@@ -59,8 +60,8 @@ class MLPBlock(MLP):
 
 
 def _check_3d(input):
-    if input.dim() != 3:
-        raise AssertionError(f"Expected (batch_size, seq_length, hidden_dim) got {input.shape}")
+    # torch._assert, as torchvision's (symbolic tracing records it: feature extraction)
+    _assert(input.dim() == 3, f"Expected (batch_size, seq_length, hidden_dim) got {input.shape}")
 
 
 class EncoderBlock(nn.Module):
@@ -197,10 +198,10 @@ class VisionTransformer(nn.Module):
     def _process_input(self, x):
         n, c, h, w = x.shape
         p = self.patch_size
-        if h != self.image_size:
-            raise AssertionError(f"Wrong image height! Expected {self.image_size} but got {h}!")
-        if w != self.image_size:
-            raise AssertionError(f"Wrong image width! Expected {self.image_size} but got {w}!")
+        _assert(h == self.image_size,
+                f"Wrong image height! Expected {self.image_size} but got {h}!")
+        _assert(w == self.image_size,
+                f"Wrong image width! Expected {self.image_size} but got {w}!")
         x = self.conv_proj(x)
         return x.reshape(n, self.hidden_dim, (h // p) * (w // p)).permute(0, 2, 1)
 

@@ -1,0 +1,142 @@
+"""torch.fx.graph_module: ``GraphModule``, a Module whose ``forward`` is generated from a Graph.
+
+Made from a root (a Module, or a dict of attribute paths to values) and a graph, it copies the
+submodules, parameters and buffers the graph's ``get_attr`` and ``call_module`` nodes name (a
+buffer stays a buffer, a parameter a parameter) and compiles ``graph.python_code("self")``
+into ``forward``. Each GraphModule has a class of its own (named after the traced class, as
+PyTorch's), since ``forward`` is set on the class; ``recompile()`` regenerates it after the
+graph is edited.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import linecache
+
+from ..nn.modules.module import Module
+from .graph import Graph
+
+__all__ = ["GraphModule"]
+
+_KEYS = itertools.count()
+
+
+def _copy_attr(src, dst, target):
+    """Set ``dst.<target>`` to ``src.<target>``, making the modules on the path as needed."""
+    *path, field = target.split(".")
+    for item in path:
+        sub_src = getattr(src, item)
+        sub_dst = getattr(dst, item, None)
+        if sub_dst is sub_src:   # a module on the path is copied already, and all it holds
+            return
+        if sub_dst is None:
+            sub_dst = Module()
+            setattr(dst, item, sub_dst)
+        src, dst = sub_src, sub_dst
+    value = getattr(src, field)
+    if isinstance(value, Module) or field not in src._buffers:
+        setattr(dst, field, value)
+    else:
+        dst.register_buffer(field, value, persistent=field not in
+                            getattr(src, "_non_persistent_buffers_set", ()))
+
+
+def _assign_attr(value, dst, target):
+    *path, field = target.split(".")
+    for item in path:
+        if not hasattr(dst, item):
+            setattr(dst, item, Module())
+        dst = getattr(dst, item)
+    setattr(dst, field, value)
+
+
+class GraphModule(Module):
+    """``torch.fx.GraphModule``: ``forward`` generated from ``graph`` (see the module
+    docstring). ``code`` is its source, ``graph`` the graph (assigning it recompiles)."""
+
+    def __new__(cls, *args, **kwargs):
+        while cls.__name__ == "GraphModuleImpl":
+            cls = cls.__mro__[1]
+
+        class GraphModuleImpl(cls):
+            pass
+        return super().__new__(GraphModuleImpl)
+
+    def __init__(self, root, graph, class_name="GraphModule"):
+        super().__init__()
+        self.__class__.__name__ = class_name
+        if isinstance(root, Module):
+            if hasattr(root, "training"):
+                self.training = root.training
+            for node in graph.nodes:
+                if node.op in ("get_attr", "call_module"):
+                    _copy_attr(root, self, node.target)
+        elif isinstance(root, dict):
+            for node in graph.nodes:
+                if node.op in ("get_attr", "call_module"):
+                    if node.target not in root:
+                        raise RuntimeError(f"Node {node} referenced target {node.target} but "
+                                           "that target was not provided in ``root``!")
+                    _assign_attr(root[node.target], self, node.target)
+        else:
+            raise RuntimeError("Unsupported type " + str(root) + " passed for root!")
+        self.meta = {}
+        self.graph = graph
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @graph.setter
+    def graph(self, g):
+        if not isinstance(g, Graph):
+            raise AssertionError(f"Expected a Graph instance, but got {type(g)}")
+        self._graph = g
+        g.owning_module = self
+        self.recompile()
+
+    @property
+    def code(self):
+        """The generated source of ``forward``."""
+        return self._code
+
+    def recompile(self):
+        """Regenerate ``forward`` from ``self.graph`` (call it after editing the graph)."""
+        python_code = self._graph.python_code(root_module="self")
+        self._code = python_code.src
+        key = f"<eval_with_key>.{next(_KEYS)}"
+        linecache.cache[key] = (len(self._code), None, self._code.splitlines(True), key)
+        namespace = dict(python_code.globals)
+        exec(compile(self._code, key, "exec"), namespace)   # noqa: S102 (generated source)
+        type(self).forward = namespace["forward"]
+        return python_code
+
+    def print_readable(self, print_output=True, include_stride=False, include_device=False,
+                       colored=False, **kwargs):
+        """``forward``'s source as a class (what ``print`` shows, and returns it)."""
+        src = self._graph.python_code("self", verbose=True).src
+        lines = src.strip("\n").split("\n")[:-1]   # (the last is the body's closing blank)
+        out = f"class {self._get_name()}(torch.nn.Module):\n" + \
+            "".join(f"    {line}\n" if line.strip() else "\n" for line in lines)
+        if print_output:
+            print(out)
+        return out
+
+    def __str__(self):
+        return (f"{super().__str__()}\n{self._code}\n"
+                "# To see more debug info, please use `graph_module.print_readable()`")
+
+    def __deepcopy__(self, memo):
+        fake = Module()
+        fake.__dict__ = copy.deepcopy({k: v for k, v in self.__dict__.items()
+                                       if k != "_graph"}, memo)
+        graph = Graph()
+        out, output = graph.graph_copy(self._graph, {}, return_output_node=True)
+        graph.output(out, output.type)
+        return GraphModule(fake, graph, self._get_name())
+
+    def __copy__(self):
+        fake = Module()
+        fake.__dict__ = dict(self.__dict__)
+        return GraphModule(fake, self._graph, self._get_name())

@@ -1,0 +1,3 @@
+"""torch.fx.passes: the graph passes jtorch has (``shape_prop``)."""
+
+from . import shape_prop as shape_prop
