@@ -977,3 +977,20 @@ def test_variable_is_a_new_leaf_sharing_storage():
     assert _variable(jtorch) == _variable(torch)
     raises_like(lambda: torch.autograd.Variable([1, 2]),
                 lambda: jtorch.autograd.Variable([1, 2]))
+
+
+def test_grad_mode_decorating_a_class_warns_and_wraps_as_pytorch():
+    """``@no_grad()`` on a class: PyTorch's FutureWarning, and the class becomes a function
+    whose calls construct under the mode (jtorch's grad modes and torch.utils._contextlib's
+    decorators share one implementation)."""
+    def run(T):
+        with pytest.warns(FutureWarning, match="Decorating classes is deprecated") as record:
+            @T.no_grad()
+            class Made:
+                def __init__(self):
+                    self.grad = T.is_grad_enabled()
+
+        made = Made()
+        return type(Made).__name__, made.grad, len(record)
+
+    assert run(jtorch) == run(torch)

@@ -25,7 +25,7 @@ LAYERS = [
                                     "jtorch._core.state", "jtorch._core.errors",
                                     "jtorch._core.layout", "jtorch._core.removed",
                                     "jtorch._core.torch_function",
-                                    "jtorch._core.warn_once"]),
+                                    "jtorch._core.warn_once", "jtorch._core.context_decorator"]),
     ("the Tensor data type", ["jtorch._core.tensor_base", "jtorch._core.generator"]),
     ("the kernel", ["jtorch._core.autocast", "jtorch._core.kernel",
                     "jtorch._core.xla_options"]),

@@ -8,10 +8,7 @@ enable_grad and inference_mode), also of generator functions.
 
 from __future__ import annotations
 
-import functools
-import inspect
-import sys
-
+from .._core.context_decorator import decorate_with_clones
 from .._core.state import STATE
 
 
@@ -38,47 +35,10 @@ class _Mode:
         return False
 
     def __call__(self, fn):
-        factory = self.clone
-        if inspect.isgeneratorfunction(fn):
-            return _wrap_generator(factory, fn)
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with factory():
-                return fn(*args, **kwargs)
-
-        return wrapper
+        return decorate_with_clones(self, fn)
 
     def clone(self):
         return type(self)()
-
-
-def _wrap_generator(factory, fn):
-    """Runs every step of the generator under a fresh context (as PyTorch's)."""
-
-    @functools.wraps(fn)
-    def generator_context(*args, **kwargs):
-        gen = fn(*args, **kwargs)
-        try:
-            with factory():
-                response = gen.send(None)
-            while True:
-                try:
-                    request = yield response
-                except GeneratorExit:
-                    with factory():
-                        gen.close()
-                    raise
-                except BaseException:
-                    with factory():
-                        response = gen.throw(*sys.exc_info())
-                else:
-                    with factory():
-                        response = gen.send(request)
-        except StopIteration as e:
-            return e.value
-
-    return generator_context
 
 
 class _NoParamMode(_Mode):
