@@ -1274,6 +1274,17 @@ PROGRAMS = [
             prepare=copy_driver("torchrl_losses.py", "drive_torchrl.py"),
             note="expected: float64 rounding (max rel 1.5e-14, 1.4e-14 absolute); the float32 "
                  "Pendulum rollouts to 5.7e-7 relative"),
+    # pytorch-grad-cam 1.5.7 (pip install "grad-cam==1.5.7"): a driver of its CAM methods
+    # (GradCAM, HiResCAM, GradCAMElementWise, GradCAM++, XGradCAM, EigenCAM, EigenGradCAM,
+    # LayerCAM, KPCA_CAM, ScoreCAM, AblationCAM, FullGrad, ShapleyCAM, FEM, FinerCAM, SESS,
+    # RefineCAM, SegEigenCAM) with aug/eigen smoothing, its targets, guided backprop, the
+    # confidence and ROAD metrics and image utilities, on a seeded resnet18, a small CNN, a
+    # tiny ViT and a 3D CNN, with SGD steps and a state_dict round trip; the tree is an empty
+    # directory "gradcam"
+    Program("gradcam", "gradcam", "jacobgil/pytorch-grad-cam", [["{work}/drive_gradcam.py"]],
+            prepare=copy_driver("gradcam_cams.py", "drive_gradcam.py"),
+            note="expected: float32 rounding (CAMs to 2e-6 relative; ROAD and confidence "
+                 "scores, differences of softmax outputs, to 1.7e-8 absolute)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
