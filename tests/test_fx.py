@@ -6,6 +6,8 @@ call it at import); PyTorch's errors."""
 from __future__ import annotations
 
 import copy
+import io
+import pickle
 
 import numpy as np
 import pytest
@@ -289,11 +291,12 @@ def test_replace_input_with_and_dead_code():
 
 
 def test_deepcopy_graph_module():
-    _, jgm, inputs = _traced("mlp")
+    tgm, jgm, inputs = _traced("mlp")
     clone = copy.deepcopy(jgm)
     x = jtorch.tensor(inputs[0])
     assert_close(clone(x), jgm(x))
     assert clone.code == jgm.code
+    assert type(clone).__name__ == type(copy.deepcopy(tgm)).__name__ == "GraphModule"
     assert clone.get_submodule("0").weight is not jgm.get_submodule("0").weight
 
 
@@ -482,3 +485,72 @@ def test_vision_transformer_traces_through_torch_assert():
     # (the message is made while tracing, as in PyTorch: "... but got Proxy(getitem_2)!")
     with pytest.raises(AssertionError, match="Wrong image height! Expected 32 but got Proxy"):
         gm(jtorch.randn(2, 3, 16, 32))
+
+
+# ------------------------------------------------------------------ torch's Python functions
+def _python_functions(T):
+    """PyTorch's functions written in Python (torch/functional.py) on proxies: each one node,
+    its target the function itself (e3nn traces broadcast_tensors, einsum and tensordot)."""
+    def f(x, y):
+        a, b = T.broadcast_tensors(x[..., :1], y)
+        c = T.einsum("ij,ij->i", a, b)
+        d = T.tensordot(x, y, dims=([1], [1]))
+        e, _ = T.split(x, [2, 1], dim=1)
+        g, _ = T.meshgrid(c, c, indexing="ij")
+        return c, d, T.atleast_2d(e).sum(), g, T.cartesian_prod(c, c)
+    return f
+
+
+def test_python_functions_trace_as_one_node_like_torch():
+    tgm = torch.fx.symbolic_trace(_python_functions(torch))
+    jgm = jtorch.fx.symbolic_trace(_python_functions(jtorch))
+    assert str(jgm.graph) == str(tgm.graph)
+    assert jgm.code == tgm.code
+    assert _summary(jgm) == _summary(tgm)
+    _run_both(tgm, jgm, [np.linspace(-1, 1, 9, dtype=np.float32).reshape(3, 3),
+                         np.linspace(2, 0, 9, dtype=np.float32).reshape(3, 3)])
+
+
+def _typed_graph(T):
+    """A graph built by hand with typed placeholders and output (as e3nn's codegen builds)."""
+    graph = T.fx.Graph()
+    tracer = T.fx.proxy.GraphAppendingTracer(graph)
+    x = T.fx.Proxy(graph.placeholder("x", T.Tensor), tracer)
+    w = T.fx.Proxy(graph.placeholder("w", T.Tensor), tracer)
+    shape = x.shape[:-1] + (2,)
+    out = T.tensordot(x.reshape(-1, 3), w.reshape(3, 2), dims=([1], [0])).reshape(shape)
+    graph.output(out.node, T.Tensor)
+    return T.fx.GraphModule(T.nn.Module(), graph, "Typed")
+
+
+def test_typed_placeholders_and_output_are_annotated_like_torch():
+    tgm, jgm = _typed_graph(torch), _typed_graph(jtorch)
+    assert jgm.code == tgm.code
+    assert "def forward(self, x : torch.Tensor, w : torch.Tensor) -> torch.Tensor:" in jgm.code
+    _run_both(tgm, jgm, [np.ones((2, 2, 3), np.float32), np.arange(6, dtype=np.float32)])
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy", "save"])
+def test_graph_module_pickles_by_retracing_its_code_like_torch(how):
+    def roundtrip(T, gm):
+        holder = T.nn.Module()
+        holder.gm = gm
+        if how == "deepcopy":
+            return copy.deepcopy(holder).gm
+        if how == "pickle":
+            return pickle.loads(pickle.dumps(holder)).gm
+        buf = io.BytesIO()
+        T.save(holder, buf)
+        buf.seek(0)
+        return T.load(buf, weights_only=False).gm
+
+    tgm, jgm, inputs = _traced("functional")
+    t2, j2 = roundtrip(torch, tgm), roundtrip(jtorch, jgm)
+    assert type(j2).__name__ == type(t2).__name__ == "GraphModule"
+    assert str(j2.graph) == str(t2.graph)
+    assert j2.code == t2.code
+    assert sorted(j2.state_dict()) == sorted(t2.state_dict())
+    _run_both(t2, j2, inputs)
+    typed_t = roundtrip(torch, _typed_graph(torch))
+    typed_j = roundtrip(jtorch, _typed_graph(jtorch))
+    assert typed_j.code == typed_t.code

@@ -181,7 +181,8 @@ class State:
             for v in list(obj.values()):
                 self._walk(v, plain_depth)
         elif isinstance(obj, (list, tuple, set, frozenset)):
-            for v in list(obj):
+            # (through an iterator: a subclass's __len__ may raise, as e3nn's Irreps' does)
+            for v in list(iter(obj)):
                 self._walk(v, plain_depth)
         elif not _is_data(obj) and not callable(obj):
             d = getattr(obj, "__dict__", None)  # a plain object: a trainer, a config...

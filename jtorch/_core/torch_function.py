@@ -116,6 +116,21 @@ def tensor_likes(args, kwargs):
     return overloaded(objs) if objs else objs
 
 
+# torch's functions that PyTorch writes in Python (torch/functional.py's __all__), each of which
+# checks the protocol itself (``has_torch_function``): jtorch's composites of these names are
+# published :func:`overridable` (jtorch/_ops/_registry.py's ``export``), so an FX Proxy or a
+# subclass gets the function itself, not the ops it runs (e3nn traces
+# ``torch.broadcast_tensors`` of proxies). name -> how PyTorch hands the call on: the number of
+# leading parameters passed positionally, every other one as a keyword with its default filled
+# in (``tensordot(a, b, dims=dims, out=out)``), or None: as called. ``einsum`` checks for
+# itself (its operands spread); ``norm``, ``cdist``, ``stft`` and ``istft`` are ops in jtorch.
+PYTHON_FUNCTIONS = {
+    "atleast_1d": None, "atleast_2d": None, "atleast_3d": None, "broadcast_tensors": None,
+    "cartesian_prod": None, "block_diag": None, "cdist": 2, "chain_matmul": None, "istft": 1,
+    "lu": 1, "norm": 1, "meshgrid": 0, "pca_lowrank": 1, "split": 2, "stft": 1,
+    "svd_lowrank": 1, "tensordot": 2, "unique": 1, "unique_consecutive": 1, "unravel_index": 1}
+
+
 def input_overridable(api_name):
     """Decorator of a function of one input tensor (``torch.zeros_like``): an input that is
     not a Tensor but defines ``__torch_function__`` (a TensorDict) answers the call, as
@@ -252,9 +267,10 @@ def overridable(api_name, keywords=False):
     (its ``has_torch_function`` test, as ``F.grid_sample``'s): called with a subclass taking
     part (or an object defining ``__torch_function__``, an FX Proxy) among its arguments,
     ``__torch_function__`` gets the function itself as ``func`` (fastai's
-    ``register_func(F.grid_sample, ...)`` keys on it), not the ops it runs. With ``keywords``,
-    the call it gets passes the first argument positionally and every other parameter as a
-    keyword, defaults filled in, as PyTorch's Python functionals hand it on
+    ``register_func(F.grid_sample, ...)`` keys on it), not the ops it runs. With ``keywords``
+    (True, or a number of leading parameters: 1 for True; None or False: as called), the call
+    it gets passes those parameters positionally (and a ``*args`` parameter spread) and every
+    other parameter as a keyword, defaults filled in, as PyTorch's Python functionals hand it on
     (``handle_torch_function(dropout, (input,), input, p=p, training=training, ...)``).
     Until such an argument has been seen this costs two list reads."""
     def deco(fn):
@@ -263,19 +279,29 @@ def overridable(api_name, keywords=False):
             if ACTIVE[0] or FOREIGN[0]:
                 over = overloaded(_tensors_in(args, kwargs))
                 if over:
-                    if keywords:
-                        args, kwargs = _as_keywords(public, args, kwargs)
+                    if keywords is not None and keywords is not False:
+                        args, kwargs = _as_keywords(public, args, kwargs, int(keywords))
                     return handle(public, over, args, kwargs, api_name)
             return fn(*args, **kwargs)
         return public
     return deco
 
 
-def _as_keywords(fn, args, kwargs):
+def _as_keywords(fn, args, kwargs, positional):
     bound = inspect.signature(fn).bind(*args, **kwargs)
     bound.apply_defaults()
-    first, *rest = bound.arguments.items()
-    return (first[1],), dict(rest)
+    args, kwargs = [], {}
+    for i, (name, value) in enumerate(bound.arguments.items()):
+        kind = bound.signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            args.extend(value)
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            kwargs.update(value)
+        elif i < positional:
+            args.append(value)
+        else:
+            kwargs[name] = value
+    return tuple(args), kwargs
 
 
 def _wrapped_method(fn, name):

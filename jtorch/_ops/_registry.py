@@ -26,6 +26,7 @@ from typing import NamedTuple, TypeVar
 import jax
 import numpy as np
 
+from .._core import torch_function
 from .._core.dispatch import dispatch
 from .._core.kernel import OpDef
 from .._core.tensor_base import TensorBase
@@ -143,11 +144,19 @@ def export(names=None, *, namespace="", method=False, tensor_property=False, opd
         method: also ``Tensor.<name>`` (True), under other method name(s) (a str or tuple).
         tensor_property: also ``Tensor.<name>`` as a property (``Tensor.real``).
         opdef_of: the op the function mostly runs (so docs/ops.md can report its coverage).
+
+    A function of torch's that PyTorch writes in Python (:data:`~jtorch._core.torch_function.
+    PYTHON_FUNCTIONS`: ``torch.broadcast_tensors``, ``torch.tensordot``) is published
+    :func:`~jtorch._core.torch_function.overridable`, as PyTorch's checks the protocol itself.
     """
 
     def deco(fn: _Fn) -> _Fn:
         ns_names = _names(names) if names else (fn.__name__,)
-        for ns in _namespaces(namespace):
+        spaces = _namespaces(namespace)
+        if "torch" in spaces and ns_names[0] in torch_function.PYTHON_FUNCTIONS:
+            fn = torch_function.overridable(
+                "torch." + ns_names[0], torch_function.PYTHON_FUNCTIONS[ns_names[0]])(fn)
+        for ns in spaces:
             for n in ns_names:
                 _publish(ns, n, fn)
         method_names = ns_names if method is True else _names(method) if method else ()

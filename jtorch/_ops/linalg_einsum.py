@@ -280,7 +280,8 @@ def einsum(*args):
             operands = list(operands[0])
     else:
         equation, operands = _sublist_equation(args)
-    if torch_function.ACTIVE[0]:   # PyTorch's protocol check: einsum itself, operands spread
+    if torch_function.ACTIVE[0] or torch_function.FOREIGN[0]:
+        # PyTorch's protocol check: einsum itself, operands spread (a Proxy's too)
         over = torch_function.overloaded(operands)
         if over:
             return torch_function.handle(einsum, over, (equation, *operands), {},

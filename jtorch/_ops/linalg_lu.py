@@ -171,7 +171,7 @@ _LU_DEPRECATED = (
 def torch_lu(A, pivot=True, get_infos=False, out=None):
     """``torch.lu`` (deprecated, as PyTorch says once): ``(LU, pivots)``, with ``infos`` when
     ``get_infos``."""
-    warn_once("torch.lu", _LU_DEPRECATED)
+    warn_once("torch.lu", _LU_DEPRECATED, stacklevel=3)   # (under its overridable wrapper)
     res = lu_factor_ex(A, pivot=pivot)
     return tuple(res) if get_infos else (res.LU, res.pivots)
 

@@ -156,19 +156,16 @@ def _at3(x):
 
 
 @export("atleast_1d")
-@torch_function.input_overridable("torch.atleast_1d")
 def atleast_1d(*tensors):
     return _atleast(tensors, _at1)
 
 
 @export("atleast_2d")
-@torch_function.input_overridable("torch.atleast_2d")
 def atleast_2d(*tensors):
     return _atleast(tensors, _at2)
 
 
 @export("atleast_3d")
-@torch_function.input_overridable("torch.atleast_3d")
 def atleast_3d(*tensors):
     return _atleast(tensors, _at3)
 

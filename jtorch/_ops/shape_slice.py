@@ -288,7 +288,6 @@ def split_with_sizes(input, split_sizes, dim=0):
 
 
 @export("split", opdef_of=_split)
-@torch_function.input_overridable("torch.split")
 def split(tensor, split_size_or_sections, dim=0):
     """Views of consecutive pieces of ``dim``: of size ``split_size`` (the last may be smaller)
     or of the listed sizes."""

@@ -123,6 +123,18 @@ class _Writer:
             return self.add_global(a)
         return repr(a)
 
+    def type_annotation(self, node):
+        """`` : torch.Tensor`` for a node whose ``type`` is a class, as PyTorch writes it (other
+        annotations, ``List[int]``, are left out)."""
+        t = node.type
+        if not isinstance(t, type):
+            return ""
+        if t.__module__ == "builtins":
+            return f" : {t.__qualname__}"
+        if getattr(self.globals["torch"], t.__qualname__, None) is t:
+            return f" : torch.{t.__qualname__}"
+        return f" : {self.add_global(t)}"
+
     def args(self, args, kwargs):
         return ", ".join([self.repr(a) for a in args] +
                          [f"{k} = {self.repr(v)}" for k, v in kwargs.items()])
@@ -194,7 +206,7 @@ def python_code(graph, root_module, verbose=False):
                 last_uses.setdefault(node, []).append(n)
     params, body = [], []
     for node in nodes:
-        ann = _annotation(node) if verbose else ""
+        ann = (_annotation(node) if verbose else "") or w.type_annotation(node)
         if node.op == "placeholder":
             default = f" = {w.repr(node.args[0])}" if node.args else ""
             params.append(f"{node.target}{ann}{default}")
@@ -218,5 +230,7 @@ def python_code(graph, root_module, verbose=False):
     body = body or ["pass"]
     code = "\n".join("    " + line for line in [*body, ""])
     wraps = "\n".join(f'torch.fx._symbolic_trace.wrap("{n}")' for n in w.wrapped)
-    src = f"\n{wraps}\n\ndef forward({', '.join(['self', *params])}):\n{code}"
+    returns = w.type_annotation(nodes[-1]).replace(" :", " ->") \
+        if nodes and nodes[-1].op == "output" else ""
+    src = f"\n{wraps}\n\ndef forward({', '.join(['self', *params])}){returns}:\n{code}"
     return PythonCode(src, w.globals)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import importlib
 import inspect
 import math
 
@@ -21,6 +22,7 @@ from .._tensor import Tensor
 from ..nn.modules.container import Sequential
 from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
+from . import graph_module as _graph_module
 from .graph import Graph
 from .graph_module import GraphModule
 from .node import map_aggregate
@@ -173,12 +175,14 @@ class Tracer(TracerBase):
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())[1 if skip_self else 0:]
         concrete = concrete_args or {}
+        annotations = getattr(fn, "__annotations__", {})
         args = []
         for p in params:
             default = () if p.default is inspect.Parameter.empty else (p.default,)
             prefix = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
             if p.name not in concrete or concrete[p.name] is PH:
-                args.append(self.create_proxy("placeholder", prefix + p.name, default, {}))
+                args.append(self.create_proxy("placeholder", prefix + p.name, default, {},
+                                              type_expr=annotations.get(p.name)))
                 continue
             value = concrete[p.name]
             ph = self.create_proxy("placeholder", f"{p.name}_1", default, {})
@@ -268,3 +272,37 @@ def symbolic_trace(root, concrete_args=None):
     graph = tracer.trace(root, concrete_args)
     name = type(root).__name__ if isinstance(root, Module) else root.__name__
     return GraphModule(tracer.root, graph, name)
+
+
+class _CodeOnlyModule(Module):
+    """A module holding an unpickled GraphModule's ``__dict__``, its class's ``forward`` the
+    GraphModule's code."""
+
+    def __init__(self, body):
+        super().__init__()
+        self.__dict__ = body
+
+
+class _KeepModules(Tracer):
+    def is_leaf_module(self, m, module_qualified_name):
+        return True
+
+
+def reduce_graph_module(body, src, refs):
+    """Unpickle a GraphModule (``GraphModule.__reduce__``): run its code's source with its
+    globals (``refs``: name -> (a module's name?, the module's name or the object)), trace it,
+    every submodule a leaf, and make the GraphModule of that graph and ``body``."""
+    namespace = {name: importlib.import_module(ref) if is_module else ref
+                 for name, (is_module, ref) in refs.items()}
+    code = compile(src, "<eval_with_key>", "exec", dont_inherit=True)
+    exec(code, namespace)   # noqa: S102 (generated source)
+    root = type("CodeOnlyModule", (_CodeOnlyModule,), {"forward": namespace["forward"]})(body)
+    gm = GraphModule(root, _KeepModules().trace(root),
+                     body.get("_graphmodule_cls_name", "GraphModule"))
+    for k, v in body.items():
+        if not hasattr(gm, k):
+            setattr(gm, k, v)
+    return gm
+
+
+_graph_module.REDUCE[0] = reduce_graph_module

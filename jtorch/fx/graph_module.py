@@ -5,7 +5,10 @@ submodules, parameters and buffers the graph's ``get_attr`` and ``call_module`` 
 buffer stays a buffer, a parameter a parameter) and compiles ``graph.python_code("self")``
 into ``forward``. Each GraphModule has a class of its own (named after the traced class, as
 PyTorch's), since ``forward`` is set on the class; ``recompile()`` regenerates it after the
-graph is edited.
+graph is edited. Pickled (``copy.deepcopy`` of a module holding one, ``torch.save``), it is
+its ``__dict__`` but the graph, its code and the code's globals; unpickling runs the code and
+traces it again, every submodule a leaf, as PyTorch's ``reduce_graph_module`` does. A copy
+(``copy.copy``, ``deepcopy``, unpickled) is a class named ``GraphModule``, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import copy
 import itertools
 import linecache
+import types
 
 from ..nn.modules.module import Module
 from .graph import Graph
@@ -20,6 +24,9 @@ from .graph import Graph
 __all__ = ["GraphModule"]
 
 _KEYS = itertools.count()
+# how an unpickled GraphModule is made again: jtorch.fx._symbolic_trace's reduce_graph_module
+# (registered there, as that module imports this one)
+REDUCE = [None]
 
 
 def _copy_attr(src, dst, target):
@@ -108,7 +115,9 @@ class GraphModule(Module):
         key = f"<eval_with_key>.{next(_KEYS)}"
         linecache.cache[key] = (len(self._code), None, self._code.splitlines(True), key)
         namespace = dict(python_code.globals)
-        exec(compile(self._code, key, "exec"), namespace)   # noqa: S102 (generated source)
+        # (dont_inherit: annotations stay objects, not this module's postponed strings)
+        code = compile(self._code, key, "exec", dont_inherit=True)
+        exec(code, namespace)   # noqa: S102 (generated source)
         type(self).forward = namespace["forward"]
         return python_code
 
@@ -134,9 +143,16 @@ class GraphModule(Module):
         graph = Graph()
         out, output = graph.graph_copy(self._graph, {}, return_output_node=True)
         graph.output(out, output.type)
-        return GraphModule(fake, graph, self._get_name())
+        return GraphModule(fake, graph)
+
+    def __reduce__(self):
+        python_code = self._graph.python_code("self")
+        refs = {name: (True, obj.__name__) if isinstance(obj, types.ModuleType) else (False, obj)
+                for name, obj in python_code.globals.items()}
+        body = {k: v for k, v in self.__dict__.items() if k != "_graph"}
+        return REDUCE[0], (body, python_code.src, refs)
 
     def __copy__(self):
         fake = Module()
         fake.__dict__ = dict(self.__dict__)
-        return GraphModule(fake, self._graph, self._get_name())
+        return GraphModule(fake, self._graph)

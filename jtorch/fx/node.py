@@ -15,6 +15,7 @@ from __future__ import annotations
 import builtins
 
 from .._core.errors import missing_names
+from .._core.torch_function import PYTHON_FUNCTIONS
 from .._ops._registry import PUBLISHED
 
 __all__ = ["Node", "has_side_effect", "map_aggregate", "map_arg"]
@@ -82,6 +83,8 @@ def _public_names():
         if rank is not None and found.get(id(entry.obj), (len(order),))[0] > rank:
             if space == "torch.nn.functional" and name in _C_NN:
                 space, name = "torch._C._nn", _C_NN[name]
+            elif space == "torch" and (name in PYTHON_FUNCTIONS or name == "einsum"):
+                space = "torch.functional"   # PyTorch's Python functions are named there
             found[id(entry.obj)] = (rank, f"{space}.{name}")
     _PUBLIC_NAMES.update({k: v[1] for k, v in found.items()})
 

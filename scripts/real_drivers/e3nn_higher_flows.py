@@ -12,9 +12,18 @@ sum of magnitudes, a weighted sum and the largest magnitude) and gradients.
   radial MLP of a soft-one-hot embedding, invariant readout) with Adam steps and an
   equivariance test of its output.
 - ``e3nn_tp``: ``o3.Linear``, ``FullyConnectedTensorProduct``, ``ElementwiseTensorProduct``,
-  ``TensorSquare``, ``o3.Norm``, ``nn.Gate``: e3nn generates their code as ``torch.fx`` graphs
-  (``fx.Graph``, ``fx.Proxy``, ``fx.GraphModule``) whatever its optimization defaults, so under
-  jtorch (no FX) each prints the NotImplementedError.
+  ``TensorSquare``, ``o3.Norm``, ``nn.Gate``, forward values (e3nn generates their code as
+  ``torch.fx`` graphs, ``fx.Graph``, ``fx.Proxy``, ``fx.GraphModule``, and optimizes the einsums
+  with opt_einsum_fx, whatever its optimization defaults).
+- ``e3nn_layers``: values and gradients (weights and inputs, of a fixed weighted sum of the
+  output) of ``o3.TensorProduct`` (uvw; uuu/uvu/uvv/uuw with norm/path normalization),
+  ``FullyConnectedTensorProduct`` (internal and per-sample external weights, ``right``),
+  ``ElementwiseTensorProduct``, ``TensorSquare`` (three settings), ``o3.Linear`` (biases,
+  external weights, explicit instructions), ``spherical_harmonics`` (l <= 2, l <= 4),
+  ``nn.Gate``, ``nn.FullyConnectedNet``, ``nn.BatchNorm`` (instance, norm/max, no affine), an
+  equivariant message-passing block (edge harmonics, per-edge weights from a radial MLP, gate,
+  linear) with its rotation equivariance, ``e3nn.util.jit.get_compile_mode`` and Irreps
+  utilities. (``jit_mode="script"`` needs TorchScript: not run.)
 - ``higher``: ``innerloop_ctx`` with SGD and Adam, MAML second-order meta-gradients on tiny
   sine regression tasks, ``copy_initial_weights`` both ways, ``track_higher_grads=False``,
   ``higher.patch.monkeypatch``.
@@ -25,6 +34,7 @@ sum of magnitudes, a weighted sum and the largest magnitude) and gradients.
 Each variant reseeds (``torch.manual_seed``), so a subset prints what the full run prints.
 """
 
+import copy
 import io
 import os
 import sys
@@ -42,6 +52,7 @@ import normflows as nf  # noqa: E402
 import numpy as np  # noqa: E402
 from e3nn import nn as enn, o3  # noqa: E402
 from e3nn.math import soft_one_hot_linspace  # noqa: E402
+from e3nn.util.jit import compile as e3nn_compile, get_compile_mode  # noqa: E402
 
 torch.set_default_dtype(torch.float64)
 VARIANTS = {}
@@ -189,10 +200,124 @@ def _():
             torch.randn(4, 5)),
     }
     for name, build in builds.items():
-        try:
-            show(name, build())
-        except NotImplementedError as e:
-            show(name, f"NotImplementedError: {e}")
+        show(name, build())
+
+
+def layer_grads(label, module, out, *inputs):
+    """The output's checksum, and the gradients of a fixed weighted sum of it with respect to
+    the module's parameters and ``inputs``."""
+    show(label, out)
+    w = torch.cos(torch.arange(out.numel(), dtype=out.dtype)).reshape(out.shape)
+    params = [p for p in module.parameters() if p.requires_grad]
+    gs = torch.autograd.grad((out * w).sum(), [*params, *inputs], allow_unused=True)
+    for i, g in enumerate(gs):
+        show(f"{label} grad {'param' if i < len(params) else 'input'} {i}",
+             g if g is not None else "None")
+
+
+@variant("e3nn_layers")
+def _():
+    torch.manual_seed(12)
+    a, b = o3.Irreps("2x0e + 1x1o + 1x2e"), o3.Irreps("1x0e + 2x1o")
+    x1 = torch.randn(5, a.dim, requires_grad=True)
+    x2 = torch.randn(5, b.dim, requires_grad=True)
+    instr = [(0, 0, 0, "uvw", True), (1, 1, 0, "uvw", True), (0, 1, 1, "uvw", True),
+             (2, 1, 1, "uvw", True), (2, 0, 2, "uvw", True)]
+    tp = o3.TensorProduct(a, b, "3x0e + 2x1o + 1x2e", instr)
+    layer_grads("TensorProduct uvw", tp, tp(x1, x2), x1, x2)
+    tp = o3.TensorProduct("2x0e + 2x1o", "2x0e + 2x1o", "2x0e + 2x1o + 2x1e",
+                          [(0, 0, 0, "uuu", True), (1, 1, 0, "uvu", True),
+                           (1, 1, 2, "uvv", True), (0, 1, 1, "uuw", True)],
+                          irrep_normalization="norm", path_normalization="path")
+    y1 = torch.randn(5, 8, requires_grad=True)
+    y2 = torch.randn(5, 8, requires_grad=True)
+    layer_grads("TensorProduct uuu/uvu/uvv/uuw", tp, tp(y1, y2), y1, y2)
+    tp = o3.FullyConnectedTensorProduct(a, b, "2x0e + 1x1o + 1x1e + 1x2e",
+                                        shared_weights=False, internal_weights=False,
+                                        compile_right=True)
+    w = torch.randn(5, tp.weight_numel, requires_grad=True)
+    layer_grads("FullyConnectedTensorProduct external weights", tp, tp(x1, x2, w), x1, x2, w)
+    show("FullyConnectedTensorProduct right", tp.right(x2, w))
+    tp = o3.FullyConnectedTensorProduct(a, b, "2x0e + 1x1o + 1x2e")
+    layer_grads("FullyConnectedTensorProduct", tp, tp(x1, x2), x1, x2)
+    tp = o3.ElementwiseTensorProduct("2x0e + 2x1o", "2x1o + 2x0e", ["1e", "1o"])
+    layer_grads("ElementwiseTensorProduct", tp, tp(y1, y2), y1, y2)
+    for kw in ({}, {"irreps_out": "2x0e + 1x2e"}, {"irreps_out": "1x0e + 1x1e",
+                                                   "irrep_normalization": "norm"}):
+        sq = o3.TensorSquare("2x0e + 1x1o", **kw)
+        z = torch.randn(5, 5, requires_grad=True)
+        layer_grads(f"TensorSquare {kw}", sq, sq(z), z)
+    lin = o3.Linear(a, "3x0e + 2x1o + 1x2e", biases=True)
+    layer_grads("Linear biases", lin, lin(x1), x1)
+    lin = o3.Linear(a, "1x0e + 1x1o", shared_weights=False, internal_weights=False)
+    w = torch.randn(5, lin.weight_numel, requires_grad=True)
+    layer_grads("Linear external weights", lin, lin(x1, w), x1, w)
+    lin = o3.Linear(a, "2x1o + 1x0e", instructions=[(1, 0), (0, 1)], path_normalization="element")
+    layer_grads("Linear instructions", lin, lin(x1), x1)
+    pos = torch.randn(6, 3, requires_grad=True)
+    for lmax, norm in ((2, "component"), (4, "integral")):
+        sh = o3.spherical_harmonics(list(range(lmax + 1)), pos, True, norm)
+        layer_grads(f"spherical_harmonics {lmax} {norm}", torch.nn.Module(), sh, pos)
+    gate = enn.Gate("2x0e", [torch.tanh], "1x0e + 1x0o", [torch.sigmoid, torch.tanh],
+                    "1x1o + 1x1e")
+    g_in = torch.randn(5, gate.irreps_in.dim, requires_grad=True)
+    layer_grads("Gate", gate, gate(g_in), g_in)
+    show("Gate irreps", (str(gate.irreps_in), str(gate.irreps_out)))
+    fc = enn.FullyConnectedNet([4, 16, 16, 3], torch.nn.functional.silu, variance_in=2.0)
+    f_in = torch.randn(5, 4, requires_grad=True)
+    layer_grads("FullyConnectedNet", fc, fc(f_in), f_in)
+    for kw in ({"instance": True}, {"normalization": "norm", "reduce": "max"}, {"affine": False}):
+        bn = enn.BatchNorm(a, **kw)
+        b_in = torch.randn(5, a.dim, requires_grad=True)
+        layer_grads(f"BatchNorm {kw}", bn, bn(b_in), b_in)
+    # an equivariant block: sh of edges, a tensor product weighted per edge by a radial MLP,
+    # gate, linear; its gradients and rotation equivariance
+    torch.manual_seed(13)
+    irreps_sh = o3.Irreps.spherical_harmonics(2)
+    gate = enn.Gate("4x0e", [torch.nn.functional.silu], "2x0e", [torch.sigmoid], "2x1o")
+    tp = o3.FullyConnectedTensorProduct("3x0e", irreps_sh, gate.irreps_in,
+                                        shared_weights=False)
+    radial = enn.FullyConnectedNet([4, 16, tp.weight_numel], torch.nn.functional.silu)
+    lin = o3.Linear(gate.irreps_out, "1x0e + 1x1o")
+
+    def block(p, feats):
+        vec = p[:, None] - p[None]
+        mask = ~torch.eye(p.shape[0], dtype=torch.bool)
+        vec = vec[mask]
+        src = torch.arange(p.shape[0])[:, None].expand(-1, p.shape[0])[mask]
+        e = soft_one_hot_linspace(vec.norm(dim=1), 0.0, 3.0, 4, "smooth_finite", True)
+        msg = tp(feats[src], o3.spherical_harmonics(irreps_sh, vec, True), radial(e))
+        return lin(gate(msg.reshape(p.shape[0], p.shape[0] - 1, -1).mean(1)))
+
+    p = torch.randn(4, 3, requires_grad=True)
+    feats = torch.randn(4, 3)
+    out = block(p, feats)
+    modules = torch.nn.ModuleList([tp, radial, lin])
+    layer_grads("block", modules, out, p)
+    R = o3.rand_matrix()
+    D = lin.irreps_out.D_from_matrix(R)
+    err = (block(p.detach() @ R.T, feats) - out.detach() @ D.T).abs().max()
+    show("block equivariance err below 1e-12", bool(err < 1e-12))
+    show("compile_mode Linear", (get_compile_mode(lin), get_compile_mode(lin._compiled_main)))
+    # e3nn.util.jit.compile: torch.jit.script of each submodule marked "script" (in jtorch a
+    # whole-program compile)
+    lin = o3.Linear(a, "2x0e + 1x1o")
+    eager = lin(x1)
+    compiled = e3nn_compile(lin)
+    show("jit.compile Linear", compiled(x1))
+    show("jit.compile Linear err", (compiled(x1) - eager).abs().max())
+    # deepcopy and torch.save pickle the generated GraphModules (e3nn's CodeGenMixin)
+    sq = o3.TensorSquare("2x0e + 1x1o", "1x0e + 1x1e")
+    z = torch.randn(3, 5)
+    buf = io.BytesIO()
+    torch.save(sq, buf)
+    buf.seek(0)
+    for how, clone in (("deepcopy", copy.deepcopy(sq)), ("save/load", torch.load(
+            buf, weights_only=False))):
+        show(f"TensorSquare {how}", clone(z))
+        show(f"TensorSquare {how} err", (clone(z) - sq(z)).abs().max())
+    show("irreps utilities", (str(a.simplify()), a.count("1o"), a.num_irreps,
+                              str(a.filter(keep=["0e", "2e"])), str(o3.Irreps("1o + 0e").sort())))
 
 
 # ---------------------------------------------------------------------------------- higher
