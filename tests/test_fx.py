@@ -511,6 +511,39 @@ def test_python_functions_trace_as_one_node_like_torch():
                          np.linspace(2, 0, 9, dtype=np.float32).reshape(3, 3)])
 
 
+def _functional_calls(T):
+    """torch.nn.functional's composites and torch's factories on proxies: each one node with
+    PyTorch's arguments (the required ones positional, the rest keywords with their defaults),
+    as PyTorch's Python functionals and argument parser hand them to ``__torch_function__``."""
+    F = T.nn.functional
+
+    def f(x, y):
+        up = F.interpolate(x, scale_factor=2.0, mode="nearest")
+        flat = F.pad(up, (1, 1)).flatten(1)
+        loss = F.cross_entropy(flat[:, :3], y.long()[:, 0, 0, 0] % 3)
+        normed = F.batch_norm(x, None, None, training=True)
+        att = F.scaled_dot_product_attention(x, x, x)
+        emb = F.embedding(y.long()[:, 0, 0] % 2, flat[:, :5])
+        pos = T.arange(x.size(0)) + T.ones(x.shape[0]) + T.full((x.size(0),), 2.0)
+        hot = F.one_hot(y.long()[:, 0, 0, 0] % 3, 3)
+        return loss, normed.sum() + att.sum() + emb.sum(), pos, hot
+    return f
+
+
+def test_functional_composites_and_factories_trace_as_one_node_like_torch():
+    tgm = torch.fx.symbolic_trace(_functional_calls(torch))
+    jgm = jtorch.fx.symbolic_trace(_functional_calls(jtorch))
+    assert jgm.code == tgm.code
+    assert _summary(jgm) == _summary(tgm)
+    x = np.linspace(-1, 1, 2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    y = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    _run_both(tgm, jgm, [x, y], grad=False)
+    tx, jx = torch.tensor(x, requires_grad=True), jtorch.tensor(x, requires_grad=True)
+    tgm(tx, torch.tensor(y))[1].backward()
+    jgm(jx, jtorch.tensor(y))[1].backward()
+    assert_close(jx.grad, tx.grad, atol=1e-5, rtol=1e-5)
+
+
 def _typed_graph(T):
     """A graph built by hand with typed placeholders and output (as e3nn's codegen builds)."""
     graph = T.fx.Graph()

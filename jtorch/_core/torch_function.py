@@ -130,6 +130,32 @@ PYTHON_FUNCTIONS = {
     "lu": 1, "norm": 1, "meshgrid": 0, "pca_lowrank": 1, "split": 2, "stft": 1,
     "svd_lowrank": 1, "tensordot": 2, "unique": 1, "unique_consecutive": 1, "unravel_index": 1}
 
+# torch's factories whose sizes or bounds may be FX proxies (``torch.arange(x.size(0))``):
+# PyTorch's argument parser hands such a call to ``__torch_function__`` as made
+FACTORY_FUNCTIONS = frozenset({"arange", "empty", "full", "linspace", "ones", "zeros"})
+
+# torch.nn.functional's functions that are C++ bindings in PyTorch (torch._C._nn; jtorch's name
+# -> PyTorch's): their calls reach ``__torch_function__`` as made, and FX names them
+# ``torch._C._nn.<name>``. Every other composite of torch.nn.functional is PyTorch's Python
+# function checking the protocol itself: its required parameters are handed on positionally,
+# the rest as keywords (:func:`functional_positional`).
+C_NN_FUNCTIONS = {"gelu": "gelu", "linear": "linear", "avg_pool2d": "avg_pool2d",
+                  "avg_pool3d": "avg_pool3d", "softplus": "softplus", "softshrink": "softshrink",
+                  "one_hot": "one_hot", "logsigmoid": "log_sigmoid",
+                  "scaled_dot_product_attention": "scaled_dot_product_attention"}
+
+
+def functional_positional(name, fn):
+    """How torch.nn.functional's ``name`` (jtorch's ``fn``) hands a call on to
+    ``__torch_function__`` (:func:`overridable`'s ``keywords``): None for PyTorch's C++
+    bindings (as made), else the number of ``fn``'s parameters without a default
+    (``cross_entropy(input, target, weight=None, ...)``: 2)."""
+    if name in C_NN_FUNCTIONS:
+        return None
+    return sum(1 for p in inspect.signature(fn).parameters.values()
+               if p.default is inspect.Parameter.empty
+               and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
 
 def input_overridable(api_name):
     """Decorator of a function of one input tensor (``torch.zeros_like``): an input that is

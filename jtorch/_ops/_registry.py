@@ -147,7 +147,9 @@ def export(names=None, *, namespace="", method=False, tensor_property=False, opd
 
     A function of torch's that PyTorch writes in Python (:data:`~jtorch._core.torch_function.
     PYTHON_FUNCTIONS`: ``torch.broadcast_tensors``, ``torch.tensordot``) is published
-    :func:`~jtorch._core.torch_function.overridable`, as PyTorch's checks the protocol itself.
+    :func:`~jtorch._core.torch_function.overridable`, as PyTorch's checks the protocol itself;
+    so is every composite published only in torch.nn.functional (PyTorch's are Python functions
+    or C++ bindings that check it: ``F.interpolate``, ``F.cross_entropy``).
     """
 
     def deco(fn: _Fn) -> _Fn:
@@ -156,6 +158,15 @@ def export(names=None, *, namespace="", method=False, tensor_property=False, opd
         if "torch" in spaces and ns_names[0] in torch_function.PYTHON_FUNCTIONS:
             fn = torch_function.overridable(
                 "torch." + ns_names[0], torch_function.PYTHON_FUNCTIONS[ns_names[0]])(fn)
+        elif spaces == ("torch",) and ns_names[0] in torch_function.FACTORY_FUNCTIONS:
+            fn = torch_function.overridable("torch." + ns_names[0], None)(fn)
+        elif spaces == ("torch.nn.functional",) and not hasattr(fn, "__wrapped__") and \
+                not ns_names[0].endswith("_"):
+            # (a function already wrapped checks the protocol itself: F.relu, F.mse_loss...;
+            # the in-place forms, F.elu_, are ops' in-place calls that dispatch finds it for)
+            fn = torch_function.overridable(
+                "torch.nn.functional." + ns_names[0],
+                torch_function.functional_positional(ns_names[0], fn))(fn)
         for ns in spaces:
             for n in ns_names:
                 _publish(ns, n, fn)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import builtins
 
 from .._core.errors import missing_names
-from .._core.torch_function import PYTHON_FUNCTIONS
+from .._core.torch_function import C_NN_FUNCTIONS, PYTHON_FUNCTIONS
 from .._ops._registry import PUBLISHED
 
 __all__ = ["Node", "has_side_effect", "map_aggregate", "map_arg"]
@@ -66,12 +66,6 @@ def _collect(a, out):
 # where a function published in several namespaces is named: the first in this order
 _NAMESPACES = ("torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft",
                "torch.sparse")
-# torch.nn.functional's functions that are PyTorch's C++ bindings of torch._C._nn (named so
-# in graphs and code; jtorch/_C/_nn.py has them)
-_C_NN = {"gelu": "gelu", "linear": "linear", "avg_pool2d": "avg_pool2d",
-         "avg_pool3d": "avg_pool3d", "softplus": "softplus", "softshrink": "softshrink",
-         "one_hot": "one_hot", "logsigmoid": "log_sigmoid",
-         "scaled_dot_product_attention": "scaled_dot_product_attention"}
 _PUBLIC_NAMES = {}
 
 
@@ -81,8 +75,8 @@ def _public_names():
     for (space, name), entry in PUBLISHED.items():
         rank = order.get(space)
         if rank is not None and found.get(id(entry.obj), (len(order),))[0] > rank:
-            if space == "torch.nn.functional" and name in _C_NN:
-                space, name = "torch._C._nn", _C_NN[name]
+            if space == "torch.nn.functional" and name in C_NN_FUNCTIONS:
+                space, name = "torch._C._nn", C_NN_FUNCTIONS[name]
             elif space == "torch" and (name in PYTHON_FUNCTIONS or name == "einsum"):
                 space = "torch.functional"   # PyTorch's Python functions are named there
             found[id(entry.obj)] = (rank, f"{space}.{name}")
