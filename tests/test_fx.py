@@ -544,6 +544,25 @@ def test_functional_composites_and_factories_trace_as_one_node_like_torch():
     assert_close(jx.grad, tx.grad, atol=1e-5, rtol=1e-5)
 
 
+def _inplace_functionals(T):
+    F = T.nn.functional
+
+    def f(x):
+        a = F.relu_(x * 1)
+        b = F.elu_(x * 2)
+        return a + F.leaky_relu_(b * 1) + T.relu_(x * 3)
+    return f
+
+
+def test_inplace_functionals_trace_as_one_node_like_torch():
+    """The in-place functionals, PyTorch's C++ bindings (``torch.relu_``,
+    ``torch._C._nn.elu_``), are one node each, named as PyTorch names them."""
+    tgm = torch.fx.symbolic_trace(_inplace_functionals(torch))
+    jgm = jtorch.fx.symbolic_trace(_inplace_functionals(jtorch))
+    assert jgm.code == tgm.code
+    _run_both(tgm, jgm, [np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)])
+
+
 def _typed_graph(T):
     """A graph built by hand with typed placeholders and output (as e3nn's codegen builds)."""
     graph = T.fx.Graph()

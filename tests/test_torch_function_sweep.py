@@ -76,9 +76,6 @@ PLAIN_SELF = ("an in-place method, augmented assignment, index assignment or com
               "copy_, __setitem__, expand_as), and returns the plain tensor where PyTorch's "
               "default returns it as the subclass")
 PLAIN_SELF_KINDS = {"plain+marked": PLAIN_SELF, "plain+logged": PLAIN_SELF}
-INPLACE_FUNCTION = ("the function forms of in-place ops (torch.relu_) "
-                    "on a subclass's instance never reach its __torch_function__ (only the "
-                    "method form does)")
 LIKE = ("the *_like factories (zeros_like, ones_like) do not go through the protocol: they "
         "return a plain Tensor where PyTorch returns the subclass")
 
@@ -239,8 +236,7 @@ CASES = {
                      xfail=PLAIN_SELF_KINDS),
     "isub": Case(_augmented(operator.isub), b=(2, 3), xfail=PLAIN_SELF_KINDS),
     "iand": Case(_augmented(lambda c, b: operator.iand(c, 6)), grad=False),
-    "relu_ function": Case(lambda lib, a, b: lib.relu_(a.clone()),
-                           xfail={"logged": INPLACE_FUNCTION}),
+    "relu_ function": Case(lambda lib, a, b: lib.relu_(a.clone())),
     "F.relu inplace": Case(lambda lib, a, b: F(lib).relu(a.clone(), inplace=True)),
     "add out": Case(lambda lib, a, b: lib.add(a, b, out=lib.empty(2, 3, dtype=lib.float64)),
                     b=(2, 3), grad=False, xfail={

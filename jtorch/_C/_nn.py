@@ -8,7 +8,9 @@ from .._ops.convert import parse_to_values
 from ..nn.functional import (
     avg_pool2d as avg_pool2d,
     avg_pool3d as avg_pool3d,
+    elu_ as elu_,
     gelu as gelu,
+    leaky_relu_ as leaky_relu_,
     linear as linear,
     one_hot as one_hot,
     scaled_dot_product_attention as scaled_dot_product_attention,

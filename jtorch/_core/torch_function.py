@@ -142,7 +142,8 @@ FACTORY_FUNCTIONS = frozenset({"arange", "empty", "full", "linspace", "ones", "z
 C_NN_FUNCTIONS = {"gelu": "gelu", "linear": "linear", "avg_pool2d": "avg_pool2d",
                   "avg_pool3d": "avg_pool3d", "softplus": "softplus", "softshrink": "softshrink",
                   "one_hot": "one_hot", "logsigmoid": "log_sigmoid",
-                  "scaled_dot_product_attention": "scaled_dot_product_attention"}
+                  "scaled_dot_product_attention": "scaled_dot_product_attention",
+                  "elu_": "elu_", "leaky_relu_": "leaky_relu_"}
 
 
 def functional_positional(name, fn):

@@ -87,6 +87,9 @@ def functional_forms(name, public, *, grad1=None, torch=False, sig_from=None, pu
     functional.__doc__ = public.__doc__
     functional._opdef = public._opdef
     functional_.__name__ = functional_.__qualname__ = name + "_"
+    # PyTorch's C++ binding (torch.relu_, torch._C._nn.elu_) hands a call with a subclass or an
+    # FX proxy to __torch_function__ as made
+    functional_ = torch_function.overridable(f"torch.nn.functional.{name}_", None)(functional_)
     if publish:   # the module-level name it is bound to, so pickle finds it (torch.save(model))
         functional.__qualname__ = f"{name}_functional"
         export(name, namespace="nn.functional")(functional)
