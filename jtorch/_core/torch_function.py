@@ -108,11 +108,7 @@ def tensor_likes(args, kwargs):
     """The arguments (and list/tuple elements) that are not Tensors but define
     ``__torch_function__`` (tensordict's TensorDict), in :func:`overloaded`'s order: PyTorch's
     argument parser sends a call with one in a tensor or tensor-list slot to it."""
-    objs = []
-    for a in (*args, *kwargs.values()) if kwargs else args:
-        for e in a if isinstance(a, (list, tuple)) else (a,):
-            if not isinstance(e, PLAIN[0]) and hasattr(type(e), "__torch_function__"):
-                objs.append(e)
+    objs = [e for e in _tensors_in(args, kwargs) if not isinstance(e, PLAIN[0])]
     return overloaded(objs) if objs else objs
 
 
