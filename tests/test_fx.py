@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import io
+import operator
 import pickle
 
 import numpy as np
@@ -561,6 +562,31 @@ def test_inplace_functionals_trace_as_one_node_like_torch():
     jgm = jtorch.fx.symbolic_trace(_inplace_functionals(jtorch))
     assert jgm.code == tgm.code
     _run_both(tgm, jgm, [np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)])
+
+
+def _torch_composites(T):
+    """torch's, torch.linalg's and torch.fft's functions that are composites in jtorch (C++
+    bindings in PyTorch) on proxies: one node each, as called, named as PyTorch's bindings."""
+    def f(x):
+        a, b = T.chunk(x, 2)
+        c = T.tensor_split(x, 3, dim=1)
+        d = T.linalg.vector_norm(x, dim=1)
+        e = T.fft.rfft(x, dim=0).abs()
+        g = T.hsplit(x, 3)[0]
+        return (a + b + T.reshape(c[0], (-1,)).sum() + d.sum() + g.sum() + e.sum()
+                + T.where(x > 0, x, 0).sum())
+    return f
+
+
+def test_torch_composites_trace_as_one_node_like_torch():
+    tgm = torch.fx.symbolic_trace(_torch_composites(torch))
+    jgm = jtorch.fx.symbolic_trace(_torch_composites(jtorch))
+    assert jgm.code == tgm.code
+    # (the targets' __name__ differ: PyTorch's binding is linalg_vector_norm)
+    assert [s[:2] for s in _summary(jgm)] == [s[:2] for s in _summary(tgm)]
+    assert [n.target for n in jgm.graph.nodes if n.op == "call_function"][:4] == [
+        jtorch.chunk, operator.getitem, operator.getitem, jtorch.tensor_split]
+    _run_both(tgm, jgm, [np.linspace(-1, 2, 18, dtype=np.float32).reshape(6, 3)])
 
 
 def _typed_graph(T):

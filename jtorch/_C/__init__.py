@@ -17,12 +17,13 @@ from .._core.torch_function import (
 )
 from .._tensor import Tensor
 from ..func._core import transforms_active as _are_functorch_transforms_active
-from . import _distributed_rpc, _functorch, _nn
+from . import _distributed_rpc, _fft, _functorch, _linalg, _nn, _special
 
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "Generator", "_TensorMeta",
            "_are_functorch_transforms_active", "_disabled_torch_function_impl",
            "_current_graph_task_id", "_get_privateuse1_backend_name", "_get_tracing_state",
-           "_distributed_rpc", "_functorch", "_log_api_usage_once", "_nn",
+           "_distributed_rpc", "_fft", "_functorch", "_linalg", "_log_api_usage_once", "_nn",
+           "_special",
            "_will_engine_execute_node"]
 
 # the metaclass of torch.Tensor (``type(torch.Tensor)``), as annotations and checks name it

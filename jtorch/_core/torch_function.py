@@ -12,8 +12,10 @@ Where jtorch checks (see docs/differences.md): every op (``dispatch``, ``func`` 
 function: ``torch.add`` for ``torch.add(x, 1)``, ``x.add(1)`` and ``x + 1`` alike, where
 PyTorch passes ``Tensor.add`` for the latter two), and the methods, operators and tensor-valued
 properties of a subclass's instances (wrapped on the subclass when it is defined, ``func``
-the Tensor attribute). A function that is not an op (a composite of ops) is seen through the
-ops it runs. Until the first such subclass is defined (:data:`ACTIVE`), an op pays one check.
+the Tensor attribute). A public function that is not an op (a composite of ops) is
+:func:`overridable`: seen as itself, as PyTorch's (jtorch/_ops/_registry.py's ``export``
+decides how it hands the call on). Until the first such subclass is defined (:data:`ACTIVE`),
+an op pays one check.
 """
 
 from __future__ import annotations
@@ -126,9 +128,18 @@ PYTHON_FUNCTIONS = {
     "lu": 1, "norm": 1, "meshgrid": 0, "pca_lowrank": 1, "split": 2, "stft": 1,
     "svd_lowrank": 1, "tensordot": 2, "unique": 1, "unique_consecutive": 1, "unravel_index": 1}
 
-# torch's factories whose sizes or bounds may be FX proxies (``torch.arange(x.size(0))``):
-# PyTorch's argument parser hands such a call to ``__torch_function__`` as made
-FACTORY_FUNCTIONS = frozenset({"arange", "empty", "full", "linspace", "ones", "zeros"})
+# torch's functions that PyTorch does not hand to ``__torch_function__``: Python functions
+# without the check, and those whose arguments are data, dtypes or shapes (``torch.tensor``).
+# Every other composite that jtorch publishes in torch, torch.linalg, torch.special or
+# torch.fft is a C++ binding in PyTorch, whose argument parser hands a call with a subclass
+# or an FX proxy among its arguments (or their list items: ``torch.arange(x.size(0))``) to
+# ``__torch_function__`` as made: jtorch's are published :func:`overridable` as called.
+# (``einsum`` checks for itself: its operands spread.)
+NOT_OVERRIDABLE = frozenset({
+    "as_tensor", "asarray", "broadcast_shapes", "can_cast", "einsum", "from_dlpack",
+    "from_numpy", "frombuffer", "is_storage", "is_tensor", "promote_types",
+    "set_default_tensor_type", "sym_float", "sym_int", "sym_ite", "sym_max", "sym_min",
+    "sym_not", "sym_sqrt", "sym_sum", "tensor", "typename"})
 
 # torch.nn.functional's functions that are C++ bindings in PyTorch (torch._C._nn; jtorch's name
 # -> PyTorch's): their calls reach ``__torch_function__`` as made, and FX names them
@@ -155,14 +166,15 @@ def functional_positional(name, fn):
 
 
 def input_overridable(api_name):
-    """Decorator of a function of one input tensor (``torch.zeros_like``): an input that is
-    not a Tensor but defines ``__torch_function__`` (a TensorDict) answers the call, as
-    PyTorch's argument parser sends it there. A Tensor input costs one ``isinstance``."""
+    """Decorator of a function of an input tensor (``torch.zeros_like``): :func:`overridable`
+    as called, and an input that is not a Tensor but defines ``__torch_function__`` (a
+    TensorDict) answers the call even before one has reached an op, as PyTorch's argument
+    parser sends it there. A plain Tensor input costs three reads."""
     def deco(fn):
         @functools.wraps(fn)
         def public(input, *args, **kwargs):
-            if not isinstance(input, PLAIN[0]):
-                over = tensor_likes((input,), None)
+            if type(input) is not PLAIN[0] or ACTIVE[0] or FOREIGN[0]:
+                over = overloaded(_tensors_in((input, *args), kwargs))
                 if over:
                     return handle(public, over, (input, *args), kwargs, api_name)
             return fn(input, *args, **kwargs)

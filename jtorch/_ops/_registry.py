@@ -19,6 +19,7 @@ import their names explicitly; their generated blocks are written from this tabl
 from __future__ import annotations
 
 import functools
+import inspect
 import numbers
 from collections.abc import Callable
 from typing import NamedTuple, TypeVar
@@ -33,6 +34,9 @@ from .._core.tensor_base import TensorBase
 from .._core.views import dispatch_out, inplace_call
 
 OPS: dict[str, OpDef] = {}   # op name -> OpDef, for every op made with @op
+
+# the namespaces whose functions are C++ bindings in PyTorch (save the Python ones)
+_C_BINDING_SPACES = frozenset({"torch", "torch.linalg", "torch.special", "torch.fft"})
 
 # the decorators return a callable with the body's signature (so tools show the real one)
 _Fn = TypeVar("_Fn", bound=Callable)
@@ -149,7 +153,10 @@ def export(names=None, *, namespace="", method=False, tensor_property=False, opd
     PYTHON_FUNCTIONS`: ``torch.broadcast_tensors``, ``torch.tensordot``) is published
     :func:`~jtorch._core.torch_function.overridable`, as PyTorch's checks the protocol itself;
     so is every composite published only in torch.nn.functional (PyTorch's are Python functions
-    or C++ bindings that check it: ``F.interpolate``, ``F.cross_entropy``).
+    or C++ bindings that check it: ``F.interpolate``, ``F.cross_entropy``), and every other
+    function in torch, torch.linalg, torch.special and torch.fft but those of
+    :data:`~jtorch._core.torch_function.NOT_OVERRIDABLE` (PyTorch's C++ bindings hand the call
+    on as made: ``torch.chunk(proxy, 2)``).
     """
 
     def deco(fn: _Fn) -> _Fn:
@@ -158,8 +165,10 @@ def export(names=None, *, namespace="", method=False, tensor_property=False, opd
         if "torch" in spaces and ns_names[0] in torch_function.PYTHON_FUNCTIONS:
             fn = torch_function.overridable(
                 "torch." + ns_names[0], torch_function.PYTHON_FUNCTIONS[ns_names[0]])(fn)
-        elif spaces == ("torch",) and ns_names[0] in torch_function.FACTORY_FUNCTIONS:
-            fn = torch_function.overridable("torch." + ns_names[0], None)(fn)
+        elif spaces and set(spaces) <= _C_BINDING_SPACES and inspect.isfunction(fn) and \
+                not hasattr(fn, "__wrapped__") and \
+                ns_names[0] not in torch_function.NOT_OVERRIDABLE:
+            fn = torch_function.overridable(f"{spaces[0]}.{ns_names[0]}", None)(fn)
         elif spaces == ("torch.nn.functional",) and not hasattr(fn, "__wrapped__") and \
                 not ns_names[0].endswith("_"):
             # (a function already wrapped checks the protocol itself: F.relu, F.mse_loss...;

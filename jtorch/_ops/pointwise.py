@@ -277,8 +277,8 @@ def neg(input):
     return -input
 
 
-@export("positive", method=True)
 @export("__pos__", namespace=None, method=True)
+@export("positive", method=True)
 def positive(input):
     """Returns ``input`` itself (not a copy), as PyTorch does."""
     if input.dtype is dtypes.bool_:

@@ -14,7 +14,7 @@ import inspect
 import re
 
 from ._codegen import Namespace, PythonCode, python_code
-from .node import Node, map_arg
+from .node import Node, map_arg, qualified_name
 
 __all__ = ["Graph", "PythonCode"]
 
@@ -23,7 +23,9 @@ _CAMEL = re.compile(r"(?<=[a-z])([A-Z])")
 
 def _target_to_str(target):
     if callable(target):
-        name = target.__name__
+        # a binding's own name where PyTorch's is one (torch._C._linalg.linalg_vector_norm)
+        public = qualified_name(target)
+        name = public.rsplit(".", 1)[1] if public.startswith("torch._C.") else target.__name__
     else:
         name = target
         if name.startswith("__") and name.endswith("__") and len(name) > 4:

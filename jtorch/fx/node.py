@@ -67,6 +67,9 @@ def _collect(a, out):
 _NAMESPACES = ("torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft",
                "torch.sparse")
 _PUBLIC_NAMES = {}
+# the namespaces whose functions PyTorch names by the binding's module (jtorch/_C/_prefixed.py)
+_C_MODULES = {"torch.linalg": "torch._C._linalg", "torch.special": "torch._C._special",
+              "torch.fft": "torch._C._fft"}
 
 
 def _public_names():
@@ -79,6 +82,8 @@ def _public_names():
                 space, name = "torch._C._nn", C_NN_FUNCTIONS[name]
             elif space == "torch" and (name in PYTHON_FUNCTIONS or name == "einsum"):
                 space = "torch.functional"   # PyTorch's Python functions are named there
+            elif space in _C_MODULES:   # torch._C._linalg.linalg_vector_norm
+                space, name = _C_MODULES[space], f"{space[6:]}_{name}"
             found[id(entry.obj)] = (rank, f"{space}.{name}")
     _PUBLIC_NAMES.update({k: v[1] for k, v in found.items()})
 
