@@ -2,6 +2,8 @@
 script of functions and modules (values and gradients equal PyTorch's TorchScript ones), the
 NotImplementedError of script where XLA needs one program, and the stand-ins."""
 
+import copy
+import pickle
 import typing
 import warnings
 
@@ -9,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 from helpers import assert_close, rand
+from nn_helpers import copy_weights
 
 import jtorch
 
@@ -132,12 +135,100 @@ def test_script_of_a_class_returns_it_as_pytorch():
             T.jit.script(T.nn.Linear)
 
 
+def _bn_net(T):
+    return T.nn.Sequential(T.nn.Linear(3, 4), T.nn.Tanh(), T.nn.BatchNorm1d(4))
+
+
+def test_scripted_module_is_a_script_module_with_the_module_state_as_torch():
+    """script(module) is a ScriptModule whose parameters, buffers, state_dict keys and modes
+    are the module's (no ``_orig_mod.`` prefix), as PyTorch's; eval takes effect."""
+    tm, jm = _bn_net(torch), _bn_net(jtorch)
+    copy_weights(tm, jm)
+    ts, js = torch.jit.script(tm), jtorch.jit.script(jm)
+    for T, s in ((torch, ts), (jtorch, js)):
+        assert isinstance(s, T.jit.ScriptModule) and isinstance(s, T.jit.RecursiveScriptModule)
+        assert isinstance(s, T.nn.Module)
+    assert list(js.state_dict()) == list(ts.state_dict())
+    assert [n for n, _ in js.named_parameters()] == [n for n, _ in ts.named_parameters()]
+    assert [n for n, _ in js.named_modules()] == [n for n, _ in ts.named_modules()]
+    x = rand(5, 3, seed=2)
+    tx, jx = torch.tensor(x, requires_grad=True), jtorch.tensor(x, requires_grad=True)
+    ts(tx).square().sum().backward()      # training: batch statistics, running stats updated
+    js(jx).square().sum().backward()
+    assert_close(jx.grad, tx.grad, atol=1e-5, rtol=1e-5)
+    assert_close(js.state_dict()["2.running_mean"], ts.state_dict()["2.running_mean"],
+                 atol=1e-6, rtol=1e-6)
+    ts.eval()
+    js.eval()
+    assert js.training is False and ts.training is False
+    assert_close(js(jtorch.tensor(x)), ts(torch.tensor(x)), atol=1e-5, rtol=1e-5)
+    js.load_state_dict(js.state_dict())
+
+
+def _scale(x):
+    return x * 2 + 1
+
+
+class _Legacy:
+    """PyTorch's older TorchScript module: a ScriptModule subclass with script_methods."""
+
+    @staticmethod
+    def make(T):
+        class Scaled(T.jit.ScriptModule):
+            def __init__(self):
+                super().__init__()
+                self.w = T.nn.Parameter(T.tensor([1.0, -2.0, 0.5]))
+
+            @T.jit.script_method
+            def forward(self, x):
+                return (x * self.w).tanh()
+
+        return Scaled()
+
+
+def test_script_function_and_script_module_subclass_as_torch():
+    for T in LIBS:
+        sf = T.jit.script(_scale)
+        assert isinstance(sf, T.jit.ScriptFunction)
+        assert sf(T.ones(2)).tolist() == [3.0, 3.0]
+    tm, jm = _Legacy.make(torch), _Legacy.make(jtorch)
+    assert isinstance(jm, jtorch.jit.ScriptModule) and list(jm.state_dict()) == ["w"]
+    x = rand(4, 3, seed=3)
+    tx, jx = torch.tensor(x, requires_grad=True), jtorch.tensor(x, requires_grad=True)
+    tm(tx).sum().backward()
+    jm(jx).sum().backward()
+    assert_close(jx.grad, tx.grad, atol=1e-6, rtol=1e-6)
+    assert_close(jm.w.grad, tm.w.grad, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_compiled_and_scripted_modules_pickle_as_torch(how):
+    """torch.compile's module pickles as its module compiled again (PyTorch's
+    OptimizedModule.__reduce__); jtorch's scripted module too (e3nn pickles its scripted
+    submodules when it is deep-copied)."""
+    def copied(m):
+        return pickle.loads(pickle.dumps(m)) if how == "pickle" else copy.deepcopy(m)
+
+    tm, jm = torch.nn.Linear(3, 2), jtorch.nn.Linear(3, 2)
+    copy_weights(tm, jm)
+    tc, jc = copied(torch.compile(tm)), copied(jtorch.compile(jm))
+    assert type(jc).__name__ == type(tc).__name__ == "OptimizedModule"
+    assert list(jc.state_dict()) == list(tc.state_dict())
+    js = copied(jtorch.jit.script(jm))
+    assert isinstance(js, jtorch.jit.RecursiveScriptModule)
+    x = rand(4, 3, seed=4)
+    for j in (jc, js):
+        assert_close(j(jtorch.tensor(x)), tc(torch.tensor(x)), atol=1e-6, rtol=1e-6)
+    assert js.weight is not jm.weight   # a copy, not the module itself
+
+
 def test_stand_ins():
     with pytest.raises(NotImplementedError, match="torch.jit.save"):
         jtorch.jit.save(None, "m.pt")
     with pytest.raises(NotImplementedError, match="torch.jit.load"):
         jtorch.jit.load("m.pt")
     assert not isinstance(jtorch.nn.Linear(1, 1), jtorch.jit.ScriptModule)
+    assert not isinstance(jtorch.compile(jtorch.nn.Linear(1, 1)), jtorch.jit.ScriptModule)
     for T in LIBS:
         assert issubclass(T.jit.TracerWarning, Warning)
         with warnings.catch_warnings():

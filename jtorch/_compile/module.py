@@ -34,6 +34,7 @@ class OptimizedModule(Module):
     def __init__(self, mod, **kw):
         super().__init__()
         self._orig_mod = mod
+        object.__setattr__(self, "_compile_options", dict(kw))
         if kw.get("state") is not None:   # the module's own parameters and buffers are state
             kw["state"] = [mod, *kw["state"]]
         fwd = mod.__call__
@@ -75,8 +76,18 @@ class OptimizedModule(Module):
     def forward(self, *args, **kwargs):
         return self(*args, **kwargs)
 
+    def __reduce__(self):
+        # pickled (copy.deepcopy, torch.save) as the module and the options, compiled again on
+        # loading: the compiled programs are not picklable and are rebuilt on the first call
+        return _compiled_again, (type(self), self._orig_mod, self._compile_options)
+
     def __getattr__(self, name):
         try:
             return super().__getattr__(name)
         except AttributeError:
             return getattr(self._modules["_orig_mod"], name)
+
+
+def _compiled_again(cls, mod, options):
+    """An unpickled :class:`OptimizedModule` (or subclass): ``mod`` compiled with ``options``."""
+    return cls(mod, **options)

@@ -24,9 +24,14 @@ Differences from PyTorch:
     - ``is_tracing()`` is False also while ``trace`` runs the function (jtorch.compile traces
       with JAX, not with PyTorch's tracer).
     - Scripted and traced objects are jtorch.compile's compiled modules (no ``.graph``,
-      ``.code``, ``save``; their ``state_dict`` keys carry the ``_orig_mod.`` prefix);
-      ``save``, ``load``, ``freeze`` and the other TorchScript tools raise
-      NotImplementedError naming ``torch.export``/``jtorch.save`` or ``jtorch.compile``.
+      ``.code``, ``save``). A scripted module is a ``ScriptModule`` (``RecursiveScriptModule``;
+      a scripted function a ``ScriptFunction``) that has the module's own parameters, buffers
+      and submodules, so its ``state_dict`` keys are the module's, as PyTorch's; its
+      ``train``/``eval`` set the module's mode too (PyTorch's scripted copy has its own). A
+      traced module's keys carry ``jtorch.compile``'s ``_orig_mod.`` prefix. A class that
+      subclasses ``ScriptModule`` (with ``@script_method``s) is an eager module. ``save``,
+      ``load``, ``freeze`` and the other TorchScript tools raise NotImplementedError naming
+      ``torch.export``/``jtorch.save`` or ``jtorch.compile``.
     - ``fork`` runs the function at once and ``wait`` returns its result, as PyTorch's fork
       does outside TorchScript (``Future`` is jtorch/futures.py's).
 """
@@ -139,6 +144,12 @@ def annotate(the_type, the_value):
 Attribute = collections.namedtuple("Attribute", ["value", "type"])
 
 
+def script_method(fn):
+    """``torch.jit.script_method``: marks a method of a :class:`ScriptModule` subclass for
+    TorchScript; jtorch runs it as Python (the module is eager), so this returns ``fn``."""
+    return fn
+
+
 def script_if_tracing(fn):
     """Compile ``fn`` when called during tracing; jtorch never traces with TorchScript, so
     this calls ``fn``."""
@@ -168,8 +179,43 @@ class _Function(Module):
         return self.fn(*args, **kwargs)
 
 
-class _ScriptedModule(OptimizedModule):
-    """A function or module compiled whole (``fullgraph=True``) by ``script``."""
+class ScriptModule(Module):
+    """``torch.jit.ScriptModule``: the class of what ``script`` returns for a module (through
+    :class:`RecursiveScriptModule`), so ``isinstance(m, torch.jit.ScriptModule)`` holds as in
+    PyTorch (e3nn asserts it). A class that subclasses it directly, PyTorch's older way of
+    writing a TorchScript module (with ``@script_method``), is an eager module in jtorch."""
+
+
+class RecursiveScriptModule(ScriptModule):
+    """``torch.jit.RecursiveScriptModule``: the class of ``script(module)``'s result."""
+
+
+class ScriptFunction:
+    """``torch.jit.ScriptFunction``: the class of ``script(function)``'s result."""
+
+
+class _ScriptedModule(OptimizedModule, RecursiveScriptModule):
+    """A function or module compiled whole (``fullgraph=True``) by ``script``. As PyTorch's
+    scripted module, it has the module's own parameters, buffers and submodules (one set,
+    shared with the module), so its ``state_dict`` keys are the module's, without the
+    ``_orig_mod.`` prefix of ``jtorch.compile``'s modules; ``train``/``eval`` set the module's
+    mode."""
+
+    def __init__(self, mod, **kw):
+        super().__init__(mod, **kw)
+        del self._modules["_orig_mod"]
+        object.__setattr__(self, "_orig_mod", mod)
+        for name in ("_parameters", "_buffers", "_modules", "_non_persistent_buffers_set"):
+            object.__setattr__(self, name, getattr(mod, name))
+        self.training = mod.training
+
+    def __getattr__(self, name):
+        return getattr(self.__dict__["_orig_mod"], name)
+
+    def train(self, mode=True):
+        self._orig_mod.train(mode)
+        self.training = mode
+        return self
 
     def __call__(self, *args, **kwargs):
         try:
@@ -178,6 +224,11 @@ class _ScriptedModule(OptimizedModule):
             mod = self._orig_mod
             name = mod.__name__ if builtins.isinstance(mod, _Function) else type(mod).__name__
             raise _cannot_script(name, "it does not compile to one XLA program") from e
+
+
+class _ScriptedFunction(_ScriptedModule, ScriptFunction):
+    """A function compiled whole by ``script`` (a module holding it, so that the compiled
+    function is differentiable in its inputs)."""
 
 
 def _script_class(cls):
@@ -208,8 +259,9 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     if not callable(obj):
         raise _cannot_script(getattr(obj, "__name__", type(obj).__name__),
                              "only functions and modules are compiled")
-    return _ScriptedModule(obj if builtins.isinstance(obj, Module) else _Function(obj),
-                           fullgraph=True)
+    if builtins.isinstance(obj, Module):
+        return _ScriptedModule(obj, fullgraph=True)
+    return _ScriptedFunction(_Function(obj), fullgraph=True)
 
 
 def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None,
@@ -278,9 +330,6 @@ class TracingCheckError(Exception):
     """PyTorch's error of a failed trace check."""
 
 
-ScriptModule = missing_class("torch.jit.ScriptModule", instead=_INSTEAD)
-ScriptFunction = missing_class("torch.jit.ScriptFunction", instead=_INSTEAD)
-RecursiveScriptModule = missing_class("torch.jit.RecursiveScriptModule", instead=_INSTEAD)
 RecursiveScriptClass = missing_class("torch.jit.RecursiveScriptClass", instead=_INSTEAD)
 TracedModule = missing_class("torch.jit.TracedModule", instead=_INSTEAD)
 TopLevelTracedModule = missing_class("torch.jit.TopLevelTracedModule", instead=_INSTEAD)
@@ -295,7 +344,6 @@ freeze = missing_function("torch.jit.freeze", instead=_INSTEAD)
 optimize_for_inference = missing_function("torch.jit.optimize_for_inference", instead=_INSTEAD)
 run_frozen_optimizations = missing_function("torch.jit.run_frozen_optimizations")
 trace_module = missing_function("torch.jit.trace_module", instead=_INSTEAD)
-script_method = missing_function("torch.jit.script_method", instead=_INSTEAD)
 export_opnames = missing_function("torch.jit.export_opnames")
 set_fusion_strategy = missing_function("torch.jit.set_fusion_strategy")
 enable_onednn_fusion = missing_function("torch.jit.enable_onednn_fusion")

@@ -23,7 +23,10 @@ sum of magnitudes, a weighted sum and the largest magnitude) and gradients.
   ``nn.Gate``, ``nn.FullyConnectedNet``, ``nn.BatchNorm`` (instance, norm/max, no affine), an
   equivariant message-passing block (edge harmonics, per-edge weights from a radial MLP, gate,
   linear) with its rotation equivariance, ``e3nn.util.jit.get_compile_mode`` and Irreps
-  utilities. (``jit_mode="script"`` needs TorchScript: not run.)
+  utilities.
+- ``e3nn_script``: e3nn's default ``jit_mode="script"`` (the other variants run "eager"):
+  scripted tensor products and Linear layers, their gradients, state_dict keys, deepcopy and
+  ``torch.save``/``load``.
 - ``higher``: ``innerloop_ctx`` with SGD and Adam, MAML second-order meta-gradients on tiny
   sine regression tasks, ``copy_initial_weights`` both ways, ``track_higher_grads=False``,
   ``higher.patch.monkeypatch``.
@@ -213,6 +216,34 @@ def layer_grads(label, module, out, *inputs):
     for i, g in enumerate(gs):
         show(f"{label} grad {'param' if i < len(params) else 'input'} {i}",
              g if g is not None else "None")
+
+
+@variant("e3nn_script")
+def _():
+    """e3nn's default jit_mode, "script": its generated modules are ``torch.jit.script``-ed
+    (TorchScript in PyTorch, jtorch.compile's scripted modules in jtorch), deep-copied and
+    saved as e3nn does (its CodeGenMixin pickles or ``jit.save``s them)."""
+    e3nn.set_optimization_defaults(jit_mode="script")
+    try:
+        torch.manual_seed(13)
+        a, b = o3.Irreps("2x0e + 1x1o"), o3.Irreps("1x0e + 1x1o")
+        x1 = torch.randn(4, a.dim, requires_grad=True)
+        x2 = torch.randn(4, b.dim, requires_grad=True)
+        tp = o3.FullyConnectedTensorProduct(a, b, "2x0e + 1x1o + 1x1e")
+        show("script submodules are ScriptModules",
+             [isinstance(getattr(tp, n), torch.jit.ScriptModule) for n in tp.__codegen__])
+        layer_grads("scripted FullyConnectedTensorProduct", tp, tp(x1, x2), x1, x2)
+        lin = o3.Linear(a, "1x0e + 2x1o")
+        layer_grads("scripted Linear", lin, lin(x1), x1)
+        show("scripted state_dict keys", sorted(tp.state_dict()) + sorted(lin.state_dict()))
+        tp2 = copy.deepcopy(tp)
+        show("deepcopy of a scripted TensorProduct", tp2(x1, x2))
+        buf = io.BytesIO()
+        torch.save(lin, buf)
+        buf.seek(0)
+        show("torch.save/load of a scripted Linear", torch.load(buf, weights_only=False)(x1))
+    finally:
+        e3nn.set_optimization_defaults(jit_mode="eager")
 
 
 @variant("e3nn_layers")
