@@ -1285,6 +1285,21 @@ PROGRAMS = [
             prepare=copy_driver("gradcam_cams.py", "drive_gradcam.py"),
             note="expected: float32 rounding (CAMs to 2e-6 relative; ROAD and confidence "
                  "scores, differences of softmax outputs, to 1.7e-8 absolute)"),
+    # x-transformers 2.31, vit-pytorch 1.26 and rotary-embedding-torch 0.9 (installed: pip
+    # install "x-transformers==2.31.10" "vit-pytorch==1.26.14" "rotary-embedding-torch==0.9.1"):
+    # a driver of RotaryEmbedding (plain, xpos, learned frequencies, offsets, axial pixel
+    # frequencies), TransformerWrapper decoders through AutoregressiveWrapper (rotary, GLU,
+    # RMSNorm, attn_flash, memory tokens; ALiBi, residual attention, memory key/values) with
+    # seeded generate and a torch.save/torch.load round trip, an XTransformer and an Encoder
+    # classifier, and vit-pytorch's ViT, SimpleViT, CaiT, CrossViT, MAE and Dino (its default
+    # augmentations and EMA teacher), each trained a few Adam steps; the tree is an empty
+    # directory "xtransformers-pip"
+    Program("xtransformers-pip", "xtransformers-pip", "lucidrains/x-transformers",
+            [["{work}/drive_xtransformers.py"]],
+            prepare=copy_driver("xtransformers_models.py", "drive_xtransformers.py"),
+            note="expected: float32 rounding (losses to 1.2e-6, gradient norms to 1.3e-6; "
+                 "cross_vit's eval logit sum, 0.10 of magnitudes 8.6, to 1.2e-3 relative, "
+                 "1.2e-4 absolute; identical in float64)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

@@ -5,6 +5,7 @@ operations behind them. See docs/vision.md."""
 from . import functional, v2
 from ._augment import (
            ColorJitter as ColorJitter,
+           GaussianBlur as GaussianBlur,
            Grayscale as Grayscale,
            RandomApply as RandomApply,
            RandomGrayscale as RandomGrayscale,
@@ -28,8 +29,9 @@ from .transforms import (
            ToTensor as ToTensor,
 )
 
-__all__ = ["CenterCrop", "ColorJitter", "Compose", "ConvertImageDtype", "Grayscale",
-           "InterpolationMode", "Lambda", "Normalize", "PILToTensor", "Pad", "RandomApply",
+__all__ = ["CenterCrop", "ColorJitter", "Compose", "ConvertImageDtype", "GaussianBlur",
+           "Grayscale", "InterpolationMode", "Lambda", "Normalize", "PILToTensor", "Pad",
+           "RandomApply",
            "RandomCrop", "RandomGrayscale", "RandomHorizontalFlip", "RandomResizedCrop",
            "RandomRotation", "RandomVerticalFlip", "Resize", "ToPILImage", "ToTensor",
            "functional", "v2"]

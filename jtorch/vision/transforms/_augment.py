@@ -1,4 +1,4 @@
-"""torchvision.transforms' color, grayscale and rotation transforms, and ``RandomApply``."""
+"""torchvision.transforms' color, grayscale, blur and rotation transforms, and ``RandomApply``."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from jtorch._tensor import Tensor
 
 from . import _random, functional as F
 from .functional import InterpolationMode, _interpolation_modes_from_int
+from .transforms import _setup_size
 
-__all__ = ["ColorJitter", "Grayscale", "RandomApply", "RandomGrayscale", "RandomRotation"]
+__all__ = ["ColorJitter", "GaussianBlur", "Grayscale", "RandomApply", "RandomGrayscale",
+           "RandomRotation"]
 
 
 class RandomApply(nn.Module):
@@ -193,3 +195,37 @@ class RandomGrayscale(nn.Module):
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}(p={self.p})"
+
+
+class GaussianBlur(nn.Module):
+    """Blurs with a Gaussian kernel of odd ``kernel_size`` whose sigma is drawn uniformly from
+    ``sigma`` (``(min, max)``, default ``(0.1, 2.0)``; a number: fixed)."""
+
+    def __init__(self, kernel_size, sigma=(0.1, 2.0)):
+        super().__init__()
+        self.kernel_size = _setup_size(kernel_size,
+                                       "Kernel size should be a tuple/list of two integers")
+        for ks in self.kernel_size:
+            if ks <= 0 or ks % 2 == 0:
+                raise ValueError("Kernel size value should be an odd and positive number.")
+        if isinstance(sigma, numbers.Number):
+            if sigma <= 0:
+                raise ValueError("If sigma is a single number, it must be positive.")
+            sigma = (sigma, sigma)
+        elif isinstance(sigma, Sequence) and len(sigma) == 2:
+            if not 0.0 < sigma[0] <= sigma[1]:
+                raise ValueError("sigma values should be positive and of the form (min, max).")
+        else:
+            raise ValueError("sigma should be a single number or a list/tuple with length 2.")
+        self.sigma = sigma
+
+    @staticmethod
+    def get_params(sigma_min: float, sigma_max: float) -> float:
+        return _random.uniform(sigma_min, sigma_max)
+
+    def forward(self, img):
+        sigma = self.get_params(self.sigma[0], self.sigma[1])
+        return F.gaussian_blur(img, self.kernel_size, [sigma, sigma])
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}(kernel_size={self.kernel_size}, sigma={self.sigma})"

@@ -421,6 +421,29 @@ def invert(img):
     return _max_value(img.dtype) - img
 
 
+def _get_gaussian_kernel1d(kernel_size: int, sigma: float, dtype):
+    half = (kernel_size - 1) * 0.5
+    pdf = (-0.5 * (linspace(-half, half, steps=kernel_size, dtype=dtype) / sigma).pow(2)).exp()
+    return pdf / pdf.sum()
+
+
+def gaussian_blur(img, kernel_size: list[int], sigma: list[float]):
+    """Separable Gaussian kernel (torchvision's, as one 2-D depthwise conv) over a
+    reflect-padded image, which keeps its size; integer images are blurred in float32 and
+    rounded back."""
+    if not isinstance(img, Tensor):
+        raise TypeError(f"img should be Tensor. Got {type(img)}")
+    _assert_image_tensor(img)
+    dtype = img.dtype if img.is_floating_point() else float32
+    kx = _get_gaussian_kernel1d(kernel_size[0], sigma[0], dtype)
+    ky = _get_gaussian_kernel1d(kernel_size[1], sigma[1], dtype)
+    kernel = (ky[:, None] @ kx[None, :]).expand(img.shape[-3], 1, kernel_size[1], kernel_size[0])
+    img, need_cast, need_squeeze, out_dtype = _cast_squeeze_in(img, [kernel.dtype])
+    padding = [kernel_size[0] // 2, kernel_size[0] // 2, kernel_size[1] // 2, kernel_size[1] // 2]
+    img = F.conv2d(F.pad(img, padding, mode="reflect"), kernel, groups=img.shape[-3])
+    return _cast_squeeze_out(img, need_cast, need_squeeze, out_dtype)
+
+
 def check_normalize(tensor, std) -> None:
     """``normalize``'s argument checks (on shapes, dtypes and ``std``: no tensor values)."""
     _assert_image_tensor(tensor)

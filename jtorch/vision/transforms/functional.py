@@ -531,6 +531,45 @@ def invert(img):
     return _dispatch(img, "invert")
 
 
+def gaussian_blur(img, kernel_size, sigma=None):
+    """Blurs with a Gaussian kernel (odd ``kernel_size``, int or ``(kx, ky)``; ``sigma``
+    default ``0.15 * ksize + 0.35``) over a reflect-padded image of the same size; PIL and
+    NumPy images are blurred as tensors, as torchvision does."""
+    if not isinstance(kernel_size, (int, list, tuple)):
+        raise TypeError("kernel_size should be int or a sequence of integers. "
+                        f"Got {type(kernel_size)}")
+    if isinstance(kernel_size, int):
+        kernel_size = [kernel_size, kernel_size]
+    if len(kernel_size) != 2:
+        raise ValueError("If kernel_size is a sequence its length should be 2. "
+                         f"Got {len(kernel_size)}")
+    for ksize in kernel_size:
+        if ksize % 2 == 0 or ksize < 0:
+            raise ValueError("kernel_size should have odd and positive integers. "
+                             f"Got {kernel_size}")
+    if sigma is None:
+        sigma = [ksize * 0.15 + 0.35 for ksize in kernel_size]
+    if not isinstance(sigma, (int, float, list, tuple)):
+        raise TypeError(f"sigma should be either float or sequence of floats. Got {type(sigma)}")
+    if isinstance(sigma, (int, float)):
+        sigma = [float(sigma), float(sigma)]
+    if len(sigma) == 1:
+        sigma = [sigma[0], sigma[0]]
+    if len(sigma) != 2:
+        raise ValueError(f"If sigma is a sequence, its length should be 2. Got {len(sigma)}")
+    for s in sigma:
+        if s <= 0.0:
+            raise ValueError(f"sigma should have positive values. Got {sigma}")
+    if isinstance(img, Tensor):
+        return _tensor_op(F_t.gaussian_blur, img, kernel_size, sigma)
+    pil = img if not isinstance(img, np.ndarray) else _pil().Image.fromarray(img)
+    if not _is_pil_image(pil):
+        raise TypeError(f"img should be PIL Image or Tensor. Got {type(img)}")
+    out = to_pil_image(_tensor_op(F_t.gaussian_blur, pil_to_tensor(pil), kernel_size, sigma),
+                       mode=pil.mode)
+    return np.asarray(out) if isinstance(img, np.ndarray) else out
+
+
 def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
     """Sets the ``h x w`` window at ``(i, j)`` of a tensor image to ``v``."""
     if not isinstance(img, Tensor):

@@ -17,14 +17,16 @@ from ..functional import InterpolationMode as InterpolationMode, _is_pil_image
 from . import functional as functional
 from ._transform import Transform as Transform, wrap_v1
 
-__all__ = ["CenterCrop", "ColorJitter", "Compose", "ConvertImageDtype", "Grayscale", "Identity",
-           "InterpolationMode", "Lambda", "Normalize", "PILToTensor", "Pad", "RandomApply",
+__all__ = ["CenterCrop", "ColorJitter", "Compose", "ConvertImageDtype", "GaussianBlur",
+           "Grayscale", "Identity", "InterpolationMode", "Lambda", "Normalize", "PILToTensor",
+           "Pad", "RandomApply",
            "RandomCrop", "RandomGrayscale", "RandomHorizontalFlip", "RandomResizedCrop",
            "RandomRotation", "RandomVerticalFlip", "Resize", "ToDtype", "ToImage",
            "ToPILImage", "ToPureTensor", "ToTensor", "Transform", "functional"]
 
 CenterCrop = wrap_v1(_t.CenterCrop, "CenterCrop")
 ColorJitter = wrap_v1(_a.ColorJitter, "ColorJitter")
+GaussianBlur = wrap_v1(_a.GaussianBlur, "GaussianBlur")
 Grayscale = wrap_v1(_a.Grayscale, "Grayscale")
 Normalize = wrap_v1(_t.Normalize, "Normalize")
 Pad = wrap_v1(_t.Pad, "Pad")
@@ -43,7 +45,7 @@ ToPILImage = wrap_v1(_t.ToPILImage, "ToPILImage")
 # ConvertBoundingBoxFormat at import time; AutoAugmentPolicy (an enum) raises when read
 __getattr__ = missing_names("torchvision.transforms.v2", ("AutoAugmentPolicy",), classes=(
     "AugMix", "AutoAugment", "ClampBoundingBoxes", "ClampKeyPoints", "ConvertBoundingBoxFormat",
-    "CutMix", "ElasticTransform", "FiveCrop", "GaussianBlur", "GaussianNoise", "JPEG",
+    "CutMix", "ElasticTransform", "FiveCrop", "GaussianNoise", "JPEG",
     "LinearTransformation", "MixUp", "RGB", "RandAugment", "RandomAdjustSharpness",
     "RandomAffine", "RandomAutocontrast", "RandomChannelPermutation", "RandomChoice",
     "RandomEqualize", "RandomErasing", "RandomInvert", "RandomIoUCrop", "RandomOrder",

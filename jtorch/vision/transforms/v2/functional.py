@@ -20,6 +20,7 @@ from ..functional import (
     center_crop as center_crop,
     crop as crop,
     erase as erase,
+    gaussian_blur as gaussian_blur,
     get_dimensions as get_dimensions,
     hflip as horizontal_flip,
     invert as invert,
@@ -38,7 +39,8 @@ from ..functional import (
 
 __all__ = ["InterpolationMode", "adjust_brightness", "adjust_contrast", "adjust_gamma",
            "adjust_hue", "adjust_saturation", "affine", "center_crop", "crop", "erase",
-           "get_dimensions", "get_size", "horizontal_flip", "invert", "normalize", "pad",
+           "gaussian_blur", "get_dimensions", "get_size", "horizontal_flip", "invert",
+           "normalize", "pad",
            "pil_to_tensor", "resize", "resized_crop", "rgb_to_grayscale", "rotate",
            "to_dtype", "to_grayscale", "to_image", "to_pil_image", "to_tensor",
            "vertical_flip"]
