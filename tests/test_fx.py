@@ -527,7 +527,10 @@ def _functional_calls(T):
         emb = F.embedding(y.long()[:, 0, 0] % 2, flat[:, :5])
         pos = T.arange(x.size(0)) + T.ones(x.shape[0]) + T.full((x.size(0),), 2.0)
         hot = F.one_hot(y.long()[:, 0, 0, 0] % 3, 3)
-        return loss, normed.sum() + att.sum() + emb.sum(), pos, hot
+        # one-op functionals (glu, adaptive_avg_pool2d) and loss wrappers, as Python's
+        small = F.adaptive_avg_pool2d(F.glu(x, dim=2), 2)
+        losses = F.mse_loss(x, y) + F.smooth_l1_loss(x, y, beta=0.5)
+        return loss, normed.sum() + att.sum() + emb.sum() + small.sum() + losses, pos, hot
     return f
 
 
@@ -543,6 +546,21 @@ def test_functional_composites_and_factories_trace_as_one_node_like_torch():
     tgm(tx, torch.tensor(y))[1].backward()
     jgm(jx, jtorch.tensor(y))[1].backward()
     assert_close(jx.grad, tx.grad, atol=1e-5, rtol=1e-5)
+
+
+def test_normalize_node_has_pytorchs_keywords():
+    """F.normalize (one op in jtorch, a Python functional in PyTorch) is recorded with its
+    defaults as keywords (PyTorch's also has ``out = None``)."""
+    def normalize(T):
+        return lambda x: T.nn.functional.normalize(x, dim=0)
+
+    nodes = {}
+    for T in (torch, jtorch):
+        gm = T.fx.symbolic_trace(normalize(T))
+        (node,) = [n for n in gm.graph.nodes if n.op == "call_function"]
+        nodes[T] = dict(node.kwargs)
+    assert nodes[torch].pop("out") is None
+    assert nodes[jtorch] == nodes[torch] == {"p": 2.0, "dim": 0, "eps": 1e-12}
 
 
 def _inplace_functionals(T):

@@ -117,8 +117,7 @@ def dispatch(opdef, args, kwargs):
     if _TORCH_FUNCTION[0]:   # a Tensor subclass with __torch_function__ exists
         overloaded = torch_function.overloaded(tens)
         if overloaded:
-            return torch_function.handle(_public_function(opdef), overloaded, args, kwargs,
-                                         "torch." + opdef.name)
+            return _protocol_answer(opdef, overloaded, args, kwargs)
     if _AUTOCAST[0] is not None:  # autocast is on: the key may name the op's casts
         key = autocast_key(opdef, key, device)
     try:
@@ -202,10 +201,17 @@ def _tensor_like_call(opdef, args, kwargs):
     Proxy, a TensorDict) answered by the protocol, or the TypeError of an unknown argument."""
     duck = torch_function.tensor_likes(args, kwargs)
     if duck:
-        return torch_function.handle(_public_function(opdef), duck, args, kwargs,
-                                     "torch." + opdef.name)
+        return _protocol_answer(opdef, duck, args, kwargs)
     raise TypeError(f"{opdef.name}(): unsupported argument types "
                     f"{[type(a).__name__ for a in args]}") from None
+
+
+def _protocol_answer(opdef, overloaded, args, kwargs):
+    """The answer of the ``overloaded`` arguments' ``__torch_function__`` to a call of
+    ``opdef``, given its public function and the arguments as PyTorch's hands them on."""
+    fn = _public_function(opdef)
+    args, kwargs = torch_function.handed_on(fn, args, kwargs)
+    return torch_function.handle(fn, overloaded, args, kwargs, "torch." + opdef.name)
 
 
 def _public_function(opdef):

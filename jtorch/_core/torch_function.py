@@ -165,18 +165,22 @@ def functional_positional(name, fn):
                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
 
-def input_overridable(api_name):
+def input_overridable(api_name, keywords=None):
     """Decorator of a function of an input tensor (``torch.zeros_like``): :func:`overridable`
-    as called, and an input that is not a Tensor but defines ``__torch_function__`` (a
-    TensorDict) answers the call even before one has reached an op, as PyTorch's argument
-    parser sends it there. A plain Tensor input costs three reads."""
+    (``keywords`` as there; default: as called), and an input that is not a Tensor but
+    defines ``__torch_function__`` (a TensorDict) answers the call even before one has
+    reached an op, as PyTorch's argument parser sends it there. A plain Tensor input costs
+    three reads."""
     def deco(fn):
         @functools.wraps(fn)
         def public(input, *args, **kwargs):
             if type(input) is not PLAIN[0] or ACTIVE[0] or FOREIGN[0]:
                 over = overloaded(_tensors_in((input, *args), kwargs))
                 if over:
-                    return handle(public, over, (input, *args), kwargs, api_name)
+                    args, kwargs = (input, *args), kwargs
+                    if keywords:
+                        args, kwargs = _as_keywords(public, args, kwargs, keywords)
+                    return handle(public, over, args, kwargs, api_name)
             return fn(input, *args, **kwargs)
         return public
     return deco
@@ -320,6 +324,15 @@ def overridable(api_name, keywords=False):
             return fn(*args, **kwargs)
         return public
     return deco
+
+
+def handed_on(fn, args, kwargs):
+    """The arguments ``(args, kwargs)`` of a call of op function ``fn`` as ``__torch_function__``
+    gets them: as made, or for one of PyTorch's Python functionals (``fn.protocol_positional``
+    set by jtorch/_ops/_registry.py's ``op``: ``F.normalize``) its first parameters positional
+    and the rest keywords, defaults filled in."""
+    positional = getattr(fn, "protocol_positional", None)
+    return (args, kwargs) if positional is None else _as_keywords(fn, args, kwargs, positional)
 
 
 def _as_keywords(fn, args, kwargs, positional):

@@ -123,6 +123,11 @@ def op(names, *, method=True, inplace=False, dunder=(), out=True, namespace="", 
         opdef.public = public_fn
         if not (public if public is not None else not names[0].startswith("_")):
             return public_fn
+        short = names[0].rsplit(".", 1)[-1]
+        if _namespaces(namespace) == ("torch.nn.functional",) and \
+                short not in torch_function.C_NN_FUNCTIONS:
+            # PyTorch's is a Python functional: how it hands a call on to __torch_function__
+            public_fn.protocol_positional = torch_function.functional_positional(short, fn)
         for ns in _namespaces(namespace):
             for n in names:
                 if ns != "torch" or "." not in n:   # "linalg.det" is not torch.det

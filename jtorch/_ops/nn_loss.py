@@ -175,19 +175,19 @@ def _elementwise_loss(kernel, input, target, size_average, reduce, reduction, we
 
 
 @export("mse_loss", namespace="nn.functional")
-@torch_function.input_overridable("torch.nn.functional.mse_loss")
+@torch_function.input_overridable("torch.nn.functional.mse_loss", keywords=2)
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     return _elementwise_loss(_mse_loss, input, target, size_average, reduce, reduction, weight)
 
 
 @export("l1_loss", namespace="nn.functional")
-@torch_function.input_overridable("torch.nn.functional.l1_loss")
+@torch_function.input_overridable("torch.nn.functional.l1_loss", keywords=2)
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     return _elementwise_loss(_l1_loss, input, target, size_average, reduce, reduction, weight)
 
 
 @export("smooth_l1_loss", namespace="nn.functional")
-@torch_function.input_overridable("torch.nn.functional.smooth_l1_loss")
+@torch_function.input_overridable("torch.nn.functional.smooth_l1_loss", keywords=2)
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     size_warning(input, target)
     reduction = resolve(size_average, reduce, reduction)
