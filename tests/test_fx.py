@@ -430,9 +430,9 @@ def test_wrap_errors_match_torch():
 
 
 def test_the_rest_of_fx_is_named_as_not_implemented():
-    assert hasattr(torch.fx, "replace_pattern")
-    with pytest.raises(NotImplementedError, match="torch.fx.replace_pattern"):
-        jtorch.fx.replace_pattern  # noqa: B018 - the attribute read raises
+    assert hasattr(torch.fx, "operator_schemas")
+    with pytest.raises(NotImplementedError, match="torch.fx.operator_schemas"):
+        jtorch.fx.operator_schemas  # noqa: B018 - the attribute read raises
 
 
 # ------------------------------------------------------------------ torchvision feature extraction

@@ -5,7 +5,8 @@
 ``__torch_function__`` protocol, jtorch/_core/torch_function.py); a :class:`GraphModule`
 compiles the graph back into Python. The files, each one concept: ``node.py``, ``graph.py``
 (with ``_codegen.py``, the generated source), ``proxy.py``, ``_symbolic_trace.py`` (Tracer,
-``wrap``), ``graph_module.py``, ``interpreter.py``, ``passes/shape_prop.py``. The other FX
+``wrap``), ``graph_module.py``, ``interpreter.py``, ``passes/shape_prop.py``,
+``subgraph_rewriter.py`` (``replace_pattern``, with ``passes/utils/matcher_utils.py``). The other FX
 names raise NotImplementedError naming the PyTorch API (docs/differences.md).
 """
 
@@ -23,8 +24,10 @@ from .graph_module import GraphModule as GraphModule
 from .interpreter import Interpreter as Interpreter, Transformer as Transformer
 from .node import Node as Node, has_side_effect as has_side_effect, map_arg as map_arg
 from .proxy import Proxy as Proxy
+from .subgraph_rewriter import replace_pattern as replace_pattern
 
 __all__ = ["PH", "Graph", "GraphModule", "Interpreter", "Node", "Proxy", "Tracer",
-           "Transformer", "has_side_effect", "map_arg", "symbolic_trace", "wrap"]
+           "Transformer", "has_side_effect", "map_arg", "replace_pattern", "symbolic_trace",
+           "wrap"]
 
 __getattr__ = torch_name_fallback("torch.fx")

@@ -220,5 +220,13 @@ class Graph:
         return "graph():" + "".join("\n    " + n.format_node() for n in self.nodes)
 
     def print_tabular(self):
-        for n in self.nodes:
-            print(n.op, n.name, n.target, n.args, n.kwargs)
+        """Print the nodes as a table (opcode, name, target, args, kwargs); needs the
+        ``tabulate`` package, as PyTorch's."""
+        try:
+            from tabulate import tabulate   # an optional dependency, as in PyTorch
+        except ImportError:
+            print("`print_tabular` relies on the library `tabulate`, which could not be found "
+                  "on this machine. Run `pip install tabulate` to install the library.")
+            raise
+        rows = [[n.op, n.name, n.target, n.args, n.kwargs] for n in self.nodes]
+        print(tabulate(rows, headers=["opcode", "name", "target", "args", "kwargs"]))

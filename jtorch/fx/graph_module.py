@@ -49,6 +49,13 @@ def _copy_attr(src, dst, target):
                             getattr(src, "_non_persistent_buffers_set", ()))
 
 
+def _get_attr(module, target):
+    """``module.<target>`` (a dotted path)."""
+    for item in target.split("."):
+        module = getattr(module, item)
+    return module
+
+
 def _assign_attr(value, dst, target):
     *path, field = target.split(".")
     for item in path:
@@ -120,6 +127,54 @@ class GraphModule(Module):
         exec(code, namespace)   # noqa: S102 (generated source)
         type(self).forward = namespace["forward"]
         return python_code
+
+    # ------------------------------------------------------------ submodules by path
+    def add_submodule(self, target, m):
+        """Set submodule ``target`` (a dotted path) to ``m``, making the modules on the path as
+        needed; False when something on the path is not a Module."""
+        *path, field = target.split(".")
+        mod = self
+        for item in path:
+            sub = getattr(mod, item, None)
+            if sub is None:
+                sub = Module()
+                mod.add_module(item, sub)
+            if not isinstance(sub, Module):
+                return False
+            mod = sub
+        mod.add_module(field, m)
+        return True
+
+    def delete_submodule(self, target):
+        """Delete submodule ``target``; False when it is not there (or not a Module)."""
+        *path, field = target.split(".")
+        mod = self
+        for item in path:
+            mod = getattr(mod, item, None)
+            if not isinstance(mod, Module):
+                return False
+        if not isinstance(getattr(mod, field, None), Module):
+            return False
+        delattr(mod, field)
+        return True
+
+    def delete_all_unused_submodules(self):
+        """Delete the submodules the graph does not use (no ``call_module`` or ``get_attr``
+        node names them, a module inside them, or a module they are inside)."""
+        used = set()
+        for node in self._graph.nodes:
+            if node.op in ("call_module", "get_attr") and isinstance(node.target, str):
+                parts = node.target.split(".")
+                used.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+                if node.op == "call_module":
+                    try:
+                        sub = self.get_submodule(node.target)
+                    except AttributeError:
+                        continue
+                    used.update(f"{node.target}.{name}" for name, _ in sub.named_modules()
+                                if name)
+        for name in [name for name, _ in self.named_modules() if name and name not in used]:
+            self.delete_submodule(name)
 
     def print_readable(self, print_output=True, include_stride=False, include_device=False,
                        colored=False, **kwargs):

@@ -13,12 +13,19 @@ keeps current.
 from __future__ import annotations
 
 import builtins
+import typing
+from collections.abc import Callable, Mapping, Sequence
 
+from .._core.device import device
+from .._core.dtypes import dtype
 from .._core.errors import missing_names
+from .._core.layout import layout, memory_format
 from .._core.torch_function import C_NN_FUNCTIONS, PYTHON_FUNCTIONS
 from .._ops._registry import PUBLISHED
+from .._tensor import Tensor
 
-__all__ = ["Node", "has_side_effect", "map_aggregate", "map_arg"]
+__all__ = ["Argument", "BaseArgumentTypes", "Node", "Target", "has_side_effect",
+           "map_aggregate", "map_arg"]
 
 # the functions has_side_effect() marked: dead-code elimination keeps their calls
 _SIDE_EFFECTFUL = set()
@@ -279,5 +286,13 @@ class Node:
         if candidate != self.name:
             self.name = self.graph._namespace.create_name(candidate, None)
 
+
+# the annotation types PyTorch's FX names (tracers' signatures use them: create_proxy's target)
+BaseArgumentTypes = typing.Union[str, int, float, bool, complex, dtype, Tensor, device,
+                                 memory_format, layout]
+Target = typing.Union[Callable[..., typing.Any], str]
+Argument = typing.Union[
+    tuple["Argument", ...], Sequence["Argument"], Mapping[str, "Argument"], slice, range,
+    Node, BaseArgumentTypes, None]
 
 __getattr__ = missing_names("torch.fx.node", ["normalize_function", "normalize_module"])

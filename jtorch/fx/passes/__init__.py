@@ -1,3 +1,3 @@
-"""torch.fx.passes: the graph passes jtorch has (``shape_prop``)."""
+"""torch.fx.passes: the graph passes jtorch has (``shape_prop``; ``utils.matcher_utils``)."""
 
-from . import shape_prop as shape_prop
+from . import shape_prop as shape_prop, utils as utils
