@@ -1300,6 +1300,20 @@ PROGRAMS = [
             note="expected: float32 rounding (losses to 1.2e-6, gradient norms to 1.3e-6; "
                  "cross_vit's eval logit sum, 0.10 of magnitudes 8.6, to 1.2e-3 relative, "
                  "1.2e-4 absolute; identical in float64)"),
+    # pytorch/examples' fx/ programs (torch.fx's tutorials: a custom tracer, inlining a
+    # traced function, inverting a graph, a primitive library, building a graph with proxies,
+    # replacing an op, the subgraph rewriter, wrapping outputs); lines holding a function's
+    # repr (an address) are not compared. module_tracer.py (torchvision's resnet18) prints
+    # its docstring's expected lines under jtorch; it is not listed because torchvision's C
+    # ops do not load under the CPU torch here. profiling_tracer.py prints profiler timings.
+    Program("fx-examples", "examples", "pytorch/examples",
+            [[f"fx/{name}.py"] for name in (
+                "custom_tracer", "inline_function", "invert", "primitive_library",
+                "proxy_based_graph_creation", "replace_op", "subgraph_rewriter_basic_use",
+                "wrap_output_dynamically")],
+            results=r"^(?!.*<function )",
+            note="expected: invert's graph names torch.arctan as torch.atan (one function "
+                 "for both names in jtorch)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
