@@ -12,8 +12,9 @@ from . import _random, functional as F
 from .functional import InterpolationMode, _interpolation_modes_from_int
 from .transforms import _setup_size
 
-__all__ = ["ColorJitter", "GaussianBlur", "Grayscale", "RandomApply", "RandomGrayscale",
-           "RandomRotation"]
+__all__ = ["ColorJitter", "GaussianBlur", "Grayscale", "RandomAdjustSharpness", "RandomApply",
+           "RandomAutocontrast", "RandomChoice", "RandomEqualize", "RandomGrayscale",
+           "RandomInvert", "RandomOrder", "RandomPosterize", "RandomRotation", "RandomSolarize"]
 
 
 class RandomApply(nn.Module):
@@ -102,14 +103,21 @@ class ColorJitter(nn.Module):
                 f"contrast={self.contrast}, saturation={self.saturation}, hue={self.hue})")
 
 
-def _setup_angle(x, name):
+def _check_sequence_input(x, name, req_sizes) -> None:
+    msg = req_sizes[0] if len(req_sizes) < 2 else " or ".join(str(s) for s in req_sizes)
+    if not isinstance(x, Sequence):
+        raise TypeError(f"{name} should be a sequence of length {msg}.")
+    if len(x) not in req_sizes:
+        raise ValueError(f"{name} should be a sequence of length {msg}.")
+
+
+def _setup_angle(x, name, req_sizes=(2,)):
     if isinstance(x, numbers.Number):
         if x < 0:
             raise ValueError(f"If {name} is a single number, it must be positive.")
         x = [-x, x]
-    elif not isinstance(x, Sequence) or len(x) != 2:
-        raise (TypeError if not isinstance(x, Sequence) else ValueError)(
-            f"{name} should be a sequence of length 2.")
+    else:
+        _check_sequence_input(x, name, req_sizes)
     return [float(d) for d in x]
 
 
@@ -229,3 +237,119 @@ class GaussianBlur(nn.Module):
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}(kernel_size={self.kernel_size}, sigma={self.sigma})"
+
+
+class _RandomTransforms:
+    """A list of ``transforms`` applied in some random way (``__call__``)."""
+
+    def __init__(self, transforms):
+        if not isinstance(transforms, Sequence):
+            raise TypeError("Argument transforms should be a sequence")
+        self.transforms = transforms
+
+    def __repr__(self) -> str:
+        body = "".join(f"\n    {t}" for t in self.transforms)
+        return f"{self.__class__.__name__}({body}\n)"
+
+
+class RandomOrder(_RandomTransforms):
+    """Applies ``transforms`` in a random order."""
+
+    def __call__(self, img):
+        for i in _random.randperm(len(self.transforms)):
+            img = self.transforms[i](img)
+        return img
+
+
+class RandomChoice(_RandomTransforms):
+    """Applies one of ``transforms``, picked with weights ``p`` (default: uniform)."""
+
+    def __init__(self, transforms, p=None):
+        super().__init__(transforms)
+        if p is not None and not isinstance(p, Sequence):
+            raise TypeError("Argument p should be a sequence")
+        self.p = p
+
+    def __call__(self, *args):
+        return self.transforms[_random.choice(len(self.transforms), self.p)](*args)
+
+    def __repr__(self) -> str:
+        return f"{super().__repr__()}(p={self.p})"
+
+
+class _RandomOp(nn.Module):
+    """Applies ``functional.<_op>`` (with the setting named ``_arg``, if any) with probability
+    ``p``."""
+
+    _op = ""
+    _arg = None
+
+    def __init__(self, p, value=None):
+        super().__init__()
+        if self._arg is not None:
+            setattr(self, self._arg, value)
+        self.p = p
+
+    def forward(self, img):
+        if _random.uniform() < self.p:
+            args = () if self._arg is None else (getattr(self, self._arg),)
+            return getattr(F, self._op)(img, *args)
+        return img
+
+    def __repr__(self) -> str:
+        arg = "" if self._arg is None else f"{self._arg}={getattr(self, self._arg)},"
+        return f"{self.__class__.__name__}({arg}p={self.p})"
+
+
+class RandomInvert(_RandomOp):
+    """Inverts the colors with probability ``p`` (default 0.5)."""
+
+    _op = "invert"
+
+    def __init__(self, p=0.5):
+        super().__init__(p)
+
+
+class RandomPosterize(_RandomOp):
+    """Keeps ``bits`` bits per channel with probability ``p`` (default 0.5)."""
+
+    _op, _arg = "posterize", "bits"
+
+    def __init__(self, bits, p=0.5):
+        super().__init__(p, bits)
+
+
+class RandomSolarize(_RandomOp):
+    """Inverts the pixels at or above ``threshold`` with probability ``p`` (default 0.5)."""
+
+    _op, _arg = "solarize", "threshold"
+
+    def __init__(self, threshold, p=0.5):
+        super().__init__(p, threshold)
+
+
+class RandomAdjustSharpness(_RandomOp):
+    """Adjusts the sharpness by ``sharpness_factor`` with probability ``p`` (default 0.5)."""
+
+    _op, _arg = "adjust_sharpness", "sharpness_factor"
+
+    def __init__(self, sharpness_factor, p=0.5):
+        super().__init__(p, sharpness_factor)
+
+
+class RandomAutocontrast(_RandomOp):
+    """Autocontrasts each channel with probability ``p`` (default 0.5)."""
+
+    _op = "autocontrast"
+
+    def __init__(self, p=0.5):
+        super().__init__(p)
+
+
+class RandomEqualize(_RandomOp):
+    """Equalizes the histogram with probability ``p`` (default 0.5)."""
+
+    _op = "equalize"
+
+    def __init__(self, p=0.5):
+        super().__init__(p)

@@ -265,3 +265,34 @@ def to_grayscale(img, num_output_channels):
 def invert(img):
     _check(img)
     return ImageOps.invert(img)
+
+
+def perspective(img, perspective_coeffs, interpolation=Image.BICUBIC, fill=None):
+    _check(img)
+    opts = _parse_fill(fill, img)
+    return img.transform(img.size, Image.PERSPECTIVE, perspective_coeffs, interpolation, **opts)
+
+
+def posterize(img, bits):
+    _check(img)
+    return ImageOps.posterize(img, bits)
+
+
+def solarize(img, threshold):
+    _check(img)
+    return ImageOps.solarize(img, threshold)
+
+
+def adjust_sharpness(img, sharpness_factor):
+    _check(img)
+    return ImageEnhance.Sharpness(img).enhance(sharpness_factor)
+
+
+def autocontrast(img):
+    _check(img)
+    return ImageOps.autocontrast(img)
+
+
+def equalize(img):
+    _check(img)
+    return ImageOps.equalize(img)

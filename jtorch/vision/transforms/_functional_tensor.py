@@ -480,3 +480,44 @@ def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
     img[..., i:i + h, j:j + w] = v
     return img
 
+
+
+def _perspective_grid(coeffs: list[float], ow: int, oh: int, dtype):
+    """Pillow's perspective map (``x' = (a x + b y + c) / (g x + h y + 1)``, likewise ``y'``)
+    at the pixel centers, normalized for ``grid_sample``."""
+    theta1 = torch_tensor([[coeffs[0], coeffs[1], coeffs[2]], [coeffs[3], coeffs[4],
+                                                               coeffs[5]]], dtype=dtype)
+    theta2 = torch_tensor([[coeffs[6], coeffs[7], 1.0], [coeffs[6], coeffs[7], 1.0]],
+                          dtype=dtype)
+    x = linspace(0.5, ow - 0.5, steps=ow, dtype=dtype)
+    y = linspace(0.5, oh - 0.5, steps=oh, dtype=dtype)
+    base = stack((x.view(1, ow).expand(oh, ow), y.view(oh, 1).expand(oh, ow),
+                  torch_ones(oh, ow, dtype=dtype)), dim=-1).view(oh * ow, 3)
+    num = base @ (theta1.t() / torch_tensor([0.5 * ow, 0.5 * oh], dtype=dtype))
+    return (num / (base @ theta2.t()) - 1.0).view(1, oh, ow, 2)
+
+
+def perspective(img, perspective_coeffs: list[float], interpolation: str = "bilinear",
+                fill=None):
+    if not isinstance(img, Tensor):
+        raise TypeError("Input img should be Tensor.")
+    _assert_image_tensor(img)
+    if len(perspective_coeffs) != 8:
+        raise ValueError("Argument coeffs should have 8 float values")
+    _assert_grid_transform_inputs(img, None, interpolation, fill, ["nearest", "bilinear"])
+    dtype = img.dtype if img.is_floating_point() else float32
+    grid = _perspective_grid(perspective_coeffs, ow=img.shape[-1], oh=img.shape[-2],
+                             dtype=dtype)
+    return _apply_grid_transform(img, grid, interpolation, fill=fill)
+
+
+def _create_identity_grid(size: list[int]):
+    ys, xs = (linspace((-s + 1) / s, (s - 1) / s, steps=s) for s in size)
+    return stack((xs.view(1, -1).expand(size), ys.view(-1, 1).expand(size)), dim=-1)[None]
+
+
+def elastic_transform(img, displacement, interpolation: str = "bilinear", fill=None):
+    if not isinstance(img, Tensor):
+        raise TypeError(f"img should be Tensor. Got {type(img)}")
+    grid = _create_identity_grid(list(img.shape[-2:])) + displacement
+    return _apply_grid_transform(img, grid, interpolation, fill)

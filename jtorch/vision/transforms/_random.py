@@ -42,3 +42,26 @@ def randint(low, high) -> int:
 def randperm(n) -> list[int]:
     """A random permutation of ``range(n)``."""
     return [int(i) for i in _rng().permutation(n)]
+
+
+def choice(n, weights=None) -> int:
+    """An index in ``range(n)``, drawn with probabilities proportional to ``weights``."""
+    if weights is None:
+        return randint(0, n)
+    cum = np.cumsum(np.asarray(weights, dtype=np.float64))
+    return min(int(np.searchsorted(cum, uniform() * cum[-1], side="right")), n - 1)
+
+
+def rand(shape) -> np.ndarray:
+    """A float32 array of ``shape`` drawn uniformly from ``[0, 1)``."""
+    return np.asarray(_rng().random(shape), dtype=np.float32)
+
+
+def normal(shape) -> np.ndarray:
+    """A float32 array of ``shape`` drawn from the standard normal distribution."""
+    return np.asarray(_rng().standard_normal(shape), dtype=np.float32)
+
+
+def dirichlet(alpha) -> np.ndarray:
+    """One float32 draw from the Dirichlet distribution with concentrations ``alpha``."""
+    return np.asarray(_rng().dirichlet(alpha), dtype=np.float32)

@@ -41,6 +41,16 @@ class _Safe:
         return True
 
 
+def _check_scale_ratio(scale, ratio):
+    """torchvision's checks of a ``(min, max)`` area scale and aspect ratio range."""
+    if not isinstance(scale, Sequence):
+        raise TypeError("Scale should be a sequence")
+    if not isinstance(ratio, Sequence):
+        raise TypeError("Ratio should be a sequence")
+    if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
+        warnings.warn("Scale and ratio should be of kind (min, max)", stacklevel=3)
+
+
 def _setup_size(size, error_msg):
     if isinstance(size, numbers.Number):
         return int(size), int(size)
@@ -215,18 +225,26 @@ class Resize(nn.Module):
                 f"antialias={self.antialias})")
 
 
-class CenterCrop(_Safe, nn.Module):
-    """The centered ``size`` window (zero-padded when the image is smaller)."""
+class _SizedCrop(_Safe, nn.Module):
+    """Applies ``_crop(img, size)`` (a ``functional`` crop) with an ``(h, w)`` ``size``."""
+
+    _crop = None
 
     def __init__(self, size):
         super().__init__()
         self.size = _setup_size(size, error_msg=_SIZE_MSG)
 
     def forward(self, img):
-        return F.center_crop(img, self.size)
+        return type(self)._crop(img, self.size)
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}(size={self.size})"
+
+
+class CenterCrop(_SizedCrop):
+    """The centered ``size`` window (zero-padded when the image is smaller)."""
+
+    _crop = F.center_crop
 
 
 class Pad(_Safe, nn.Module):
@@ -327,6 +345,15 @@ class RandomVerticalFlip(_RandomFlip):
     _flip = F.vflip
 
 
+def _draw_box(area, scale, log_ratio):
+    """The sides ``(round(sqrt(a * r)), round(sqrt(a / r)))`` of a random box: area ``a`` a
+    ``scale``-range fraction of ``area``, aspect ratio ``r`` log-uniform in ``log_ratio``."""
+    target_area = area * _random.uniform(scale[0], scale[1])
+    aspect_ratio = math.exp(_random.uniform(log_ratio[0], log_ratio[1]))
+    return (int(round(math.sqrt(target_area * aspect_ratio))),
+            int(round(math.sqrt(target_area / aspect_ratio))))
+
+
 class RandomResizedCrop(nn.Module):
     """A random crop (area fraction in ``scale``, aspect ratio in ``ratio``) resized to
     ``size``.
@@ -343,12 +370,7 @@ class RandomResizedCrop(nn.Module):
                  interpolation=InterpolationMode.BILINEAR, antialias=True):
         super().__init__()
         self.size = _setup_size(size, error_msg=_SIZE_MSG)
-        if not isinstance(scale, Sequence):
-            raise TypeError("Scale should be a sequence")
-        if not isinstance(ratio, Sequence):
-            raise TypeError("Ratio should be a sequence")
-        if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
-            warnings.warn("Scale and ratio should be of kind (min, max)", stacklevel=2)
+        _check_scale_ratio(scale, ratio)
         if isinstance(interpolation, int):
             interpolation = _interpolation_modes_from_int(interpolation)
         self.interpolation = interpolation
@@ -363,10 +385,7 @@ class RandomResizedCrop(nn.Module):
         area = height * width
         log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
         for _ in range(10):
-            target_area = area * _random.uniform(scale[0], scale[1])
-            aspect_ratio = math.exp(_random.uniform(log_ratio[0], log_ratio[1]))
-            w = int(round(math.sqrt(target_area * aspect_ratio)))
-            h = int(round(math.sqrt(target_area / aspect_ratio)))
+            w, h = _draw_box(area, scale, log_ratio)
             if 0 < w <= width and 0 < h <= height:
                 return _random.randint(0, height - h + 1), _random.randint(0, width - w + 1), h, w
         in_ratio = float(width) / float(height)

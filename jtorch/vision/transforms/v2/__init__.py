@@ -12,17 +12,28 @@ from jtorch._tensor import Tensor
 from ...._core.dtypes import float32
 from ...._core.errors import missing_names
 from ...._ops.creation import from_numpy
-from .. import _augment as _a, _random, transforms as _t
+from .. import (
+    _augment as _a,
+    _augment_geometry as _g,
+    _random,
+    autoaugment as _aa,
+    transforms as _t,
+)
+from ..autoaugment import AutoAugmentPolicy as AutoAugmentPolicy
 from ..functional import InterpolationMode as InterpolationMode, _is_pil_image
 from . import functional as functional
 from ._transform import Transform as Transform, wrap_v1
 
-__all__ = ["CenterCrop", "ColorJitter", "Compose", "ConvertImageDtype", "GaussianBlur",
-           "Grayscale", "Identity", "InterpolationMode", "Lambda", "Normalize", "PILToTensor",
-           "Pad", "RandomApply",
-           "RandomCrop", "RandomGrayscale", "RandomHorizontalFlip", "RandomResizedCrop",
-           "RandomRotation", "RandomVerticalFlip", "Resize", "ToDtype", "ToImage",
-           "ToPILImage", "ToPureTensor", "ToTensor", "Transform", "functional"]
+__all__ = ["AugMix", "AutoAugment", "AutoAugmentPolicy", "CenterCrop", "ColorJitter", "Compose",
+           "ConvertImageDtype", "ElasticTransform", "FiveCrop", "GaussianBlur", "Grayscale",
+           "Identity", "InterpolationMode", "Lambda", "LinearTransformation", "Normalize",
+           "PILToTensor", "Pad", "RandAugment", "RandomAdjustSharpness",
+           "RandomAffine", "RandomApply", "RandomAutocontrast", "RandomChoice", "RandomCrop",
+           "RandomEqualize", "RandomErasing", "RandomGrayscale", "RandomHorizontalFlip",
+           "RandomInvert", "RandomOrder", "RandomPerspective", "RandomPosterize",
+           "RandomResizedCrop", "RandomRotation", "RandomSolarize", "RandomVerticalFlip",
+           "Resize", "TenCrop", "ToDtype", "ToImage", "ToPILImage", "ToPureTensor", "ToTensor",
+           "Transform", "TrivialAugmentWide", "functional"]
 
 CenterCrop = wrap_v1(_t.CenterCrop, "CenterCrop")
 ColorJitter = wrap_v1(_a.ColorJitter, "ColorJitter")
@@ -39,20 +50,34 @@ RandomRotation = wrap_v1(_a.RandomRotation, "RandomRotation")
 RandomVerticalFlip = wrap_v1(_t.RandomVerticalFlip, "RandomVerticalFlip")
 Resize = wrap_v1(_t.Resize, "Resize")
 ToPILImage = wrap_v1(_t.ToPILImage, "ToPILImage")
+AugMix = wrap_v1(_aa.AugMix, "AugMix")
+AutoAugment = wrap_v1(_aa.AutoAugment, "AutoAugment")
+RandAugment = wrap_v1(_aa.RandAugment, "RandAugment")
+TrivialAugmentWide = wrap_v1(_aa.TrivialAugmentWide, "TrivialAugmentWide")
+ElasticTransform = wrap_v1(_g.ElasticTransform, "ElasticTransform")
+FiveCrop = wrap_v1(_g.FiveCrop, "FiveCrop")
+LinearTransformation = wrap_v1(_g.LinearTransformation, "LinearTransformation")
+RandomAffine = wrap_v1(_g.RandomAffine, "RandomAffine")
+RandomErasing = wrap_v1(_g.RandomErasing, "RandomErasing")
+RandomPerspective = wrap_v1(_g.RandomPerspective, "RandomPerspective")
+TenCrop = wrap_v1(_g.TenCrop, "TenCrop")
+RandomAdjustSharpness = wrap_v1(_a.RandomAdjustSharpness, "RandomAdjustSharpness")
+RandomAutocontrast = wrap_v1(_a.RandomAutocontrast, "RandomAutocontrast")
+RandomEqualize = wrap_v1(_a.RandomEqualize, "RandomEqualize")
+RandomInvert = wrap_v1(_a.RandomInvert, "RandomInvert")
+RandomPosterize = wrap_v1(_a.RandomPosterize, "RandomPosterize")
+RandomSolarize = wrap_v1(_a.RandomSolarize, "RandomSolarize")
 
 # torchvision's v2 transforms jtorch lacks: stand-in classes (importable, subclassable; making
 # one raises NotImplementedError naming it), as lightly.transforms imports
 # ConvertBoundingBoxFormat at import time; AutoAugmentPolicy (an enum) raises when read
-__getattr__ = missing_names("torchvision.transforms.v2", ("AutoAugmentPolicy",), classes=(
-    "AugMix", "AutoAugment", "ClampBoundingBoxes", "ClampKeyPoints", "ConvertBoundingBoxFormat",
-    "CutMix", "ElasticTransform", "FiveCrop", "GaussianNoise", "JPEG",
-    "LinearTransformation", "MixUp", "RGB", "RandAugment", "RandomAdjustSharpness",
-    "RandomAffine", "RandomAutocontrast", "RandomChannelPermutation", "RandomChoice",
-    "RandomEqualize", "RandomErasing", "RandomInvert", "RandomIoUCrop", "RandomOrder",
-    "RandomPerspective", "RandomPhotometricDistort", "RandomPosterize", "RandomResize",
-    "RandomShortestSize", "RandomSolarize", "RandomZoomOut", "SanitizeBoundingBoxes",
-    "SanitizeKeyPoints", "ScaleJitter", "SetClampingMode", "TenCrop", "TrivialAugmentWide",
-    "UniformTemporalSubsample"), bases=(Transform,))
+__getattr__ = missing_names("torchvision.transforms.v2", (), classes=(
+    "ClampBoundingBoxes", "ClampKeyPoints", "ConvertBoundingBoxFormat",
+    "CutMix", "GaussianNoise", "JPEG", "MixUp", "RGB",
+    "RandomChannelPermutation", "RandomIoUCrop", "RandomPhotometricDistort", "RandomResize",
+    "RandomShortestSize", "RandomZoomOut", "SanitizeBoundingBoxes", "SanitizeKeyPoints",
+    "ScaleJitter", "SetClampingMode", "UniformTemporalSubsample"),
+    bases=(Transform,))
 
 
 class Compose(Transform):
@@ -92,6 +117,37 @@ class RandomApply(Compose):
         if _random.uniform() >= self.p:
             return sample
         return super().forward(*inputs)
+
+
+class RandomChoice(Compose):
+    """Applies one of ``transforms``, picked with probabilities ``p`` (normalized; default
+    uniform)."""
+
+    def __init__(self, transforms, p=None):
+        if not isinstance(transforms, (list, tuple)):
+            raise TypeError("Argument transforms should be a sequence of callables")
+        if p is None:
+            p = [1] * len(transforms)
+        elif len(p) != len(transforms):
+            raise ValueError(f"Length of p doesn't match the number of transforms: {len(p)} != "
+                             f"{len(transforms)}")
+        super().__init__(transforms)
+        total = sum(p)
+        self.p = [prob / total for prob in p]
+
+    def forward(self, *inputs):
+        return self.transforms[_random.choice(len(self.transforms), self.p)](*inputs)
+
+
+class RandomOrder(Compose):
+    """Applies ``transforms`` in a random order."""
+
+    def forward(self, *inputs):
+        needs_unpacking = len(inputs) > 1
+        for i in _random.randperm(len(self.transforms)):
+            outputs = self.transforms[i](*inputs)
+            inputs = outputs if needs_unpacking else (outputs,)
+        return outputs
 
 
 class Lambda(Transform):
