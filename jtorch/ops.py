@@ -11,7 +11,9 @@ first use); an operator it does not hold raises PyTorch's AttributeError.
 every overload name (``aten.add.Tensor``) to that same function: jtorch's ops take every form
 of their arguments. aten operators jtorch has no op for raise NotImplementedError (when read;
 the few private ones PyTorch Geometric's dispatch tables name, when called). See
-docs/differences.md.
+docs/differences.md. ``torch.ops.profiler._record_function_enter``/``_exit`` open and close
+a record_function range. An operator called with an argument that defines
+``__torch_function__`` (a subclass, an FX proxy) hands the call to it, as PyTorch's do.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import types
 
 import jtorch
 
+from ._core import torch_function
 from ._core.errors import is_stand_in, missing_attribute, missing_function
 from ._ops.aten_only import ATEN_ONLY, STAND_INS
+from .autograd.profiler import record_function
 
 __all__ = ["OpOverload", "OpOverloadPacket", "load_library", "import_module",
            "loaded_libraries"]
@@ -32,6 +36,16 @@ _NAMESPACES: dict = {}   # "namespace" -> _OpNamespace
 loaded_libraries: set = set()
 load_library = missing_function("torch.ops.load_library")
 import_module = missing_function("torch.ops.import_module")
+
+
+def _call(op, args, kwargs):
+    """Run operator ``op`` (an OpOverload or OpOverloadPacket); an argument defining
+    ``__torch_function__`` (a subclass, an FX Proxy) gets the call, as PyTorch's operators
+    hand it on."""
+    over = torch_function.overloaded_args(args, kwargs)
+    if over:
+        return torch_function.handle(op, over, args, kwargs, f"torch.ops.{op}")
+    return op._op(*args, **kwargs)
 
 
 class OpOverload:
@@ -45,9 +59,10 @@ class OpOverload:
         self.overloadpacket = packet
         self.__name__ = f"{opname}.{overloadname}"
         self.__qualname__ = self._name
+        self._fx_name = f"torch.ops.{namespace}.{opname}.{overloadname}"   # in FX's code
 
     def __call__(self, /, *args, **kwargs):
-        return self._op(*args, **kwargs)
+        return _call(self, args, kwargs)
 
     @property
     def namespace(self):
@@ -77,10 +92,11 @@ class OpOverloadPacket:
         self._op = fn
         self._schema = schema
         self.__name__ = opname
+        self._fx_name = f"torch.ops.{namespace}.{opname}"   # how FX's code names it
         self.default = OpOverload(namespace, opname, "default", fn, schema, self)
 
     def __call__(self, /, *args, **kwargs):
-        return self._op(*args, **kwargs)
+        return _call(self, args, kwargs)
 
     def overloads(self):
         return ["default"]
@@ -178,6 +194,25 @@ def register(namespace, opname, fn, schema=None):
 def lookup(qualname):
     """The OpOverloadPacket of ``"namespace::name"``, or None."""
     return _OPS.get(qualname)
+
+
+# torch.ops.profiler: a record_function range as two operators (PyTorch's record_function
+# opens and closes its range through them; an FX tracer records them as nodes)
+def _record_function_enter(name, args=None):
+    """Open a profiler range named ``name``; returns its handle (``_record_function_exit``)."""
+    return record_function(name, args).__enter__()
+
+
+def _record_function_exit(handle):
+    """Close the range ``handle`` (from ``_record_function_enter``)."""
+    handle.__exit__(None, None, None)
+
+
+for _name, _fn in (("_record_function_enter", _record_function_enter),
+                   ("_record_function_enter_new", _record_function_enter),
+                   ("_record_function_exit", _record_function_exit)):
+    register("profiler", _name, _fn)
+del _name, _fn
 
 
 def __getattr__(name):

@@ -136,3 +136,42 @@ def test_matcher_and_errors_match_torch():
 
     found = [matches(T) for T in LIBS]
     assert found[1] == found[0] and len(found[0]) == 2
+
+
+def _profiled_code(T):
+    """pytorch/examples' fx/profiling_tracer.py: a tracer that records record_function's
+    range as torch.ops.profiler nodes (an operator called on a proxy becomes a node)."""
+    class ProfilerTracer(T.fx.Tracer):
+        def trace(self, root, concrete_args=None):
+            rf = T.autograd.profiler.record_function
+            enter, exit_ = rf.__enter__, rf.__exit__
+            tracer = self
+
+            def fake_enter(this):
+                this._fx_profiler_ctx = tracer.create_proxy(
+                    "call_function", T.ops.profiler._record_function_enter, (this.name,), {})
+                return this._fx_profiler_ctx
+
+            def fake_exit(this, *exc):
+                T.ops.profiler._record_function_exit(this._fx_profiler_ctx)
+
+            rf.__enter__, rf.__exit__ = fake_enter, fake_exit
+            try:
+                return super().trace(root, concrete_args)
+            finally:
+                rf.__enter__, rf.__exit__ = enter, exit_
+
+    def f(x):
+        with T.autograd.profiler.record_function("foo"):
+            return T.relu(x)
+
+    tracer = ProfilerTracer()
+    graph = tracer.trace(f)
+    gm = T.fx.GraphModule(tracer.root, graph)
+    with T.autograd.profiler.profile() as prof:
+        out = gm(T.tensor([-1.0, 2.0]))
+    return gm.code, out.tolist(), "foo" in [e.key for e in prof.key_averages()]
+
+
+def test_profiler_operators_trace_as_nodes_like_torch():
+    assert _profiled_code(jtorch) == _profiled_code(torch)

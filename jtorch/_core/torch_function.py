@@ -106,6 +106,15 @@ def overloaded(objs):
     return args
 
 
+def overloaded_args(args, kwargs):
+    """:func:`overloaded` of the arguments (and their list/tuple items) of a call; empty until
+    a subclass taking part, or an object that is not a Tensor but defines
+    ``__torch_function__``, has been seen (two list reads)."""
+    if ACTIVE[0] or FOREIGN[0]:
+        return overloaded(_tensors_in(args, kwargs))
+    return ()
+
+
 def tensor_likes(args, kwargs):
     """The arguments (and list/tuple elements) that are not Tensors but define
     ``__torch_function__`` (tensordict's TensorDict), in :func:`overloaded`'s order: PyTorch's
@@ -315,12 +324,11 @@ def overridable(api_name, keywords=False):
     def deco(fn):
         @functools.wraps(fn)
         def public(*args, **kwargs):
-            if ACTIVE[0] or FOREIGN[0]:
-                over = overloaded(_tensors_in(args, kwargs))
-                if over:
-                    if keywords is not None and keywords is not False:
-                        args, kwargs = _as_keywords(public, args, kwargs, int(keywords))
-                    return handle(public, over, args, kwargs, api_name)
+            over = overloaded_args(args, kwargs)
+            if over:
+                if keywords is not None and keywords is not False:
+                    args, kwargs = _as_keywords(public, args, kwargs, int(keywords))
+                return handle(public, over, args, kwargs, api_name)
             return fn(*args, **kwargs)
         return public
     return deco

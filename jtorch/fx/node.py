@@ -108,6 +108,9 @@ def qualified_name(fn):
     public = _PUBLIC_NAMES.get(id(fn))
     if public is not None:
         return public
+    op_name = getattr(fn, "_fx_name", None)   # an operator (torch.ops.profiler._record_...)
+    if op_name is not None:
+        return op_name
     module = getattr(fn, "__module__", None) or "builtins"
     if module == "_operator":
         module = "operator"
