@@ -1314,6 +1314,23 @@ PROGRAMS = [
             results=r"^(?!.*<function )",
             note="expected: invert's graph names torch.arctan as torch.atan (one function "
                  "for both names in jtorch)"),
+    # torchcfm 1.0.7 (with POT 0.9.7), torchode 1.0.1 and denoising-diffusion-pytorch 2.3.4
+    # (pip install "torchcfm==1.0.7" "torchode==1.0.1" "denoising-diffusion-pytorch==2.3.4"):
+    # a driver of torchcfm's five conditional flow matchers on its 2-D toy data (paths, flows,
+    # lambda, label-guided OT pairs), OTPlanSampler and wasserstein, MLP training per matcher
+    # (score network for the Schrodinger bridge), UNetModelWrapper (attention, checkpointing,
+    # float16 blocks) with samples by torchode and torchdyn's NeuralODE; torchode's solve_ivp,
+    # AutoDiffAdjoint, Backsolve/JointBacksolveAdjoint, Integral/PID/fixed-step controllers on
+    # batched problems with per-sample time spans, gradients through the solve; a tiny Unet
+    # and Unet1D with GaussianDiffusion trained and sampled; the tree is an empty directory
+    # "torchcfm"
+    Program("torchcfm", "torchcfm", "atong01/conditional-flow-matching",
+            [["{work}/drive_torchcfm.py"]],
+            prepare=copy_driver("torchcfm_flows.py", "drive_torchcfm.py"),
+            note="expected: float32 rounding; torchode's adaptive solves to 1.4e-4 relative "
+                 "(their first error estimate is float32 rounding noise, which sets the next "
+                 "step size; PyTorch moves 1e-4 for y0 moved 1 ulp), everything else within "
+                 "1.5e-5; CFM_FLOAT64=1 agrees to 1.3e-12"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
