@@ -58,7 +58,10 @@ def _relative(package, module):
 def _where(obj):
     """(module, attribute) under which ``obj`` can be imported: its own module, else the op
     family that binds it (a stand-in from jtorch._core.errors, say)."""
-    homes = [obj.__module__] + sorted(m for m in sys.modules if m.startswith("jtorch._ops."))
+    public_files = {package if path.endswith("__init__.py") else
+                    f"{package}.{path.rsplit('/', 1)[1][:-3]}" for path, package in FILES.values()}
+    homes = [m for m in [obj.__module__] if m not in public_files] + \
+        sorted(m for m in sys.modules if m.startswith("jtorch._ops."))
     for home in homes:
         mod = sys.modules.get(home)   # None: a class that names PyTorch's module ("torch")
         if mod is None:

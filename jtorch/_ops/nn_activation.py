@@ -90,8 +90,8 @@ def functional_forms(name, public, *, grad1=None, torch=False, sig_from=None, pu
     # PyTorch's C++ binding (torch.relu_, torch._C._nn.elu_) hands a call with a subclass or an
     # FX proxy to __torch_function__ as made
     functional_ = torch_function.overridable(f"torch.nn.functional.{name}_", None)(functional_)
-    if publish:   # the module-level name it is bound to, so pickle finds it (torch.save(model))
-        functional.__qualname__ = f"{name}_functional"
+    if publish:   # named where it is public, as PyTorch's (pickle finds it there)
+        functional.__module__, functional.__qualname__ = "jtorch.nn.functional", name
         export(name, namespace="nn.functional")(functional)
         export(name + "_", namespace="nn.functional," if torch else "nn.functional")(functional_)
     return functional, functional_
