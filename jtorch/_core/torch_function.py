@@ -324,11 +324,12 @@ def overridable(api_name, keywords=False):
     def deco(fn):
         @functools.wraps(fn)
         def public(*args, **kwargs):
-            over = overloaded_args(args, kwargs)
-            if over:
-                if keywords is not None and keywords is not False:
-                    args, kwargs = _as_keywords(public, args, kwargs, int(keywords))
-                return handle(public, over, args, kwargs, api_name)
+            if ACTIVE[0] or FOREIGN[0]:   # (overloaded_args, inlined: reshape is hot)
+                over = overloaded(_tensors_in(args, kwargs))
+                if over:
+                    if keywords is not None and keywords is not False:
+                        args, kwargs = _as_keywords(public, args, kwargs, int(keywords))
+                    return handle(public, over, args, kwargs, api_name)
             return fn(*args, **kwargs)
         return public
     return deco
