@@ -1331,6 +1331,24 @@ PROGRAMS = [
                  "(their first error estimate is float32 rounding noise, which sets the next "
                  "step size; PyTorch moves 1e-4 for y0 moved 1 ulp), everything else within "
                  "1.5e-5; CFM_FLOAT64=1 agrees to 1.3e-12"),
+    # TorchANI 2.9 (installed: pip install torchani==2.9.0, with h5py and ase; its compiled
+    # cuAEV/MNP/cell-list extensions not built, so the pure-PyTorch paths run): a driver of what
+    # someone training their own potential builds (no pretrained models, no downloads):
+    # AEVComputer from explicit constants, SpeciesConverter, ANIModel/ANINetworks of per-element
+    # networks, EnergyShifter in torchani.nn.Sequential, padded batches, forces by autograd,
+    # energy+force training (create_graph=True), state_dict round trips (also TorchANI 1 keys),
+    # periodic AEVs/forces/virial (all-pairs and cell-list neighborlists), Assembler-built ANI
+    # and ANIq models (xTB repulsion, D3 dispersion, ensembles, QBC, charges, dipoles),
+    # Hessians and vibrational analysis, SingleNN/ANISharedNetworks/Ensemble, pair potentials,
+    # an HDF5 ANIDataset batched with exact SAEs, utilities and the ASE calculator (BFGS);
+    # the tree is an empty directory "torchani"
+    Program("torchani", "torchani", "aiqm/torchani", [["{work}/drive_torchani.py"]],
+            prepare=copy_driver("torchani_potentials.py", "drive_torchani.py"),
+            note="expected: float32 rounding (within 4.2e-6 relative, sums of force "
+                 "magnitudes); the data variant's SAE-subtracted energies to 2.5e-3 relative "
+                 "(9.2e-5 absolute): exact_saes solves a float32 least-squares problem "
+                 "(torch.linalg.lstsq, driver gels), whose solutions differ by float32 "
+                 "rounding between LAPACK's QR and jtorch's solver"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
