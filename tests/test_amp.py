@@ -498,6 +498,20 @@ def test_state_nesting_and_decorator():
     assert _state_log(jtorch) == _state_log(torch)
 
 
+def test_cuda_amp_submodules_as_torch():
+    """torch.cuda.amp's submodules, which libraries reach as attributes (thinc asks
+    ``torch.cuda.amp.common.amp_definitely_not_available()`` at import)."""
+    def facts(T):
+        amp = T.cuda.amp
+        return (amp.common.amp_definitely_not_available(),
+                amp.autocast.__module__.split(".", 1)[1],
+                amp.GradScaler.__module__.split(".", 1)[1],
+                amp.autocast_mode.autocast is amp.autocast,
+                amp.grad_scaler.GradScaler is amp.GradScaler, sorted(amp.__all__))
+
+    assert facts(jtorch) == facts(torch)
+
+
 def test_warnings_and_errors():
     for T in (torch, jtorch):
         with pytest.warns(UserWarning, match="In CPU autocast, but the target dtype is not "

@@ -1,25 +1,18 @@
-"""torch.cuda.amp: PyTorch's deprecated CUDA aliases of torch.amp (each warns FutureWarning)."""
+"""torch.cuda.amp.autocast_mode: PyTorch's deprecated CUDA ``autocast``, ``custom_fwd`` and
+``custom_bwd`` (aliases of torch.amp's; each warns FutureWarning)."""
 
 from __future__ import annotations
 
 import functools
 import warnings
 
-from .._core import dtypes
-from ..amp import autocast_mode as _am
-from ..amp._deprecated import deprecated_autocast, deprecated_grad_scaler
-from . import is_available
+from ..._core import dtypes
+from ...amp import autocast_mode as _am
+from ...amp._deprecated import deprecated_autocast
 
-__all__ = ["amp_definitely_not_available", "autocast", "custom_bwd", "custom_fwd",
-           "GradScaler"]
-
-
-def amp_definitely_not_available():
-    return not is_available()
-
+__all__ = ["autocast", "custom_bwd", "custom_fwd"]
 
 autocast = deprecated_autocast(__name__, "cuda", dtypes.float16)
-GradScaler = deprecated_grad_scaler(__name__, "cuda")
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):
