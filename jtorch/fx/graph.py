@@ -223,7 +223,7 @@ class Graph:
         """Print the nodes as a table (opcode, name, target, args, kwargs); needs the
         ``tabulate`` package, as PyTorch's."""
         try:
-            from tabulate import tabulate   # an optional dependency, as in PyTorch
+            from tabulate import tabulate  # an optional dependency, as in PyTorch
         except ImportError:
             print("`print_tabular` relies on the library `tabulate`, which could not be found "
                   "on this machine. Run `pip install tabulate` to install the library.")
