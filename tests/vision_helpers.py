@@ -137,6 +137,15 @@ def dropouts_off(model, dropout_types):
     return model
 
 
+def raises_as_torchvision(jt_call, tv_call):
+    """Both calls raise: jtorch's exception of torchvision's type, with its exact text."""
+    with pytest.raises(Exception) as ref:
+        tv_call()
+    with pytest.raises(type(ref.value)) as got:
+        jt_call()
+    assert str(got.value) == str(ref.value)
+
+
 def assert_close(jt, ref, rtol=1e-4, atol=1e-5):
     """Close values; ``atol`` is relative to the reference's largest magnitude (at least 1): a
     deep float32 network's rounding scales with its outputs."""

@@ -7,6 +7,7 @@ image (Pillow is an optional dependency of jtorch: the ``vision`` extra).
 
 from __future__ import annotations
 
+import io
 import numbers
 import sys
 
@@ -296,3 +297,11 @@ def autocontrast(img):
 def equalize(img):
     _check(img)
     return ImageOps.equalize(img)
+
+
+def jpeg(img, quality):
+    """``img`` after a JPEG encode (``quality`` 1-100) and decode, through Pillow."""
+    _check(img)
+    buf = io.BytesIO()
+    img.save(buf, format="JPEG", quality=quality)
+    return Image.open(buf).copy()  # the plain image, not Pillow's JpegImageFile

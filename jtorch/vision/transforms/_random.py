@@ -62,6 +62,11 @@ def normal(shape) -> np.ndarray:
     return np.asarray(_rng().standard_normal(shape), dtype=np.float32)
 
 
+def beta(a, b) -> float:
+    """One float drawn from the Beta(``a``, ``b``) distribution."""
+    return float(_rng().beta(a, b))
+
+
 def dirichlet(alpha) -> np.ndarray:
     """One float32 draw from the Dirichlet distribution with concentrations ``alpha``."""
     return np.asarray(_rng().dirichlet(alpha), dtype=np.float32)

@@ -22,28 +22,44 @@ from .. import (
 from ..autoaugment import AutoAugmentPolicy as AutoAugmentPolicy
 from ..functional import InterpolationMode as InterpolationMode, _is_pil_image
 from . import functional as functional
+from ._augment import JPEG as JPEG, CutMix as CutMix, MixUp as MixUp
+from ._color import (
+    RGB as RGB,
+    GaussianNoise as GaussianNoise,
+    Grayscale as Grayscale,
+    RandomChannelPermutation as RandomChannelPermutation,
+    RandomGrayscale as RandomGrayscale,
+    RandomPhotometricDistort as RandomPhotometricDistort,
+)
+from ._geometry import (
+    RandomResize as RandomResize,
+    RandomShortestSize as RandomShortestSize,
+    RandomZoomOut as RandomZoomOut,
+    ScaleJitter as ScaleJitter,
+)
 from ._transform import Transform as Transform, wrap_v1
 
-__all__ = ["AugMix", "AutoAugment", "AutoAugmentPolicy", "CenterCrop", "ColorJitter", "Compose",
-           "ConvertImageDtype", "ElasticTransform", "FiveCrop", "GaussianBlur", "Grayscale",
-           "Identity", "InterpolationMode", "Lambda", "LinearTransformation", "Normalize",
-           "PILToTensor", "Pad", "RandAugment", "RandomAdjustSharpness",
-           "RandomAffine", "RandomApply", "RandomAutocontrast", "RandomChoice", "RandomCrop",
-           "RandomEqualize", "RandomErasing", "RandomGrayscale", "RandomHorizontalFlip",
-           "RandomInvert", "RandomOrder", "RandomPerspective", "RandomPosterize",
-           "RandomResizedCrop", "RandomRotation", "RandomSolarize", "RandomVerticalFlip",
-           "Resize", "TenCrop", "ToDtype", "ToImage", "ToPILImage", "ToPureTensor", "ToTensor",
-           "Transform", "TrivialAugmentWide", "functional"]
+__all__ = ["JPEG", "RGB", "AugMix", "AutoAugment", "AutoAugmentPolicy", "CenterCrop",
+           "ColorJitter", "Compose", "ConvertImageDtype", "CutMix", "ElasticTransform",
+           "FiveCrop", "GaussianBlur", "GaussianNoise", "Grayscale", "Identity",
+           "InterpolationMode", "Lambda", "LinearTransformation", "MixUp", "Normalize",
+           "PILToTensor", "Pad", "RandAugment", "RandomAdjustSharpness", "RandomAffine",
+           "RandomApply", "RandomAutocontrast", "RandomChannelPermutation", "RandomChoice",
+           "RandomCrop", "RandomEqualize", "RandomErasing", "RandomGrayscale",
+           "RandomHorizontalFlip", "RandomInvert", "RandomOrder", "RandomPerspective",
+           "RandomPhotometricDistort", "RandomPosterize", "RandomResize", "RandomResizedCrop",
+           "RandomRotation", "RandomShortestSize", "RandomSolarize", "RandomVerticalFlip",
+           "RandomZoomOut", "Resize", "ScaleJitter", "TenCrop", "ToDtype", "ToImage",
+           "ToPILImage", "ToPureTensor", "ToTensor", "Transform", "TrivialAugmentWide",
+           "functional"]
 
 CenterCrop = wrap_v1(_t.CenterCrop, "CenterCrop")
 ColorJitter = wrap_v1(_a.ColorJitter, "ColorJitter")
 GaussianBlur = wrap_v1(_a.GaussianBlur, "GaussianBlur")
-Grayscale = wrap_v1(_a.Grayscale, "Grayscale")
 Normalize = wrap_v1(_t.Normalize, "Normalize")
 Pad = wrap_v1(_t.Pad, "Pad")
 PILToTensor = wrap_v1(_t.PILToTensor, "PILToTensor")
 RandomCrop = wrap_v1(_t.RandomCrop, "RandomCrop")
-RandomGrayscale = wrap_v1(_a.RandomGrayscale, "RandomGrayscale")
 RandomHorizontalFlip = wrap_v1(_t.RandomHorizontalFlip, "RandomHorizontalFlip")
 RandomResizedCrop = wrap_v1(_t.RandomResizedCrop, "RandomResizedCrop")
 RandomRotation = wrap_v1(_a.RandomRotation, "RandomRotation")
@@ -72,11 +88,9 @@ RandomSolarize = wrap_v1(_a.RandomSolarize, "RandomSolarize")
 # one raises NotImplementedError naming it), as lightly.transforms imports
 # ConvertBoundingBoxFormat at import time; AutoAugmentPolicy (an enum) raises when read
 __getattr__ = missing_names("torchvision.transforms.v2", (), classes=(
-    "ClampBoundingBoxes", "ClampKeyPoints", "ConvertBoundingBoxFormat",
-    "CutMix", "GaussianNoise", "JPEG", "MixUp", "RGB",
-    "RandomChannelPermutation", "RandomIoUCrop", "RandomPhotometricDistort", "RandomResize",
-    "RandomShortestSize", "RandomZoomOut", "SanitizeBoundingBoxes", "SanitizeKeyPoints",
-    "ScaleJitter", "SetClampingMode", "UniformTemporalSubsample"),
+    "ClampBoundingBoxes", "ClampKeyPoints", "ConvertBoundingBoxFormat", "RandomIoUCrop",
+    "SanitizeBoundingBoxes", "SanitizeKeyPoints", "SetClampingMode",
+    "UniformTemporalSubsample"),
     bases=(Transform,))
 
 
@@ -159,6 +173,11 @@ class Lambda(Transform):
         super().__init__()
         self.lambd = lambd
         self.types = types or (object,)
+
+    def extra_repr(self):
+        name = getattr(self.lambd, "__name__", None)
+        return ", ".join(([name] if name else [])
+                         + [f"types={[t.__name__ for t in self.types]}"])
 
     def _transform_image(self, x):
         return self.lambd(x) if isinstance(x, self.types) else x

@@ -4,18 +4,22 @@ everything else through.
 
 Differences from torchvision: jtorch has no ``tv_tensors`` (bounding boxes, masks, videos);
 images are PIL images, tensors, and jtorch's NumPy images. As in v2, when the structure holds no
-PIL image, only its first plain tensor is transformed. Each image leaf draws its own random
-parameters (v2 uses one draw for all the leaves of a call).
+PIL image, only its first plain tensor is transformed. The transforms written on ``make_params``
+draw once per call, as v2; in the v1 transforms wrapped by ``wrap_v1`` each image leaf draws its
+own random parameters.
 """
 
 from __future__ import annotations
+
+import enum
 
 import numpy as np
 
 from jtorch import nn
 from jtorch._tensor import Tensor
 
-from ..functional import _is_pil_image
+from .. import _random
+from ..functional import _is_pil_image, get_dimensions
 
 
 def _leaves(x, out):
@@ -40,7 +44,9 @@ def _rebuild(x, it):
 
 
 class Transform(nn.Module):
-    """Base of the v2 transforms: ``_transform_image`` is applied to each image leaf."""
+    """Base of the v2 transforms, torchvision's for custom transforms: ``make_params`` draws
+    once per call from the sample's images, ``transform(inpt, params)`` maps each image (by
+    default ``_transform_image``, where the wrapped v1 transforms draw per image)."""
 
     _impl = None  # the v1 transform doing the work on one image, when there is one
     _all_leaves = False  # transform every leaf (Lambda, ToDtype with a dict...)
@@ -48,9 +54,16 @@ class Transform(nn.Module):
     def _transform_image(self, img):
         return self._impl(img)
 
-    def forward(self, *inputs):
-        sample = inputs if len(inputs) > 1 else inputs[0]
-        leaves = _leaves(sample, [])
+    def check_inputs(self, flat_inputs):
+        pass
+
+    def make_params(self, flat_inputs) -> dict:
+        return {}
+
+    def transform(self, inpt, params):
+        return self._transform_image(inpt)
+
+    def _needs_transform_list(self, leaves):
         has_pil = any(_is_pil_image(v) for v in leaves)
         first_tensor = True
         out = []
@@ -58,11 +71,68 @@ class Transform(nn.Module):
             is_img = _is_pil_image(v) or isinstance(v, np.ndarray) and v.ndim in (2, 3)
             if isinstance(v, Tensor) and not has_pil and first_tensor:
                 is_img, first_tensor = True, False
-            out.append(self._transform_image(v) if is_img or self._all_leaves else v)
+            out.append(is_img or self._all_leaves)
+        return out
+
+    def _call(self, sample, leaves, needs):
+        params = self.make_params([v for v, n in zip(leaves, needs) if n])
+        out = [self.transform(v, params) if n else v for v, n in zip(leaves, needs)]
         return _rebuild(sample, iter(out))
 
+    def forward(self, *inputs):
+        sample = inputs if len(inputs) > 1 else inputs[0]
+        leaves = _leaves(sample, [])
+        self.check_inputs(leaves)
+        return self._call(sample, leaves, self._needs_transform_list(leaves))
+
+    def extra_repr(self):
+        return ", ".join(f"{k}={v}" for k, v in self.__dict__.items()
+                         if not k.startswith("_") and k != "training"
+                         and isinstance(v, (bool, int, float, str, tuple, list, enum.Enum)))
+
     def __repr__(self):
-        return repr(self._impl) if self._impl is not None else f"{type(self).__name__}()"
+        return repr(self._impl) if self._impl is not None else nn.Module.__repr__(self)
+
+
+class _RandomApplyTransform(Transform):
+    """A transform applied with probability ``p`` (one draw per call, before the params)."""
+
+    def __init__(self, p: float = 0.5):
+        if not (0.0 <= p <= 1.0):
+            raise ValueError("`p` should be a floating point value in the interval [0.0, 1.0].")
+        super().__init__()
+        self.p = p
+
+    def forward(self, *inputs):
+        sample = inputs if len(inputs) > 1 else inputs[0]
+        leaves = _leaves(sample, [])
+        self.check_inputs(leaves)
+        if _random.uniform() >= self.p:
+            return sample
+        return self._call(sample, leaves, self._needs_transform_list(leaves))
+
+
+def _sizes(flat_inputs, get, what):
+    found = sorted({tuple(get(v)) for v in flat_inputs
+                    if isinstance(v, (Tensor, np.ndarray)) or _is_pil_image(v)})
+    if not found:
+        raise TypeError(f"No {what} was found in the sample")
+    if len(found) > 1:
+        dims = "x".join("CHW"[-len(found[0]):])
+        listed = ", ".join(f"'{s}'" for s in found)
+        raise ValueError(f"Found multiple {dims} dimensions in the sample: {listed}")
+    return found[0]
+
+
+def query_chw(flat_inputs):
+    """The ``(C, H, W)`` all the images of the sample share."""
+    return _sizes(flat_inputs, get_dimensions, "image or video")
+
+
+def query_size(flat_inputs):
+    """The ``(H, W)`` all the images of the sample share."""
+    return _sizes(flat_inputs, lambda v: get_dimensions(v)[1:],
+                  "image, video, mask, bounding box of keypoint")
 
 
 def wrap_v1(v1_cls, name):
