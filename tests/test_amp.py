@@ -510,6 +510,11 @@ def test_cuda_amp_submodules_as_torch():
                 amp.grad_scaler.GradScaler is amp.GradScaler, sorted(amp.__all__))
 
     assert facts(jtorch) == facts(torch)
+    for T in (torch, jtorch):
+        amp = T.cpu.amp
+        assert amp.autocast_mode.autocast is amp.autocast
+        assert amp.grad_scaler.GradScaler is amp.GradScaler
+        assert amp.GradScaler.__module__.endswith("cpu.amp.grad_scaler")
 
 
 def test_warnings_and_errors():
