@@ -961,6 +961,7 @@ def _variable(T):
     from importlib import import_module
 
     Variable = import_module(f"{T.__name__}.autograd").Variable
+    assert import_module(f"{T.__name__}.autograd.variable").Variable is Variable
     t = T.tensor([[1.0, 2.0], [3.0, 4.0]])
     v = Variable(t, requires_grad=True)
     seen = [v is t, t.requires_grad, v.requires_grad, v.is_leaf, isinstance(v, Variable),

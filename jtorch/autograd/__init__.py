@@ -8,8 +8,7 @@ import warnings
 from .._core import dtypes
 from .._core.errors import MissingModule, torch_name_fallback
 from .._core.graph import Node, run_backward
-from .._core.tensor_base import TensorBase
-from . import anomaly_mode, forward_ad, functional, graph, profiler, profiler_util
+from . import anomaly_mode, forward_ad, functional, graph, profiler, profiler_util, variable
 from ._profiler_activity import ProfilerActivity, kineto_available
 from .anomaly_mode import (
     detect_anomaly,
@@ -32,29 +31,15 @@ from .grad_mode import (
 from .gradcheck import gradcheck, gradgradcheck
 from .gradients import backward, grad
 from .profiler_util import DeviceType
-
-
-class _VariableMeta(type):
-    def __instancecheck__(cls, obj):
-        return isinstance(obj, TensorBase)
-
-
-class Variable(metaclass=_VariableMeta):
-    """The legacy ``torch.autograd.Variable``: ``Variable(t, requires_grad)`` is a new leaf
-    Tensor sharing ``t``'s storage (``t`` itself is left as it was), as PyTorch's."""
-
-    def __new__(cls, data, requires_grad=False, volatile=False):
-        if not isinstance(data, TensorBase):
-            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-        return data.detach().requires_grad_(requires_grad)
-
+from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
            "is_inference_mode_enabled", "is_multithreading_enabled",
            "set_multithreading_enabled", "functional", "graph", "Node", "set_detect_anomaly",
            "detect_anomaly", "anomaly_mode", "Variable", "gradcheck", "gradgradcheck", "forward_ad",
-           "profiler", "profiler_util", "DeviceType", "ProfilerActivity", "kineto_available"]
+           "profiler", "profiler_util", "DeviceType", "ProfilerActivity", "kineto_available",
+           "variable"]
 
 # a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
 __getattr__ = torch_name_fallback("torch.autograd")
