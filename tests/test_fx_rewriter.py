@@ -5,6 +5,8 @@ rewritten module's outputs and gradients."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 import torch
@@ -175,3 +177,30 @@ def _profiled_code(T):
 
 def test_profiler_operators_trace_as_nodes_like_torch():
     assert _profiled_code(jtorch) == _profiled_code(torch)
+
+
+def _immutable_facts(T):
+    ic = T.fx.immutable_collections
+    gm = T.fx.symbolic_trace(_cat_twice(T))
+    node = next(n for n in gm.graph.nodes if n.op == "call_function")
+    errors = []
+    for mutate in (lambda: node.args[0].append(1), lambda: node.kwargs.update(dim=1),
+                   lambda: node.kwargs.__setitem__("dim", 1)):
+        with pytest.raises(TypeError) as e:
+            mutate()
+        errors.append(str(e.value))
+    lst, dct = ic.immutable_list([1, [2]]), ic.immutable_dict(a=1)
+    leaves, spec = T.utils._pytree.tree_flatten(ic.immutable_list([1, ic.immutable_dict(b=2)]))
+    return (type(node.args[0]).__name__, type(node.kwargs).__name__, errors,
+            hash(ic.immutable_list([1, 2])) == hash((1, 2)),
+            pickle.loads(pickle.dumps(dct)), type(pickle.loads(pickle.dumps(lst))).__name__,
+            leaves, type(T.utils._pytree.tree_unflatten(leaves, spec)).__name__,
+            type(lst + [3]).__name__)
+
+
+def _cat_twice(T):
+    return lambda x: T.cat([x, x], dim=0)
+
+
+def test_node_arguments_are_immutable_as_torch():
+    assert _immutable_facts(jtorch) == _immutable_facts(torch)

@@ -6,7 +6,8 @@
 compiles the graph back into Python. The files, each one concept: ``node.py``, ``graph.py``
 (with ``_codegen.py``, the generated source), ``proxy.py``, ``_symbolic_trace.py`` (Tracer,
 ``wrap``), ``graph_module.py``, ``interpreter.py``, ``passes/shape_prop.py``,
-``subgraph_rewriter.py`` (``replace_pattern``, with ``passes/utils/matcher_utils.py``). The other FX
+``subgraph_rewriter.py`` (``replace_pattern``, with ``passes/utils/matcher_utils.py``),
+``immutable_collections.py`` (what a node's args and kwargs hold). The other FX
 names raise NotImplementedError naming the PyTorch API (docs/differences.md).
 """
 

@@ -23,6 +23,7 @@ from .._core.layout import layout, memory_format
 from .._core.torch_function import C_NN_FUNCTIONS, PYTHON_FUNCTIONS
 from .._ops._registry import PUBLISHED
 from .._tensor import Tensor
+from .immutable_collections import immutable_dict, immutable_list
 
 __all__ = ["Argument", "BaseArgumentTypes", "Node", "Target", "has_side_effect",
            "map_aggregate", "map_arg"]
@@ -39,22 +40,26 @@ def has_side_effect(fn):
 
 
 def map_aggregate(a, fn):
-    """``a`` with ``fn`` applied to every leaf of its tuples, lists, dicts and slices (named
-    tuples and the argument's own list and dict types kept)."""
+    """``a`` with ``fn`` applied to every leaf of its tuples, lists, dicts and slices; lists
+    and dicts come back as the immutable ones a Node holds (named tuples kept), as PyTorch's."""
     if isinstance(a, tuple):
-        items = [map_aggregate(e, fn) for e in a]
-        return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
+        items = tuple(map_aggregate(e, fn) for e in a)
+        return type(a)(*items) if hasattr(a, "_fields") else items
     if isinstance(a, list):
-        return type(a)([map_aggregate(e, fn) for e in a])
+        return immutable_list([map_aggregate(e, fn) for e in a])
     if isinstance(a, dict):
-        out = type(a)()
+        out = immutable_dict()
         for k, v in a.items():
-            out[k] = map_aggregate(v, fn)
+            dict.__setitem__(out, k, map_aggregate(v, fn))
         return out
     if isinstance(a, slice):
         return slice(map_aggregate(a.start, fn), map_aggregate(a.stop, fn),
                      map_aggregate(a.step, fn))
     return fn(a)
+
+
+def _same(x):
+    return x
 
 
 def map_arg(a, fn):
@@ -209,7 +214,7 @@ class Node:
     def _set_uses(self, args, kwargs):
         for n in self._input_nodes:
             n.users.pop(self, None)
-        self._args, self._kwargs = args, kwargs
+        self._args, self._kwargs = map_aggregate(args, _same), map_aggregate(kwargs, _same)
         self._input_nodes = _collect(kwargs, _collect(args, {}))
         for n in self._input_nodes:
             n.users.setdefault(self)
