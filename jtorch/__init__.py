@@ -136,6 +136,15 @@ from .backends._matmul_precision import (  # noqa: E402
     get_float32_matmul_precision,
     set_float32_matmul_precision,
 )
+from .backends._build import (  # noqa: E402
+    has_lapack,
+    has_mkl,
+    has_openmp,
+    has_spectral,
+    init_num_threads,
+    is_distributed,
+    set_flush_denormal,
+)
 from .backends._threads import (  # noqa: E402
     get_num_interop_threads,
     get_num_threads,

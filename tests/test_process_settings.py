@@ -228,6 +228,18 @@ def test_threads():
             T.set_num_threads(before[0])
 
 
+def test_build_facts():
+    """torch's build facts as jtorch's backend has them: LAPACK and FFTs, no MKL or OpenMP
+    (as its torch.backends say); flush-denormal cannot be set (False); the errors as
+    PyTorch's."""
+    assert (jtorch.has_lapack, jtorch.has_spectral) == (torch.has_lapack, torch.has_spectral)
+    assert (jtorch.has_mkl, jtorch.has_openmp) == (jtorch.backends.mkl.is_available(),
+                                                   jtorch.backends.openmp.is_available())
+    assert jtorch.set_flush_denormal(False) is False and jtorch.init_num_threads() is None
+    _same(lambda T: [T.is_distributed(T.ones(1)), _outcome(lambda: T.is_distributed(3)),
+                     _outcome(lambda: T.set_flush_denormal(1))])
+
+
 # ------------------------------------------------------------------------ default device
 def _where(T):
     # tensors made on "cpu:0" are left out: jtorch reports "cpu:0" where PyTorch says "cpu"
