@@ -1349,6 +1349,18 @@ PROGRAMS = [
                  "(9.2e-5 absolute): exact_saes solves a float32 least-squares problem "
                  "(torch.linalg.lstsq, driver gels), whose solutions differ by float32 "
                  "rounding between LAPACK's QR and jtorch's solver"),
+    # PyKEEN 1.11 (pip install "pykeen>=1.11,<1.12"): a driver of knowledge-graph embedding
+    # models (TransE, DistMult, ComplEx, RotatE, TuckER, ConvE, TransH through pipeline())
+    # trained with the sLCWA (basic and Bernoulli negative samplers) and LCWA loops on a
+    # synthetic in-memory graph, with margin-ranking, softplus, BCE and NSSA losses,
+    # RankBasedEvaluator, score_hrt/score_t/score_h, predict_target and a state_dict
+    # round trip; the tree is an empty directory "pykeen"
+    Program("pykeen", "pykeen", "pykeen/pykeen", [["{work}/drive_pykeen.py"]],
+            prepare=copy_driver("pykeen_kge.py", "drive_pykeen.py"),
+            note="expected: float32 rounding (epoch losses within 1.3e-7 relative; the largest, "
+                 "8e-6 relative, is a cancelling parameter sum; PYKEEN_FLOAT64=1 agrees to "
+                 "4e-15 for the real-valued models); every metric, ranking and prediction "
+                 "is equal"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

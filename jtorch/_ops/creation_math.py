@@ -229,7 +229,9 @@ def logspace(start, end, steps=None, base=10.0, *, out=None, dtype=None, layout=
 
 # ------------------------------------------------------------------------------ complex, polar
 def _parts_check(name, names):
-    def check(a, b, **kw):
+    def check(*args, **kw):
+        # the parts may come by keyword (torch.complex(real=re, imag=im), as pykeen calls it)
+        a, b = (*args, *(kw.get(n) for n in names[len(args):]))[:2]
         for x, pos, pname in ((a, 1, names[0]), (b, 2, names[1])):
             if not isinstance(x, TensorBase):
                 raise TypeError(f"{name}(): argument '{pname}' (position {pos}) must be Tensor, "
@@ -266,4 +268,8 @@ def complex_(real, imag):
 def polar(abs, angle):
     """A complex tensor ``abs * (cos(angle) + sin(angle) * 1j)``."""
     check_broadcast(abs.shape, angle.shape)
-    return _complex_parts(abs * jnp.cos(angle), abs * jnp.sin(angle))
+    # PyTorch's backward gives abs the gradient real(conj(grad) * sgn(result)): zero where abs
+    # is 0, negated where it is negative; ``r`` is abs in value with sign(abs) as derivative
+    s = jax.lax.stop_gradient(jnp.sign(abs))
+    r = jax.lax.stop_gradient(abs) - (jax.lax.stop_gradient(abs * s) - abs * s)  # keeps -0.0
+    return _complex_parts(r * jnp.cos(angle), r * jnp.sin(angle))

@@ -424,15 +424,21 @@ def _bce_with_logits(input, target, weight=None, pos_weight=None, reduction="mea
     if not jnp.issubdtype(target.dtype, jnp.inexact):
         raise RuntimeError(f"result type {type_name(input)} can't be cast to the desired "
                            f"output type {type_name(target)}")
-    target = target.astype(input.dtype)
-    ls = jax.nn.log_sigmoid(input)
+    # PyTorch computes ``(1 - target).mul_(input).sub_(...)``: the loss takes the target's dtype
+    # (a float64 input with a float32 target gives a float32 loss, rounded at each step)
+    out, common = target.dtype, jnp.promote_types(input.dtype, target.dtype)
+    ls = jax.nn.log_sigmoid(input).astype(common)
+    loss = ((1 - target).astype(common) * input.astype(common)).astype(out).astype(common)
     if pos_weight is not None:
         check_broadcast(pos_weight.shape, target.shape)
-        ls = ls * ((pos_weight.astype(input.dtype) - 1) * target + 1)
-    loss = (1 - target) * input - ls
+        wdt = jnp.promote_types(pos_weight.dtype, out)
+        lw = (pos_weight - 1).astype(wdt) * target.astype(wdt) + 1
+        ls = ls * lw.astype(common)
+    loss = (loss - ls).astype(out)
     if weight is not None:
         check_broadcast(loss.shape, weight.shape)
-        loss = loss * weight.astype(input.dtype)
+        wdt = jnp.promote_types(weight.dtype, out)
+        loss = (loss.astype(wdt) * weight.astype(wdt)).astype(out)
     return reduce_loss(loss, reduction)
 
 
