@@ -18,7 +18,7 @@ from typing import NamedTuple
 from ..nn.modules.module import Module
 from ._symbolic_trace import symbolic_trace
 from .graph import Graph
-from .graph_module import GraphModule
+from .graph_module import GraphModule, _get_attr
 from .node import Node
 from .passes.utils.matcher_utils import SubgraphMatcher
 
@@ -160,9 +160,7 @@ def _replace_attributes(gm, replacement):
 
 
 def _try_get_attr(module, target):
-    path, _, name = target.rpartition(".")
     try:
-        module = module.get_submodule(path)
+        return _get_attr(module, target)
     except AttributeError:
         return None
-    return getattr(module, name, None)
