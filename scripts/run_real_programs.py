@@ -1361,6 +1361,13 @@ PROGRAMS = [
                  "8e-6 relative, is a cancelling parameter sum; PYKEEN_FLOAT64=1 agrees to "
                  "4e-15 for the real-valued models); every metric, ranking and prediction "
                  "is equal"),
+    # TorchOpt 0.7.3 (pip install "torchopt>=0.7.3,<0.8"): a driver of its functional and OOP
+    # optimizers, MAML through its meta-optimizers and through torch.func, implicit
+    # differentiation (custom_root, ImplicitMetaGradientModule), zero-order estimates, linalg,
+    # pytree helpers and make_dot on tiny models; the tree is an empty directory "torchopt"
+    Program("torchopt", "torchopt", "metaopt/torchopt", [["{work}/drive_torchopt.py"]],
+            prepare=copy_driver("torchopt_meta.py", "drive_torchopt.py"),
+            results=r"^(?!visual \w+ backward nodes)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
