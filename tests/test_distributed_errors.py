@@ -83,6 +83,39 @@ def test_world_of_one(world_of_one):
     assert out["jtorch"] == out["torch"]
 
 
+def test_distributed_c10d_module_before_and_in_a_world_of_one(world_of_one):
+    # libraries import the process-group API from the module PyTorch defines it in
+    # (`from torch.distributed.distributed_c10d import _get_default_group, ProcessGroup`), and
+    # DeviceMesh/init_device_mesh from torch.distributed itself
+    import torch.distributed.distributed_c10d as tc10d
+
+    import jtorch.distributed.device_mesh as jmesh
+    import jtorch.distributed.distributed_c10d as jc10d
+
+    assert jc10d.__all__ == [n for n in jdist.__all__ if n in tc10d.__all__]
+    assert jc10d.ProcessGroup is jdist.ProcessGroup and jc10d.all_reduce is jdist.all_reduce
+    assert jdist.DeviceMesh is jmesh.DeviceMesh and "init_device_mesh" in jdist.__all__
+    assert jdist.init_device_mesh is jmesh.init_device_mesh
+    out = {}
+    for name, T, C in (("torch", tdist, tc10d), ("jtorch", jdist, jc10d)):
+        pg = C._get_default_group()
+        out[name] = (isinstance(pg, T.ProcessGroup), pg.rank(), pg.size(),
+                     C._rank_not_in_group(pg), C._rank_not_in_group(None),
+                     C._rank_not_in_group(T.GroupMember.NON_GROUP_MEMBER),
+                     C.get_global_rank(pg, 0))
+    assert out["jtorch"] == out["torch"]
+    with pytest.raises(NotImplementedError, match="torch.distributed.distributed_c10d._world"):
+        jc10d._world
+
+
+def test_distributed_c10d_default_group_before_init():
+    import torch.distributed.distributed_c10d as tc10d
+
+    import jtorch.distributed.distributed_c10d as jc10d
+
+    assert _error(jc10d._get_default_group) == _error(tc10d._get_default_group)
+
+
 def _mlp_with_unused(T):
     """distributed_local_worker's seeded MLP with an ``unused`` parameter that gets no
     gradient: a backward that reaches only some of an FSDP module's parameters."""

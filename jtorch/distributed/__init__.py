@@ -59,6 +59,7 @@ from .collectives import (
     supports_complex as supports_complex,
 )
 from .constants import default_pg_timeout as default_pg_timeout
+from .device_mesh import DeviceMesh as DeviceMesh, init_device_mesh as init_device_mesh
 from .object_collectives import (
     all_gather_object as all_gather_object,
     broadcast_object_list as broadcast_object_list,
@@ -96,7 +97,7 @@ from .store import (
 from .work import Work as Work
 
 __all__ = [
-    "Backend", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
+    "Backend", "DeviceMesh", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
     "FileStore", "GroupMember", "HashStore", "P2POp", "PrefixStore", "ProcessGroup",
     "ReduceOp", "Store", "TCPStore", "Work", "all_gather", "all_gather_into_tensor",
     "all_gather_object", "all_reduce", "all_reduce_coalesced", "all_to_all",
@@ -104,7 +105,8 @@ __all__ = [
     "constants", "default_pg_timeout", "destroy_process_group", "gather", "gather_object",
     "get_backend", "get_backend_config", "get_default_backend_for_device", "get_global_rank",
     "get_group_rank", "get_node_local_rank", "get_pg_count", "get_process_group_ranks",
-    "get_rank", "get_world_size", "group", "init_process_group", "irecv", "is_available",
+    "get_rank", "get_world_size", "group", "init_device_mesh", "init_process_group", "irecv",
+    "is_available",
     "is_backend_available", "is_gloo_available", "is_initialized", "is_mpi_available",
     "is_nccl_available", "is_torchelastic_launched", "is_ucc_available", "is_xccl_available",
     "isend", "monitored_barrier", "new_group", "new_subgroups", "recv", "recv_object_list",
