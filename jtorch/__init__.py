@@ -158,7 +158,7 @@ from ._core.torch_function import (  # noqa: E402
     DisableTorchFunctionSubclass,
 )
 from .futures import Future  # noqa: E402
-from .jit import fork, wait  # noqa: E402
+from .jit import CompilationUnit, ScriptFunction, fork, wait  # noqa: E402
 from .amp.autocast_mode import (  # noqa: E402
     autocast,
     autocast_decrement_nesting,

@@ -27,6 +27,9 @@ from ._ops.fft import (
     rfftfreq as rfftfreq,
     rfftn as rfftn,
 )
+from ._tensor import (
+    Tensor as Tensor,
+)
 
 __all__ = [
     "fft",

@@ -10,6 +10,9 @@ from ._core.errors import torch_name_fallback
 from ._ops.sparse import (
     sparse_mm as mm,
 )
+from ._tensor import (
+    Tensor as Tensor,
+)
 
 __all__ = [
     "mm",

@@ -69,6 +69,9 @@ from ._ops.special_poly import (
     shifted_chebyshev_polynomial_v as shifted_chebyshev_polynomial_v,
     shifted_chebyshev_polynomial_w as shifted_chebyshev_polynomial_w,
 )
+from ._tensor import (
+    Tensor as Tensor,
+)
 
 __all__ = [
     "airy_ai",

@@ -34,6 +34,10 @@ FILES = {
     "torch.nn.functional": ("jtorch/nn/functional.py", "jtorch.nn"),
     "Tensor": ("jtorch/_tensor_ops.py", "jtorch"),
 }
+# names a namespace re-exports that are not ops (PyTorch's modules import them too:
+# `from torch.nn.functional import Tensor` works there): module -> names; not in __all__
+REEXPORTS = {ns: {"jtorch._tensor": ["Tensor"]}
+             for ns in ("torch.special", "torch.fft", "torch.sparse", "torch.nn.functional")}
 _FACTORY = {"inplace": "inplace_method", "operator": "operator",
             "reflected": "reflected_operator", "inplace_operator": "inplace_operator"}
 
@@ -81,6 +85,8 @@ def _namespace_block(namespace, entries):
             raise SystemExit(f"gen_api: {namespace}.{name} has form {entry.form}")
         module, attr = _where(entry.obj)
         by_module.setdefault(module, []).append((attr, name))
+    for module, names in REEXPORTS.get(namespace, {}).items():
+        by_module.setdefault(module, []).extend((name, name) for name in names)
     lines = []
     for module in sorted(by_module):
         names = sorted(by_module[module], key=lambda p: p[1])

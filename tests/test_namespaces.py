@@ -16,6 +16,7 @@ import pytest
 import torch
 
 import jtorch
+from jtorch._core import errors
 from jtorch._core.errors import torch_names
 
 
@@ -70,6 +71,47 @@ def test_every_name_works_or_says_not_implemented(api):
             with pytest.raises(type(e)):
                 getattr(_torch_object(api) if api != "torch.Tensor" else torch.ones(1, 1), name)
     assert not bare, f"{api}: AttributeError for {bare[:20]} ({len(bare)} names)"
+
+
+# jtorch.autograd sits below jtorch.overrides (it cannot import it): these two stay
+# NotImplementedError there; torch.overrides has them (docs/differences.md)
+_BELOW_THEIR_HOME = {("torch.autograd", "handle_torch_function"),
+                     ("torch.autograd", "is_tensor_like")}
+
+
+def test_no_stand_in_where_jtorch_has_the_real_object():
+    """A name PyTorch re-exports in a namespace (``torch.distributed.DeviceMesh``,
+    ``torch.nn.functional.Tensor``, ``torch.optim.lr_scheduler.Optimizer``) is, in jtorch, the
+    real object whenever jtorch has it in the module PyTorch defines it in: never a stand-in
+    class or NotImplementedError in one place and the real thing in another."""
+    stand_ins = set(map(id, errors._STAND_IN_CLASSES.values()))
+
+    def missing(module, name):
+        try:
+            return id(getattr(module, name)) in stand_ins
+        except NotImplementedError:
+            return True
+
+    wrong = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for api in sorted(RECORD["namespaces"]):
+            if api == "torch.Tensor":
+                continue
+            obj, real = _jtorch_object(api), _torch_object(api)
+            for name in torch_names(api):
+                if (api, name) in _BELOW_THEIR_HOME or not missing(obj, name):
+                    continue
+                home = getattr(getattr(real, name, None), "__module__", None)
+                if not isinstance(home, str) or not home.startswith("torch"):
+                    continue
+                try:
+                    jhome = importlib.import_module(home.replace("torch", "jtorch", 1))
+                except ImportError:
+                    continue
+                if hasattr(jhome, name) and not missing(jhome, name):
+                    wrong.append(f"{api}.{name} (jtorch has {jhome.__name__}.{name})")
+    assert not wrong, wrong
 
 
 def test_tensor_attribute_not_in_pytorch_is_attribute_error():

@@ -299,7 +299,8 @@ def channel_shuffle(input, groups):
     return _channel_shuffle(input, groups)
 
 
-@op("native_channel_shuffle", method=False, saves=False, grad_name="ChannelShuffleBackward0")
+@op("native_channel_shuffle", namespace="nn.functional,", method=False, saves=False,
+    grad_name="ChannelShuffleBackward0")
 def native_channel_shuffle(input, groups):
     return _channel_shuffle(input, groups)
 

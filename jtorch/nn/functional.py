@@ -59,6 +59,7 @@ from .._ops.nn_conv import (
     conv_transpose2d as conv_transpose2d,
     conv_transpose3d as conv_transpose3d,
     fold as fold,
+    native_channel_shuffle as native_channel_shuffle,
     pixel_shuffle as pixel_shuffle,
     pixel_unshuffle as pixel_unshuffle,
     unfold as unfold,
@@ -182,6 +183,9 @@ from .._ops.reduction import (
 from .._ops.selection import (
     one_hot as one_hot,
 )
+from .._tensor import (
+    Tensor as Tensor,
+)
 
 __all__ = [
     "_canonical_mask",
@@ -280,6 +284,7 @@ __all__ = [
     "multi_margin_loss",
     "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
+    "native_channel_shuffle",
     "nll_loss",
     "normalize",
     "one_hot",

@@ -28,6 +28,7 @@ from .._core.generator import next_key, wrap
 from .._core.kernel import OpDef
 from .._core.views import inplace_call
 from .._ops import creation, creation_math, random_ops
+from .._tensor import Tensor as Tensor  # PyTorch's torch.nn.init re-exports it too
 from ..autograd import no_grad
 from ..overrides import _dispatch_to_mode, _len_torch_function_stack
 

@@ -15,6 +15,7 @@ from collections import Counter
 
 from .._core.errors import torch_name_fallback
 from .._core.state import host_side
+from .._tensor import Tensor as Tensor  # PyTorch's lr_scheduler re-exports it and Optimizer
 from ._cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR
 from ._scheduler_base import (
     EPOCH_DEPRECATION_WARNING,
@@ -23,6 +24,7 @@ from ._scheduler_base import (
     group_values,
     set_group_value,
 )
+from .optimizer import Optimizer as Optimizer
 
 __all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
            "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler",

@@ -10,6 +10,10 @@ docs/profiler.md describes what is measured and how it differs from PyTorch.
 
 from .._core.errors import torch_name_fallback
 from ..autograd.profiler import record_function as record_function
+from ..optim.optimizer import (  # PyTorch's torch.profiler re-exports both
+    Optimizer as Optimizer,
+    register_optimizer_step_post_hook as register_optimizer_step_post_hook,
+)
 from .activity import (
            DeviceType as DeviceType,
            ProfilerActivity as ProfilerActivity,

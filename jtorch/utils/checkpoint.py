@@ -29,7 +29,7 @@ from .._core.python_node import record_pullback, record_python_node
 from .._core.state import STATE
 from .._tensor import Tensor
 from ..nn.modules.container import Sequential
-from ._pytree import tree_leaves
+from ._pytree import tree_leaves, tree_map as tree_map  # tree_map: PyTorch's re-export
 
 __all__ = ["checkpoint", "checkpoint_sequential", "get_device_states", "noop_context_fn",
            "set_device_states"]
