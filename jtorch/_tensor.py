@@ -399,8 +399,6 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
     def __repr__(self, *, tensor_contents=None):
         return tensor_repr(self, tensor_contents, plain=type(self) is Tensor)
 
-    __str__ = __repr__
-
     def __format__(self, spec):
         if self.ndim == 0 and type(self) is Tensor:   # as PyTorch's: not a subclass's
             return self.item().__format__(spec)

@@ -1368,6 +1368,16 @@ PROGRAMS = [
     Program("torchopt", "torchopt", "metaopt/torchopt", [["{work}/drive_torchopt.py"]],
             prepare=copy_driver("torchopt_meta.py", "drive_torchopt.py"),
             results=r"^(?!visual \w+ backward nodes)"),
+    # PyPose 0.9.5 (pip install "pypose>=0.9,<0.10"): a driver of its LieTensor groups (SO3,
+    # SE3, Sim3, RxSO3 and algebras) and their operations with gradients, cumulative products,
+    # camera and point-cloud functions, splines, a pose graph by LM/GN, IMU preintegration,
+    # EKF/UKF, LQR/MPC, ICP/EPnP and APE/RPE; the tree is an empty directory "pypose"
+    Program("pypose", "pypose", "pypose/pypose", [["{work}/drive_pypose.py"]],
+            prepare=copy_driver("pypose_lie.py", "drive_pypose.py"),
+            note="expected: float32 rounding, largest in the one float32 pose-graph LM "
+                 "(normal equations with an SE3 parameter's zero 7th Jacobian column clamped "
+                 "to 1e-6): step 0's loss 5.2e-4 relative, the nodes' abssum 3e-3 of 12.8; "
+                 "every other float32 number within 5.8e-5, float64 within 3e-14 absolute"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

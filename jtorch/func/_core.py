@@ -61,7 +61,7 @@ class Inputs:
     def rebuild(self, arrays):
         leaves = list(self.leaves)
         for p, a, t in zip(self.tensor_pos, arrays, self.tensors):
-            leaves[p] = wrap(a, t)
+            leaves[p] = _wrap_tensor_for_grad(t, a)
         n = len(self.arg_leaves)
         args, i = [], 0
         for spec in self.arg_specs:
@@ -75,6 +75,17 @@ def wrap(arr, like=None, device=None):
     if device is None and like is not None:
         device = like._device
     return Tensor._make(arr, device)
+
+
+def _wrap_tensor_for_grad(maybe_tensor, level):
+    """``torch._functorch.eager_transforms._wrap_tensor_for_grad``: the Tensor a transform's
+    function sees for its input ``maybe_tensor``. jtorch passes as ``level`` the traced array
+    that stands for the input; the result is a plain Tensor, as PyTorch's wrapper is. A library
+    may replace this hook on its module (PyPose's ``retain_ltype`` does, to give its LieTensor
+    subclass and ``ltype`` back to the inputs of ``pp.func.jacrev``)."""
+    if not isinstance(maybe_tensor, Tensor):
+        return maybe_tensor
+    return wrap(level, maybe_tensor)
 
 
 def is_float(x):

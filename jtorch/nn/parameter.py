@@ -61,8 +61,6 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     def __repr__(self, *, tensor_contents=None):
         return "Parameter containing:\n" + super().__repr__(tensor_contents=tensor_contents)
 
-    __str__ = __repr__
-
     def __reduce_ex__(self, proto):
         return (_rebuild_parameter, (self.detach(), self.requires_grad, type(self),
                                      self.__getstate__()))
@@ -103,8 +101,6 @@ class UninitializedTensorMixin:
 
     def __repr__(self, *, tensor_contents=None):
         return f"<{self.__class__.__name__}>"
-
-    __str__ = __repr__
 
     def __reduce_ex__(self, proto):
         return (self.__class__, (self.requires_grad,))

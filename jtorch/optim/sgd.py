@@ -9,6 +9,8 @@ import jax.numpy as jnp
 import optax
 
 from .._ops.creation import zeros_like
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from . import _transforms as transforms
 from ._optax_optimizer import OptaxOptimizer, initial_state
 from ._transforms import WeightDecay
@@ -48,6 +50,22 @@ def _sgd_chain(hyper, flags):
     return transforms.with_weight_decay(core, hyper, flags)
 
 
+def _single_tensor_step(param, group, state):
+    """PyTorch's ``_single_tensor_sgd`` for one parameter, in Tensor ops."""
+    grad = -param.grad if group["maximize"] else param.grad
+    if group["weight_decay"] != 0:
+        grad = grad.add(param, alpha=group["weight_decay"])
+    momentum = group["momentum"]
+    if momentum != 0:
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = state["momentum_buffer"] = grad.detach().clone()
+        else:
+            buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+        grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+    param.add_(grad, alpha=-group["lr"])
+
+
 class SGD(OptaxOptimizer):
     """``torch.optim.SGD``."""
 
@@ -80,6 +98,20 @@ class SGD(OptaxOptimizer):
 
     def _keeps_state(self, group):
         return group["momentum"] != 0
+
+    def _group_step(self, group):
+        # a parameter whose class has an add_ of its own (PyPose's LieTensor: a retraction on
+        # its manifold) is stepped as PyTorch's per-tensor SGD steps it: param.add_(d_p,
+        # alpha=-lr), through that add_; the others by the optax update
+        own = [p for p in group["params"] if type(p).add_ is not Tensor.add_]
+        if not own:
+            return super()._group_step(group)
+        super()._group_step({**group, "params": [p for p in group["params"]
+                                                 if type(p).add_ is Tensor.add_]})
+        with no_grad():
+            for p in own:
+                if p.grad is not None:
+                    _single_tensor_step(p, group, self.state[p])
 
     # (the momentum_buffer entry is made by the first step, as in PyTorch)
 
