@@ -525,3 +525,69 @@ def test_inplace_on_a_custom_functions_output_where_nothing_is_recorded():
         m(T.tensor(rand(2, 3, seed=1), requires_grad=True))
 
     _same_error(hooked_inplace_relu)
+
+
+def transform_fns(T):
+    """Functions with setup_context whose backward is not the derivative of their forward:
+    under torch.func's transforms PyTorch (and jtorch) run the backward."""
+
+    class STE(T.autograd.Function):   # straight-through rounding, scaled by a ctx attribute
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x, scale, steps):
+            return T.round(x * scale)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, scale, steps = inputs
+            ctx.save_for_backward(x)
+            ctx.scale, ctx.steps = scale, steps
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * ctx.scale * T.cos(x) + ctx.steps.to(g.dtype), None, None
+
+    class Pair(T.autograd.Function):   # two outputs, tensors kept as ctx attributes
+        @staticmethod
+        def forward(x, y):
+            return x * y, T.floor(x - y)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, y = inputs
+            ctx.parts = [x, y]
+            ctx.prod = output[0]
+
+        @staticmethod
+        def backward(ctx, g_prod, g_floor):
+            x, y = ctx.parts
+            return g_prod * y + g_floor + ctx.prod, g_prod * x - g_floor
+
+    return STE, Pair
+
+
+def test_setup_context_function_under_func_transforms_runs_its_backward():
+    def run(T):
+        STE, Pair = transform_fns(T)
+        x = T.tensor(arr(5, seed=1))
+        y = T.tensor(arr(5, seed=2))
+        steps = T.tensor(3)
+
+        def loss(x, y):
+            a, b = Pair.apply(x, y)
+            return (STE.apply(a, 3.0, steps) ** 2).sum() + (b * x).sum()
+
+        res = [T.func.grad(loss, argnums=(0, 1))(x, y),
+               T.func.jacrev(lambda x: STE.apply(x, 2.0, steps))(x),
+               T.func.vjp(lambda x, y: Pair.apply(x, y), x, y)[1]((T.ones(5), T.ones(5))),
+               T.func.vmap(T.func.grad(lambda x: STE.apply(x, 1.5, steps).sum()))(
+                   T.stack([x, y]))]
+        xr = x.clone().requires_grad_()
+        yr = y.clone().requires_grad_()
+        loss(xr, yr).backward()   # the tape: the same backward
+        res.append((xr.grad, yr.grad))
+        return res
+
+    same(run)

@@ -15,6 +15,7 @@ from .._core.state import STATE, grad_mode
 from .._core.tensor_base import TensorBase
 from .._core.views import storage_alias
 from . import forward_ad as _fwad
+from .function_transform import apply_under_transform, traced
 
 
 class FunctionCtx:
@@ -139,9 +140,12 @@ class Function(metaclass=_FunctionMeta):
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = bound.args, bound.kwargs
-        ctx = FunctionCtx()
         record = STATE.grad_enabled and any(isinstance(a, TensorBase) and a._requires_grad
                                             for a in args)
+        if uses_setup and not record and STATE.trace is None and traced(args):
+            # under a torch.func (JAX) transform: its gradient is this Function's backward
+            return apply_under_transform(cls, args, kwargs, FunctionCtx)
+        ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(record and isinstance(a, TensorBase) and a._requires_grad
                                      for a in args)
         # forward-mode AD (PyTorch's): the forward runs without tangents and the outputs'

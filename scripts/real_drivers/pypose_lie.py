@@ -14,7 +14,6 @@ value, larger ones as checksums) at full precision.
 Without arguments it runs every variant (``all`` too). Each variant reseeds
 (``torch.manual_seed``), so a subset prints what the full run prints for it; PyPose's
 ``randn_*`` draw from ``torch.randn``, which the wrapper routes to the shared stream.
-``PYPOSE_JACREV=1`` adds ``pp.func.jacrev`` of ``SE3.Act`` (jtorch's differs, see the docs).
 """
 
 import os
@@ -205,10 +204,10 @@ def _():
         out.append((f"Parameter step {i} grad", model.pose.grad))
         opt.step()
     out.append(("Parameter after SGD", model.pose))
-    if os.environ.get("PYPOSE_JACREV"):  # under jtorch: not the custom backward's Jacobian
-        x = pp.randn_SE3(1, dtype=torch.float64)
-        pts = torch.randn(1, 3, dtype=torch.float64)
-        out.append(("func.jacrev Act wrt SE3", pp.func.jacrev(lambda T: T.Act(pts))(x)))
+    # torch.func through PyPose's autograd.Functions: their backward (the Lie-algebra Jacobian)
+    x = pp.randn_SE3(1, dtype=torch.float64)
+    pts = torch.randn(1, 3, dtype=torch.float64)
+    out.append(("func.jacrev Act wrt SE3", pp.func.jacrev(lambda T: T.Act(pts))(x)))
     return out
 
 
