@@ -1378,6 +1378,14 @@ PROGRAMS = [
                  "(normal equations with an SE3 parameter's zero 7th Jacobian column clamped "
                  "to 1e-6): step 0's loss 5.2e-4 relative, the nodes' abssum 3e-3 of 12.8; "
                  "every other float32 number within 5.8e-5, float64 within 3e-14 absolute"),
+    # TransformerLens 4.3 (pip install "transformer-lens>=4.3,<4.4"): a driver of
+    # TransformerBridge.boot_native models (TransformerLens 4's HookedTransformer) and bridges
+    # around tiny Hugging Face models, run_with_cache/ActivationCache, forward and backward
+    # hooks, activation patching, generate, training, compatibility mode, FactoredMatrix and
+    # utilities, tokenizer-free and offline; the tree is an empty directory "transformer_lens"
+    Program("transformer-lens", "transformer_lens", "TransformerLensOrg/TransformerLens",
+            [["{work}/drive_tl.py"]],
+            prepare=copy_driver("transformer_lens_hooks.py", "drive_tl.py")),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
