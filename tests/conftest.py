@@ -25,6 +25,7 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 
 import ctypes  # noqa: E402
 import gc  # noqa: E402
+import threading  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
@@ -77,6 +78,30 @@ def _seed_and_defaults():
 _MALLOC_TRIM = getattr(ctypes.CDLL(None), "malloc_trim", None) if os.name == "posix" else None
 
 
+# One MLIR context per thread for JAX's lowerings, not a new one for each: JAX makes a context
+# for every program it lowers (jax._src.interpreters.mlir.make_ir_context), and loading its
+# dialects into it took about 12 ms of each op kernel's 50-100 ms of tracing, lowering and
+# compiling, about a tenth of a parity file's time (cProfile of test_ops_pointwise.py); the
+# programs lowered are the same. The context keeps what it uniques (types, attributes) until
+# the end of the test file, when it is dropped with the compiled programs (below). Where a JAX
+# has moved the function, each lowering makes its own context as before.
+try:
+    from jax._src.interpreters import mlir as _jax_mlir
+except ImportError:  # pragma: no cover
+    _jax_mlir = None
+_IR_CONTEXTS = threading.local()
+if getattr(_jax_mlir, "make_ir_context", None) is not None:
+    _new_ir_context = _jax_mlir.make_ir_context
+
+    def _thread_ir_context():
+        ctx = getattr(_IR_CONTEXTS, "ctx", None)
+        if ctx is None:
+            ctx = _IR_CONTEXTS.ctx = _new_ir_context()
+        return ctx
+
+    _jax_mlir.make_ir_context = _thread_ir_context
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _release_compiled_programs_after_each_file():
     """After each test file: JAX's compiled programs released (program_budget's release, as an
@@ -87,6 +112,7 @@ def _release_compiled_programs_after_each_file():
     file that needs a kernel again reads it from the run's compilation cache."""
     yield
     BUDGET.release()
+    _IR_CONTEXTS.ctx = None
     gc.collect()
     if _MALLOC_TRIM is not None:
         _MALLOC_TRIM(0)
