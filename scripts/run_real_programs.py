@@ -1386,6 +1386,19 @@ PROGRAMS = [
     Program("transformer-lens", "transformer_lens", "TransformerLensOrg/TransformerLens",
             [["{work}/drive_tl.py"]],
             prepare=copy_driver("transformer_lens_hooks.py", "drive_tl.py")),
+    # Tianshou 0.5.1 (tianshou==0.5.1, installed, with gymnasium 1.4): a driver of DQN
+    # (n-step, prioritized replay), C51, QR-DQN, Rainbow (noisy dueling nets), IQN, REINFORCE,
+    # A2C, PPO (discrete and Gaussian), NPG, TRPO, DDPG, TD3, SAC (auto-alpha), REDQ and
+    # discrete SAC on CartPole-v1 and Pendulum-v1 with [16] nets and a few hundred steps:
+    # Collector/DummyVectorEnv, Off/OnpolicyTrainer and the trainer functions, losses,
+    # parameters, the policies' outputs, state_dict save/load; Batch, the replay buffers, GAE
+    # and n-step returns; the tree is an empty directory "tianshou"
+    Program("tianshou", "tianshou", "thu-ml/tianshou", [["{work}/drive_tianshou.py"]],
+            prepare=copy_driver("tianshou_policies.py", "drive_tianshou.py"),
+            note="expected: float32 rounding; the largest relative differences are losses "
+                 "that are zero up to rounding (TRPO's surrogate at the old policy, <2e-7) "
+                 "and NPG/TRPO's conjugate-gradient steps (up to 2e-4 relative; the same "
+                 "Hessian-vector products agree exactly in float64)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

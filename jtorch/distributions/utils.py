@@ -65,7 +65,9 @@ def logits_to_probs(logits, is_binary=False):
 
 class lazy_property:
     """A property computed on first access and then stored on the instance (later reads find
-    the stored value; ``expand`` and ``__repr__`` see it in ``__dict__``)."""
+    the stored value; ``expand`` and ``__repr__`` see it in ``__dict__``). It is computed with
+    grad enabled, as PyTorch's, so a first access inside ``no_grad`` (``Categorical.sample``
+    reads ``probs`` there) still caches a value that carries the parameters' gradient."""
 
     def __init__(self, wrapped):
         self.wrapped = wrapped
@@ -75,7 +77,8 @@ class lazy_property:
     def __get__(self, instance, owner=None):
         if instance is None:
             return self
-        value = self.wrapped(instance)
+        with jt.enable_grad():
+            value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
 
