@@ -38,13 +38,14 @@ from ._core.tensor_base import (
     to_numpy,
     wrap_dim,
 )
-from ._core.views import deepcopy_tensor, detached_alias
+from ._core.views import check_inplace, deepcopy_tensor, detached_alias, storage_alias
 from ._core.warn_once import warn_once
 from ._ops import convert
 from ._ops._registry import OPERANDS
 from ._ops.creation import empty, place, tensor
 from ._ops.indexing import getitem
 from ._ops.indexing_put import setitem
+from ._ops.pointwise import set_imag, set_real
 from ._ops.shape import hermitian_H, matrix_H, matrix_T, numpy_T
 from ._ops.sparse import sparse_detach, sparse_to
 from ._ops.typed_storage import is_storage, storage_tensor
@@ -60,7 +61,7 @@ _PRIVATE_MISSING = {"_make_wrapper_subclass": "torch.Tensor._make_wrapper_subcla
 
 class TensorMeta(type):
     """Tensor's class: a class-level read of a ``torch.Tensor`` name jtorch lacks
-    (``torch.Tensor.set_``, ``torch.Tensor._make_wrapper_subclass``) raises
+    (``torch.Tensor.int_repr``, ``torch.Tensor._make_wrapper_subclass``) raises
     NotImplementedError naming it, as an instance's read does (see ``Tensor.__getattr__``);
     anything else Python's AttributeError. A subclass that lists a plain class before its
     tensor base (MONAI's ``MetaTensor(MetaObj, torch.Tensor)``) gets Tensor's ``__dict__``,
@@ -101,6 +102,10 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
     # device kinds and layouts a jtorch tensor never has (PyTorch's properties; always False)
     is_ipu = is_maia = is_mkldnn = is_mps = is_mtia = is_vulkan = is_xla = is_xpu = \
         is_nested = is_sparse_csr = property(lambda self: False)
+
+    # the op table's read-only properties, with PyTorch's setters (``x.imag = y``)
+    real = property(TensorOps.real.fget, set_real)
+    imag = property(TensorOps.imag.fget, set_imag)
 
     @property
     def _cdata(self):
@@ -215,6 +220,36 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
             self._base, self._chain, self._layout = None, (), None
         self._version_counter += 1
         self._data_writes += 1  # views re-read the storage, but PyTorch's version stays the same
+
+    def set_(self, source=None, storage_offset=0, size=None, stride=None):
+        """``t.set_(source)``: ``t`` takes ``source``'s storage, shape and strides (an empty
+        storage without one), in place: it stays the same object (a Parameter stays one),
+        its version is bumped, and writes through either tensor show in the other.
+
+        Differences from PyTorch: a Storage ``source``, ``storage_offset``, ``size`` and
+        ``stride``, and a ``t`` that has views of its own raise NotImplementedError."""
+        if source is None:
+            source = empty(0, dtype=self.dtype, device=self.device)
+        if not isinstance(source, TensorBase) or storage_offset or size is not None or \
+                stride is not None:
+            raise NotImplementedError("jtorch does not implement torch.Tensor.set_ with a "
+                                      "storage, storage_offset, size or stride yet")
+        if source.dtype is not self.dtype:
+            raise RuntimeError(f"Could not set tensor of type {source.dtype.cpp_name} to a "
+                               f"tensor of type {self.dtype.cpp_name}")
+        if source is self:
+            return self
+        check_inplace(self)
+        if self._has_views:
+            raise NotImplementedError("jtorch does not implement torch.Tensor.set_ on a tensor "
+                                      "that has views yet; call it before making them")
+        alias = storage_alias(source)
+        for field in ("_array", "_device", "_base", "_chain", "_layout", "_base_version",
+                      "_overlap"):
+            setattr(self, field, getattr(alias, field))
+        self._base._version_counter += 1   # (the version of the storage, which t now views)
+        self._base_version = self._base._version_counter
+        return self
 
     def stride(self, dim=None):
         s = strides(self)[0]
@@ -409,6 +444,8 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
         dtype, requires_grad and device. (``jtorch.save`` keeps shared storage and writes
         PyTorch's format; plain pickling, like PyTorch's across processes, gives each tensor
         its own copy here.)"""
+        if STATE.saving is not None:   # in torch.save, from a subclass's own __reduce_ex__
+            return STATE.saving.reduce_tensor(self)
         dev = self._device
         args = (np.asarray(self.detach()._value), self.requires_grad,
                 None if dev.type == "cpu" and dev.index is None else str(dev))

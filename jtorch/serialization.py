@@ -36,6 +36,7 @@ import numpy as np
 from . import cuda
 from ._core import dtypes
 from ._core.device import device, to_host
+from ._core.state import STATE, swapped
 from ._core.tensor_base import Size
 from ._ops.tensor_storage import UntypedStorage
 from ._ops.typed_storage import TypedStorage
@@ -161,33 +162,42 @@ class _Pickler(pickle._Pickler):
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
-            if obj.dtype.is_complex and obj._base is not None:
-                obj = obj.detach().clone()  # complex views are copies in jtorch
-            state = obj.__getstate__()
-            if isinstance(obj, Parameter):
-                args = (obj.detach(), obj.requires_grad, collections.OrderedDict())
-                if state:
-                    return _Global("torch._utils", "_rebuild_parameter_with_state"), (
-                        *args, state)
-                return _Global("torch._utils", "_rebuild_parameter"), args
-            ref = self._storage(obj)
-            args = (ref, obj.storage_offset(), tuple(obj.shape), tuple(obj.stride()),
-                    obj.requires_grad, collections.OrderedDict())
-            if obj.dtype.name not in STORAGE_NAMES:
-                func, args = _Global("torch._utils", "_rebuild_tensor_v3"), args + (obj.dtype,)
-            else:
-                func = _Global("torch._utils", "_rebuild_tensor_v2")
-            if type(obj) is Tensor and not state:
-                return func, args
-            # a subclass instance or a tensor with attributes, as PyTorch's __reduce_ex__
-            cls = _Global("torch", "Tensor") if type(obj) is Tensor else type(obj)
-            return _Global("torch._tensor", "_rebuild_from_type_v2"), (func, cls, args, state)
+            if not getattr(type(obj).__reduce_ex__, "__module__", "").startswith("jtorch."):
+                # a subclass's own __reduce_ex__ (geoopt's ManifoldTensor), as PyTorch calls
+                # it; the tensor's __reduce_ex__ it calls in turn comes back to reduce_tensor
+                return NotImplemented
+            return self.reduce_tensor(obj)
         if isinstance(obj, Size):
             return _Global("torch", "Size"), (tuple(obj),)
         if isinstance(obj, device):
             args = (obj.type,) if obj.index is None else (obj.type, obj.index)
             return _Global("torch", "device"), args
         return NotImplemented
+
+    def reduce_tensor(self, obj):
+        """PyTorch's ``__reduce_ex__`` of a tensor or Parameter inside ``torch.save``: its
+        rebuild function and arguments, the storage by reference."""
+        if obj.dtype.is_complex and obj._base is not None:
+            obj = obj.detach().clone()  # complex views are copies in jtorch
+        state = obj.__getstate__()
+        if isinstance(obj, Parameter):
+            args = (obj.detach(), obj.requires_grad, collections.OrderedDict())
+            if state:
+                return _Global("torch._utils", "_rebuild_parameter_with_state"), (
+                    *args, state)
+            return _Global("torch._utils", "_rebuild_parameter"), args
+        ref = self._storage(obj)
+        args = (ref, obj.storage_offset(), tuple(obj.shape), tuple(obj.stride()),
+                obj.requires_grad, collections.OrderedDict())
+        if obj.dtype.name not in STORAGE_NAMES:
+            func, args = _Global("torch._utils", "_rebuild_tensor_v3"), args + (obj.dtype,)
+        else:
+            func = _Global("torch._utils", "_rebuild_tensor_v2")
+        if type(obj) is Tensor and not state:
+            return func, args
+        # a subclass instance or a tensor with attributes, as PyTorch's __reduce_ex__
+        cls = _Global("torch", "Tensor") if type(obj) is Tensor else type(obj)
+        return _Global("torch._tensor", "_rebuild_from_type_v2"), (func, cls, args, state)
 
     def save_reduce(self, func, args, *a, obj=None, **kw):
         # a reduce whose callable is a _Global: write it, then the args and REDUCE
@@ -263,7 +273,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL,
     buf = io.BytesIO()
     p = (_ModulePickler(buf, pickle_protocol, pickle_module) if custom
          else _Pickler(buf, pickle_protocol))
-    p.dump(obj)
+    with swapped(STATE, "saving", p):
+        p.dump(obj)
     pkl = buf.getvalue()
     storages = list(p.storages.values())
     if isinstance(f, (str, os.PathLike)):

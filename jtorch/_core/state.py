@@ -12,6 +12,8 @@ Per thread (as in PyTorch, a grad mode or a trace in one thread does not affect 
   ``torch.autograd.graph.saved_tensors_hooks`` blocks running, innermost last (only the last
   applies); ``STATE.saved_hooks_disabled``: ``disable_saved_tensors_hooks``'s message, or None.
   Node creation reads ``STATE.saved_hooks`` once (jtorch/_core/saved_hooks.py).
+- ``STATE.saving``: the pickler of the ``torch.save`` running in this thread, or None; a
+  tensor's ``__reduce_ex__`` (which a subclass's own calls) returns PyTorch's records there.
 - ``STATE.trace``: ``None``, or the :class:`TraceHooks` of the ``jtorch.compile`` trace running in
   this thread. The compiler installs it for the duration of a trace; the core calls it only
   while it is set, so outside a trace each hook costs one attribute read.
@@ -41,6 +43,7 @@ class _ThreadState(threading.local):
     device_blocks = ()
     saved_hooks = ()
     saved_hooks_disabled = None
+    saving = None
 
 
 STATE = _ThreadState()

@@ -394,3 +394,27 @@ def imag(input):
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return _imag(input)
 
+
+@op("_with_part", method=False, out=False, saves=False, grad_name="CopySlices",
+    tensors=("input", "value"))
+def _with_part(input, value, imag=False):
+    part = jnp.broadcast_to(value, input.shape).astype(jnp.real(input).dtype)
+    return jax.lax.complex(jnp.real(input), part) if imag else \
+        jax.lax.complex(part, jnp.imag(input))
+
+
+def set_real(input, value):
+    """``Tensor.real = value``: writes ``value`` into the real part, in place (PyTorch copies
+    it into the view ``input.real``); a real tensor is overwritten whole."""
+    if input.dtype.category != dtypes.COMPLEX:
+        input.copy_(value)
+    else:
+        input.copy_(_with_part(input, value))
+
+
+def set_imag(input, value):
+    """``Tensor.imag = value``: writes ``value`` into the imaginary part, in place (geoopt's
+    Siegel samplers: ``tens.imag = expm(tens.imag)``)."""
+    imag(input)  # a real tensor has none: PyTorch's error
+    input.copy_(_with_part(input, value, imag=True))
+

@@ -378,6 +378,23 @@ def _sum(input, dim=None, keepdim=False, *, dtype=None):
     return input._sparse.values.sum(dtype=dtype)
 
 
+def _index_select(input, dim, index):
+    """The entries whose index along sparse dimension ``dim`` is selected, one copy per
+    selection, renumbered, in PyTorch's order (by position in ``index``, then as stored);
+    not coalesced (geoopt's sparse optimizers pick a gradient's rows)."""
+    idx, vals, _, _ = input._sparse
+    d = dim % input.dim()
+    if d >= idx.shape[0]:
+        raise NotImplementedError("jtorch does not implement index_select over a sparse "
+                                  "tensor's dense dimensions yet")
+    pos, ent = (index.reshape(-1)[:, None] == idx[d][None, :]).nonzero(as_tuple=True)
+    new_idx = idx[:, ent].clone()
+    new_idx[d] = pos
+    shape = list(input.shape)
+    shape[d] = index.numel()
+    return make(new_idx, vals[ent], shape, False)
+
+
 _HANDLERS = {
     "mm": _mm,
     "matmul": _mm,
@@ -391,6 +408,7 @@ _HANDLERS = {
     "t": _transpose,
     "transpose": _transpose,
     "sum": _sum,
+    "index_select": _index_select,
 }
 
 
@@ -401,7 +419,8 @@ def _run(opdef, args, kwargs):
         raise NotImplementedError(
             f"Could not run 'aten::{opdef.name}' with arguments from the 'SparseCPU' backend. "
             f"jtorch's sparse COO tensors support to_dense, coalesce, mm/spmm/matmul with a "
-            f"dense matrix, add, sub, mul, div by a scalar, neg, t/transpose and sum; convert "
+            f"dense matrix, add, sub, mul, div by a scalar, neg, t/transpose, sum and "
+            f"index_select; convert "
             f"with .to_dense() first")
     return fn(*args, **kwargs)
 

@@ -19,8 +19,8 @@ Differences from PyTorch:
     - ``resize_`` works only on a storage made by a constructor (``torch.FloatStorage(3)``)
       that no tensor views; a tensor's storage cannot be resized apart from the tensor.
     - Sized constructors give zeros (PyTorch's memory is uninitialised).
-    - Shared memory, pinning, ``from_buffer`` and ``Tensor.set_`` are not implemented
-      (NotImplementedError naming the API).
+    - Shared memory, pinning, ``from_buffer`` and ``Tensor.set_`` with a storage are not
+      implemented (NotImplementedError naming the API).
 """
 
 from __future__ import annotations

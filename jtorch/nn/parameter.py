@@ -8,6 +8,7 @@ writes to the source tensor after ``Parameter(t)`` are not seen by the parameter
 
 from __future__ import annotations
 
+from .._core.state import STATE
 from .._core.tensor_base import instance_dict
 from .._core.torch_function import _disabled_torch_function_impl
 from .._ops.creation import empty
@@ -47,9 +48,6 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
             data = empty(0)
         return _wrap(cls, data, requires_grad)
 
-    def __init__(self, data=None, requires_grad=True):
-        pass
-
     def __deepcopy__(self, memo):
         # as PyTorch: a fresh parameter holding a copy of the data (no grad, no extra attrs)
         if id(self) in memo:
@@ -62,6 +60,8 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
         return "Parameter containing:\n" + super().__repr__(tensor_contents=tensor_contents)
 
     def __reduce_ex__(self, proto):
+        if STATE.saving is not None:   # in torch.save, from a subclass's own __reduce_ex__
+            return STATE.saving.reduce_tensor(self)
         return (_rebuild_parameter, (self.detach(), self.requires_grad, type(self),
                                      self.__getstate__()))
 
@@ -118,9 +118,6 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
         return _wrap(cls, empty(0, device=device, dtype=dtype), requires_grad)
-
-    def __init__(self, requires_grad=True, device=None, dtype=None):
-        pass
 
     def __deepcopy__(self, memo):
         if id(self) in memo:

@@ -64,11 +64,29 @@ class OptaxOptimizer(Optimizer):
 
     _chain = None
     _Hyper = None
+    # PyTorch's __setstate__ (so load_state_dict) turns a Python-number ``step`` into a 0-d
+    # tensor of the scalar dtype (Adam's family, the adaptive ones, ASGD, Adafactor; not SGD)
+    _tensor_steps = False
 
     def __init__(self, params, defaults):
         if defaults.get("differentiable"):
             raise not_implemented(f"torch.optim.{type(self).__name__}(differentiable=True)")
         super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not self._tensor_steps:
+            return
+        for group in self.param_groups:
+            # a subclass's own step (geoopt's RiemannianAdam counts in a Python int): its
+            # bias corrections are then computed from a float32 tensor, as in PyTorch
+            fused, on_device = group.get("fused"), group.get("capturable") or group.get("fused")
+            for p in group["params"]:
+                s = self.state.get(p)
+                if s and "step" in s and not isinstance(s["step"], Tensor):
+                    s["step"] = creation.tensor(
+                        float(s["step"]), dtype=dtypes.float32 if fused else _scalar_dtype(),
+                        device=p.device if on_device else None)
 
     def _hyper(self, group):
         return self._Hyper._make([float(group[name]) for name in self._Hyper._fields])

@@ -72,6 +72,7 @@ class Adafactor(OptaxOptimizer):
     PyTorch's loop sets it once)."""
 
     _chain = staticmethod(transforms.update_chain(_adafactor_update))
+    _tensor_steps = True
 
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
                  weight_decay=0.0, *, foreach=None, maximize=False):

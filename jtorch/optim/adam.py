@@ -53,6 +53,8 @@ class _AdamFamily(OptaxOptimizer):
     """The family's hyperparameters (``betas`` split in two), flags and first state (Adam's
     and RAdam's; ``max_exp_avg_sq`` with amsgrad)."""
 
+    _tensor_steps = True
+
     def _hyper(self, group):
         beta1, beta2 = group["betas"]
         return AdamHyper(float(group["lr"]), float(beta1), float(beta2), float(group["eps"]),

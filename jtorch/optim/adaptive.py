@@ -60,6 +60,7 @@ class RMSprop(OptaxOptimizer):
     """``torch.optim.RMSprop``."""
 
     _chain = staticmethod(transforms.update_chain(_rmsprop_update))
+    _tensor_steps = True
     _Hyper = RMSpropHyper
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
@@ -102,6 +103,7 @@ class Adagrad(OptaxOptimizer):
     """``torch.optim.Adagrad`` (state is created for every parameter at construction)."""
 
     _chain = staticmethod(transforms.update_chain(_adagrad_update))
+    _tensor_steps = True
     _Hyper = AdagradHyper
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
@@ -144,6 +146,7 @@ class Adadelta(OptaxOptimizer):
     """``torch.optim.Adadelta``."""
 
     _chain = staticmethod(transforms.update_chain(_adadelta_update))
+    _tensor_steps = True
     _Hyper = AdadeltaHyper
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
@@ -183,6 +186,7 @@ class Rprop(OptaxOptimizer):
     """``torch.optim.Rprop``."""
 
     _chain = staticmethod(transforms.update_chain(_rprop_update))
+    _tensor_steps = True
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):

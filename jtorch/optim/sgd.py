@@ -150,6 +150,7 @@ class ASGD(OptaxOptimizer):
     """``torch.optim.ASGD``."""
 
     _chain = staticmethod(transforms.update_chain(_asgd_update))
+    _tensor_steps = True
     _Hyper = ASGDHyper
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
