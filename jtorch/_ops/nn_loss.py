@@ -96,8 +96,9 @@ def require_float(x, kernel):
 
 
 def abs_(x):
-    """``|x|`` with PyTorch's derivative ``sign(x)`` (0 at 0; JAX's abs gives 1 there)."""
-    return x * jax.lax.stop_gradient(jnp.sign(x))
+    """``|x|`` with PyTorch's derivative ``sgn(x)``: 0 at 0 (JAX's abs gives 1 there) and 0 at
+    NaN (JAX's sign is NaN there; l1_loss of a NaN prediction leaves its gradient 0)."""
+    return x * jax.lax.stop_gradient(jnp.where(jnp.isnan(x), 0, jnp.sign(x)))
 
 
 def _weighted(loss, weight, reduction, mean_by_weight):
@@ -141,10 +142,14 @@ def _smooth_l1_loss(input, target, reduction="mean", beta=1.0):
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     d = input - target
-    z = abs_(d)
-    if beta == 0:
-        return reduce_loss(z, reduction)
-    return reduce_loss(jnp.where(z < beta, 0.5 * d * d / beta, z - 0.5 * beta), reduction)
+    if beta == 0:  # PyTorch calls l1_loss
+        return reduce_loss(abs_(d), reduction)
+    # PyTorch's own backward, d/beta inside, sign(d) outside (NaN at NaN); the quadratic
+    # branch sees 0 outside (its masked gradient times an infinite d would be NaN)
+    z = d * jax.lax.stop_gradient(jnp.sign(d))
+    inside = z < beta
+    q = jnp.where(inside, d, 0)
+    return reduce_loss(jnp.where(inside, 0.5 * q * q / beta, z - 0.5 * beta), reduction)
 
 
 @op("huber_loss", **_REG)
@@ -153,8 +158,10 @@ def _huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = input - target
-    z = jnp.abs(d)
-    loss = jnp.where(z < delta, 0.5 * d * d, delta * (z - 0.5 * delta))
+    z = d * jax.lax.stop_gradient(jnp.sign(d))  # PyTorch's backward: NaN at NaN
+    inside = z < delta
+    q = jnp.where(inside, d, 0)  # an infinite d outside would make the masked gradient NaN
+    loss = jnp.where(inside, 0.5 * q * q, delta * (z - 0.5 * delta))
     return _weighted(loss, weight, reduction, False)
 
 
