@@ -74,8 +74,17 @@ def _describe(obj):
     return f"a {type(obj).__module__}.{type(obj).__qualname__} object"
 
 
+def _name(fn):
+    """What messages call ``fn``: a compiled module's class (its bound ``__call__`` is what is
+    compiled), or the function that ``torch.jit.script`` holds in a module."""
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and getattr(fn, "__name__", None) == "__call__":
+        return owner.__dict__.get("__name__") or type(owner).__qualname__
+    return getattr(fn, "__qualname__", repr(fn))
+
+
 def _missing_state(fn, met, not_followed):
-    name = getattr(fn, "__qualname__", repr(fn))
+    name = _name(fn)
     lines = [f"jtorch.compile could not find all the state {name} uses."]
     if met:
         lines.append("While tracing it met state that was not passed or found: "
@@ -546,7 +555,7 @@ class CompiledFunction:
 
     # ------------------------------------------------------------------ fallback
     def _fallback(self, key, err, args, kwargs):
-        name = getattr(self._fn, "__qualname__", repr(self._fn))
+        name = _name(self._fn)
         fr = _user_frame(err.__traceback__)
         where = f'File "{fr.filename}", line {fr.lineno}, in {fr.name}: {fr.line}' if fr \
             else "(location unknown)"

@@ -37,7 +37,7 @@ def attach_view(r, src, kernel, idx):
     base = storage_root(src)
     r._base = base
     base._has_views = True
-    r._chain = src._chain + ((kernel, idx),)
+    r._chain = _extend(src._chain, kernel, idx)
     r._base_version = base._version_counter
     r._layout = _view_layout(src, r, kernel, idx)
     if src._detached:
@@ -47,6 +47,18 @@ def attach_view(r, src, kernel, idx):
         r._overlap = _has_zero_stride(r)
     if src._custom_fn_view:
         r._custom_fn_view = True
+
+
+def _extend(chain, kernel, idx):
+    """``chain`` with the link ``(kernel, idx)`` added. A reshape (``view``/``reshape``/
+    ``flatten``) of a reshape is one reshape (row-major reshapes compose), so a loop that
+    reshapes a view back and forth (torchkbnufft's ``image.view(...)`` per interpolation
+    offset) keeps its chain short, as PyTorch's view is always (base, sizes, strides); it grew
+    without end, each length a new kernel to compile for every write through the view."""
+    if kernel.opdef.name == "view" and chain and chain[-1][1] is None \
+            and chain[-1][0].opdef.name == "view":
+        chain = chain[:-1]
+    return chain + ((kernel, idx),)
 
 
 def _view_layout(src, r, kernel, idx):

@@ -12,13 +12,14 @@ So, as in eager PyTorch, ``is_scripting()`` and ``is_tracing()`` are False, ``ig
   is differentiable in its inputs, as PyTorch's traced function); where a traced function
   reads tensor values in Python, jtorch.compile warns and runs it eagerly, so results stay
   right (PyTorch's trace would bake in the branch taken).
-- ``script(fn_or_module)`` returns ``jtorch.compile(fn_or_module, fullgraph=True)``; a call
-  that the compiler cannot make into one program (Python control flow on tensor values,
-  which TorchScript compiles) raises NotImplementedError naming ``torch.jit.script`` and
-  saying to use ``jtorch.compile``. Scripting a class returns the class, as PyTorch does
-  (which also compiles it for TorchScript callers; PyTorch Geometric scripts its dataclasses
-  at import), after PyTorch's checks: an ``nn.Module`` subclass or a class that inherits
-  from anything but ``object`` (an Enum excepted) raises PyTorch's RuntimeError.
+- ``script(fn_or_module)`` returns ``jtorch.compile(fn_or_module)``; a call that the compiler
+  cannot make into one program (Python control flow on tensor values, ``int()`` of a tensor,
+  data-dependent shapes, all of which TorchScript compiles) runs eagerly with jtorch.compile's
+  warning, so it returns what PyTorch's scripted code returns (torchkbnufft scripts its
+  NUFFT kernels at import; TorchANI scripts its models). Scripting a class returns the class,
+  as PyTorch does (which also compiles it for TorchScript callers; PyTorch Geometric scripts
+  its dataclasses at import), after PyTorch's checks: an ``nn.Module`` subclass or a class
+  that inherits from anything but ``object`` (an Enum excepted) raises PyTorch's RuntimeError.
 
 Differences from PyTorch:
     - ``is_tracing()`` is False also while ``trace`` runs the function (jtorch.compile traces
@@ -195,7 +196,7 @@ class ScriptFunction:
 
 
 class _ScriptedModule(OptimizedModule, RecursiveScriptModule):
-    """A function or module compiled whole (``fullgraph=True``) by ``script``. As PyTorch's
+    """A function or module compiled by ``script``. As PyTorch's
     scripted module, it has the module's own parameters, buffers and submodules (one set,
     shared with the module), so its ``state_dict`` keys are the module's, without the
     ``_orig_mod.`` prefix of ``jtorch.compile``'s modules; ``train``/``eval`` set the module's
@@ -223,7 +224,7 @@ class _ScriptedModule(OptimizedModule, RecursiveScriptModule):
         except CompileError as e:
             mod = self._orig_mod
             name = mod.__name__ if builtins.isinstance(mod, _Function) else type(mod).__name__
-            raise _cannot_script(name, "it does not compile to one XLA program") from e
+            raise _cannot_script(name, str(e).splitlines()[0]) from e
 
 
 class _ScriptedFunction(_ScriptedModule, ScriptFunction):
@@ -243,16 +244,17 @@ def _script_class(cls):
 
 
 def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
-    """Compile a function or module as one program (``jtorch.compile(obj, fullgraph=True)``).
+    """Compile a function or module as one program (``jtorch.compile(obj)``).
 
     Args:
         obj: a function, an ``nn.Module``, or a class.
         optimize, example_inputs: accepted for compatibility.
 
     Returns:
-        The compiled function or module. Calling it raises NotImplementedError (naming
-        torch.jit.script and jtorch.compile) where it does not compile to one program. A
-        class is returned unchanged (see the module's notes).
+        The compiled function or module. A call that does not compile to one program runs
+        eagerly, with jtorch.compile's warning (TorchScript compiles Python control flow on
+        tensor values; the results are the same). A class is returned unchanged (see the
+        module's notes).
     """
     if builtins.isinstance(obj, type):
         return _script_class(obj)
@@ -260,8 +262,8 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
         raise _cannot_script(getattr(obj, "__name__", type(obj).__name__),
                              "only functions and modules are compiled")
     if builtins.isinstance(obj, Module):
-        return _ScriptedModule(obj, fullgraph=True)
-    return _ScriptedFunction(_Function(obj), fullgraph=True)
+        return _ScriptedModule(obj)
+    return _ScriptedFunction(_Function(obj))
 
 
 def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inputs=None,
