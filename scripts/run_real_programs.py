@@ -1399,6 +1399,71 @@ PROGRAMS = [
                  "that are zero up to rounding (TRPO's surrogate at the old policy, <2e-7) "
                  "and NPG/TRPO's conjugate-gradient steps (up to 2e-4 relative; the same "
                  "Hessian-vector products agree exactly in float64)"),
+    # geoopt 0.5.1 (pip install "geoopt>=0.5,<0.6"): a driver of its manifolds (Sphere, the
+    # Stiefel family, Stereographic/PoincareBall/SphereProjection with learnable curvature,
+    # Lorentz, Scaled, Product, Birkhoff, SPD, Siegel), their operations and gradients,
+    # ManifoldTensor/ManifoldParameter, linalg, layers, the tree dataset, the samplers and
+    # every optimizer (Poincare embeddings, Stiefel PCA, SPD Karcher mean, line search, the
+    # sparse optimizers, a state_dict resume), in float32 and float64; the tree is an empty
+    # directory "geoopt"
+    Program("geoopt", "geoopt", "geoopt/geoopt", [["{work}/drive_geoopt.py"]],
+            prepare=copy_driver("geoopt_manifolds.py", "drive_geoopt.py"),
+            note="expected: the text is identical and every number not zero up to rounding "
+                 "agrees to float32 rounding (float64: 5e-10); the relative differences come "
+                 "from values that are exactly zero in theory (a Stiefel gradient of 1e-6 in "
+                 "float32, Lorentz logmap0's time coordinate, orthogonality residuals of "
+                 "1e-16 in float64) and from SGRHMC, whose samples run toward the ball's "
+                 "boundary and grow a 1e-16 difference to 3.6e-6 in float64 (8% in float32)"),
+    # nnAudio 0.3.4, julius 0.2.8 and auraloss 0.4.0 (pip install nnAudio==0.3.4 julius==0.2.8
+    # auraloss==0.4.0; no librosa: the driver's stand-in librosa.filters.mel is nnAudio's copy of
+    # librosa 0.7's): a driver of nnAudio's STFT (windows, centring, pad modes, frequency
+    # scales, output formats, trainable kernels, inverse and iSTFT), MelSpectrogram, MFCC, the
+    # CQTs, VQT and Gammatonegram; julius's resample_frac/ResampleFrac, FIR low/high/band-pass
+    # filters and filter banks, SplitBands, fft_conv1d/FFTConv1d and helpers; auraloss's STFT,
+    # multi-resolution, mel, random-resolution and sum-and-difference losses, time-domain
+    # losses and FIR pre-emphasis filters, with gradients to the signals and trainable kernels,
+    # and a tiny denoiser trained with MultiResolutionSTFTLoss; the tree is an empty directory
+    # "audio_dsp"
+    Program("audio-dsp", "audio_dsp", "KinWaiCheuk/nnAudio", [["{work}/drive_audio.py"]],
+            prepare=copy_driver("audio_dsp.py", "drive_audio.py"),
+            results=r"^(?!.*time used)",
+            note="expected: float32 rounding (every sum within 5.2e-4 relative, the median "
+                 "2e-8; AUDIO_FLOAT64=1 agrees to 7e-13 outside julius's float32 kernels) and "
+                 "phases at the branch cut: frames whose spectrum is real up to rounding "
+                 "(reflect-padded first frames) have imaginary parts of +-1e-7 whose sign "
+                 "differs, so their phase is pi in one framework and -pi in the other "
+                 "(nnAudio's Phase output, auraloss's w_phs term)"),
+    # torchkbnufft 1.5.2 (pip install torchkbnufft==1.5.2): a driver of KbNufft/KbNufftAdjoint
+    # (table and sparse-matrix interpolation, sensitivity maps, radial, spiral and batched
+    # trajectories, 2-D and 3-D, complex and view_as_real inputs), KbInterp/KbInterpAdjoint,
+    # ToepNufft with calc_toeplitz_kernel, the density compensation, the functional API and
+    # complex helpers, gradients to the image, the k-space data and the trajectory, KbModule.to,
+    # CG-SENSE and gradient-descent reconstructions on 16x16 images; the tree is an empty
+    # directory "torchkbnufft"
+    Program("torchkbnufft", "torchkbnufft", "mmuckley/torchkbnufft", [["{work}/drive_tkbn.py"]],
+            prepare=copy_driver("torchkbnufft_nufft.py", "drive_tkbn.py"),
+            note="expected: float32 rounding; the Toeplitz kernels' imaginary parts are exactly "
+                 "0 in PyTorch (pocketfft of a Hermitian-symmetric array) and rounding-sized in "
+                 "jtorch (XLA's FFT: 1.2e-5 summed over 1024 entries up to 13; 3.4e-14 in "
+                 "float64); differences of two results ('a - b') and cancelling imaginary sums "
+                 "differ by up to 1.3e-2 relative; every number above 0.5 in magnitude within "
+                 "1.4e-5 relative; TKBN_FLOAT64=1 within 2.3e-13 absolute"),
+    # pythae 0.1.2 (pip install pythae==0.1.2, with scikit-learn and cloudpickle): a driver of
+    # its 27 autoencoders (default MLP and MNIST benchmark architectures), TrainingPipeline and
+    # the four trainers, its ten samplers and model.save/AutoModel.load_from_folder, on 64
+    # synthetic 1x8x8 images; the tree is an empty directory "pythae"
+    Program("pythae", "pythae", "clementchadebec/benchmark_VAE", [["{work}/drive_pythae.py"]],
+            prepare=copy_driver("pythae_models.py", "drive_pythae.py"),
+            checkpoints=("pythae_out/VAE/model.pt", "pythae_out/VQVAE/model.pt",
+                         "pythae_out/RHVAE/model.pt", "pythae_out/VAE-custom/model.pt"),
+            note="expected: the text is identical; SVAE's lines differ because its von "
+                 "Mises-Fisher sampler draws Beta variates (torch.distributions.Beta -> "
+                 "torch._sample_dirichlet), which come from each framework's own generator, not "
+                 "the shared stream (with Beta.sample given shared draws SVAE agrees to 1.5e-5); "
+                 "every other number within 3.5e-4: resnet-VAE, where PyTorch's float32 "
+                 "convolution gradients are 2e-4 from its own float64 ones and jtorch's 1.3e-6, "
+                 "then FactorVAE's weighted parameter sum (2.4e-4 of a cancelling sum over 4M "
+                 "parameters after two Adam epochs), the rest 4.2e-5"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
