@@ -94,6 +94,12 @@ if getattr(_jax_mlir, "make_ir_context", None) is not None:
     _new_ir_context = _jax_mlir.make_ir_context
 
     def _thread_ir_context():
+        try:   # a lowering inside a lowering (a concrete value computed while tracing one)
+            _jax_mlir.ir.InsertionPoint.current
+        except ValueError:
+            pass
+        else:  # gets a context of its own: the shared one's insertion point is the outer's
+            return _new_ir_context()
         ctx = getattr(_IR_CONTEXTS, "ctx", None)
         if ctx is None:
             ctx = _IR_CONTEXTS.ctx = _new_ir_context()
