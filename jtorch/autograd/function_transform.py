@@ -51,7 +51,7 @@ def _ctx_tensors(ctx):
 def _ctx_with(ctx, places, arrays, devices):
     """A copy of ``ctx`` holding new Tensors of ``arrays`` in ``places``."""
     new = copy.copy(ctx)
-    for ((name, i), arr), device in zip(zip(places, arrays), devices):
+    for (name, i), arr, device in zip(places, arrays, devices):
         t = TensorBase._make(arr, device)
         if i is None:
             setattr(new, name, t)
@@ -101,7 +101,6 @@ def apply_under_transform(cls, args, kwargs, make_ctx):
         held = _ctx_tensors(ctx)
         state["ctx"], state["places"] = ctx, [w for w, _ in held]
         state["devices"] = [t._device for _, t in held]
-        state["inputs"] = [(a.shape, a.dtype) for a in arrays]
         state["out_devices"] = [o._device for o in state["outs"] if isinstance(o, TensorBase)]
         return out, ([t._value for _, t in held], list(arrays))
 
