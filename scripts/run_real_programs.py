@@ -1464,6 +1464,21 @@ PROGRAMS = [
                  "convolution gradients are 2e-4 from its own float64 ones and jtorch's 1.3e-6, "
                  "then FactorVAE's weighted parameter sum (2.4e-4 of a cancelling sum over 4M "
                  "parameters after two Adam epochs), the rest 4.2e-5"),
+    # pytorch-minimize 0.1.0, cooper-optim 1.0.1, torchjd 0.18.0 and mup 1.0.0 (pip install
+    # pytorch-minimize==0.1.0 cooper-optim==1.0.1 torchjd==0.18.0 mup==1.0.0 qpsolvers quadprog):
+    # a driver of torchmin's minimize (every method) on Rosenbrock and a logistic regression,
+    # least_squares, minimize_constr, Minimizer/ScipyMinimizer; Cooper's constrained logistic
+    # regressions (Simultaneous, Alternating, Extrapolation, nuPI, Augmented Lagrangian,
+    # QuadraticPenalty, Indexed multipliers); TorchJD's mtl_backward/backward/jac/jac_to_grad under
+    # 18 aggregators and the autogram Engine; a muP MLP trained by MuAdam/MuAdamW/MuSGD; float32
+    # and float64; the tree is an empty directory "optim2"
+    Program("optim2", "optim2", "rfeinman/pytorch-minimize", [["{work}/drive_optim2.py"]],
+            prepare=copy_driver("optim2_libs.py", "drive_optim2.py"),
+            note="expected: float64 agrees to 1e-12 except torchmin's cg on Rosenbrock (a 1-ulp "
+                 "difference at iterate 1 grows to 1e-2 by iterate 60); float32 iterates agree "
+                 "to 1e-6 relative, then line searches stop at other evaluations near the "
+                 "optimum (nfev/nit differ); TorchJD's autogram Engine fails under jtorch "
+                 "(requires_grad inside torch.func.vjp; tensors kept from a vmapped backward)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

@@ -19,7 +19,9 @@ from .gradients import grad
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
-def _as_tuple(inp, arg_name, fn_name):
+def _as_tuple(inp, arg_name=None, fn_name=None):
+    if arg_name is None and fn_name is None:   # PyTorch's _as_tuple_nocheck: the tuple alone
+        return tuple(inp) if isinstance(inp, (tuple, list)) else (inp,)
     is_tuple = isinstance(inp, tuple)
     inp = inp if is_tuple else (inp,)
     for i, el in enumerate(inp):
@@ -43,6 +45,41 @@ def _postprocess(xs, create_graph):
     if not isinstance(xs[0], tuple):
         return xs if create_graph else tuple(x.detach() for x in xs)
     return tuple(_postprocess(x, create_graph) for x in xs)
+
+
+# PyTorch's private names for these helpers, which libraries import (pytorch-minimize's
+# ScipyMinimizer builds a constraint's Jacobian from them and the legacy _vmap)
+_grad_postprocess = _postprocess
+
+
+def _tuple_postprocess(res, to_unpack):
+    """Undoes ``_as_tuple``'s wrapping: ``to_unpack`` is one flag, or (outer, inner) for a
+    nested tuple (outputs x inputs)."""
+    if isinstance(to_unpack, tuple):
+        if len(to_unpack) != 2:
+            raise AssertionError("Expected to_unpack tuple to have exactly 2 elements")
+        if not to_unpack[1]:
+            res = tuple(el[0] for el in res)
+        if not to_unpack[0]:
+            res = res[0]
+    elif not to_unpack:
+        res = res[0]
+    return res
+
+
+def _construct_standard_basis_for(tensors, tensor_numels):
+    """The N x N identity (N = sum of ``tensor_numels``) split by columns into one chunk per
+    tensor, each of that tensor's dtype and device."""
+    if len(tensors) != len(tensor_numels):
+        raise AssertionError("Expected tensors and tensor_numels to have the same length, but "
+                             f"got {len(tensors)} and {len(tensor_numels)}")
+    if len(tensors) == 0:
+        raise AssertionError("Expected at least one tensor")
+    total, start, chunks = sum(tensor_numels), 0, []
+    for t, n in zip(tensors, tensor_numels):
+        chunks.append(TensorBase._make(jnp.eye(total, n, -start, t.dtype.np), t.device))
+        start += n
+    return tuple(chunks)
 
 
 def _validate_v(v, other, is_other_tuple):

@@ -125,10 +125,11 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
         return tensor.normal_(mean, std, generator=generator)
 
 
-# the bodies without a mode's dispatch, for the initialisers built on them (PyTorch's
-# _no_grad_uniform_ and _no_grad_normal_)
-_uniform = uniform_.__wrapped__
-_normal = normal_.__wrapped__
+# the bodies without a mode's dispatch, for the initialisers built on them; PyTorch's private
+# names for them are imported by libraries (mup.init: _no_grad_uniform_, _no_grad_normal_,
+# _no_grad_fill_)
+_uniform = _no_grad_uniform_ = uniform_.__wrapped__
+_normal = _no_grad_normal_ = normal_.__wrapped__
 
 
 def _trunc_body(input, key, mean, std, a, b):
@@ -155,11 +156,17 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
                             {})
 
 
+_no_grad_trunc_normal_ = trunc_normal_
+
+
 @_overridable
 def constant_(tensor, val):
     """Fills ``tensor`` with ``val``."""
     with no_grad():
         return tensor.fill_(val)
+
+
+_no_grad_fill_ = constant_.__wrapped__
 
 
 def ones_(tensor):
@@ -172,6 +179,9 @@ def zeros_(tensor):
     """Fills ``tensor`` with 0."""
     with no_grad():
         return tensor.zero_()
+
+
+_no_grad_zero_ = zeros_
 
 
 def eye_(tensor):

@@ -16,7 +16,7 @@ from .optimizer import Optimizer, check_lr, closure_with_grad
 __all__ = ["LBFGS"]
 
 
-def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
+def _cubic_arrays(x1, f1, g1, x2, f2, g2, bounds=None):
     if bounds is not None:
         lo, hi = bounds
     else:
@@ -33,10 +33,10 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     return (lo + hi) / 2.0
 
 
-def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9,
-                  max_ls=25):
-    """PyTorch's strong-Wolfe line search; ``br``, ``br_f``, ``br_g``, ``br_gtd`` are its
-    ``bracket`` (two step sizes around the minimum) and their losses, gradients and
+def _strong_wolfe_arrays(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9,
+                         tolerance_change=1e-9, max_ls=25):
+    """PyTorch's strong-Wolfe line search on jax arrays; ``br``, ``br_f``, ``br_g``, ``br_gtd``
+    are its ``bracket`` (two step sizes around the minimum) and their losses, gradients and
     directional derivatives; ``low``/``high`` index the bracket's lower/higher loss."""
     d_norm = jnp.max(jnp.abs(d))
     f_new, g_new = obj_func(x, t, d)
@@ -61,8 +61,8 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         min_step = t + 0.01 * (t - t_prev)
         max_step = t * 10
         tmp = t
-        t = _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new,
-                               bounds=(min_step, max_step))
+        t = _cubic_arrays(t_prev, f_prev, gtd_prev, t, f_new, gtd_new,
+                          bounds=(min_step, max_step))
         t_prev, f_prev, g_prev, gtd_prev = tmp, f_new, g_new, gtd_new
         f_new, g_new = obj_func(x, t, d)
         ls_func_evals += 1
@@ -75,7 +75,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
     while not done and ls_iter < max_ls:
         if abs(br[1] - br[0]) * d_norm < tolerance_change:
             break
-        t = _cubic_interpolate(br[0], br_f[0], br_gtd[0], br[1], br_f[1], br_gtd[1])
+        t = _cubic_arrays(br[0], br_f[0], br_gtd[0], br[1], br_f[1], br_gtd[1])
         eps = 0.1 * (max(br) - min(br))
         if min(max(br) - t, t - min(br)) < eps:
             if insuf_progress or t >= max(br) or t <= min(br):
@@ -100,6 +100,29 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
                     br[low], br_f[low], br_g[low], br_gtd[low]
             br[low], br_f[low], br_g[low], br_gtd[low] = t, f_new, g_new, gtd_new
     return br_f[low], br_g[low], br[low], ls_func_evals
+
+
+def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
+    """``torch.optim.lbfgs._cubic_interpolate`` on Tensors or floats, as libraries call it
+    (pytorch-minimize's line searches): a Tensor where PyTorch's gives one."""
+    bounds = None if bounds is None else tuple(_as_array(b) for b in bounds)
+    return _as_tensors(_cubic_arrays(*(_as_array(v) for v in (x1, f1, g1, x2, f2, g2)),
+                                     bounds=bounds))
+
+
+def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9,
+                  max_ls=25):
+    """``torch.optim.lbfgs._strong_wolfe`` on Tensors, as libraries call it (pytorch-minimize):
+    ``obj_func(x, t, d)`` gets ``x`` and ``d`` as given and returns (loss, flat gradient);
+    returns (loss, gradient, step, evaluations) with Tensors where PyTorch's has them."""
+    def on_arrays(_x, t_, _d):
+        f_new, g_new = obj_func(x, _as_tensors(t_), d)
+        return _as_array(f_new), _as_array(g_new)
+
+    f, g, t, evals = _strong_wolfe_arrays(
+        on_arrays, x, _as_array(t), _as_array(d), _as_array(f), _as_array(g), _as_array(gtd),
+        c1, c2, tolerance_change, max_ls)
+    return _as_tensors(f), _as_tensors(g), _as_tensors(t), evals
 
 
 @jax.jit
@@ -246,7 +269,7 @@ class LBFGS(Optimizer):
                 if group["line_search_fn"] != "strong_wolfe":
                     raise RuntimeError("only 'strong_wolfe' is supported")
                 x_init = [p._value for p in self._params]
-                loss, flat_grad, t, ls_evals = _strong_wolfe(
+                loss, flat_grad, t, ls_evals = _strong_wolfe_arrays(
                     lambda x, t_, d_: self._evaluate(closure, x, t_, d_), x_init, t, d, loss,
                     flat_grad, gtd, max_ls=max_eval - current_evals)
                 self._add_grad(t, d)

@@ -1,0 +1,123 @@
+"""Regressions found by running pytorch-minimize (torchmin), Cooper, TorchJD and muP unchanged
+under jtorch (scripts/real_drivers/optim2_libs.py, docs/real-programs.md): each test is a small
+stand-in for what the library did, in plain torch-API code, run in jtorch and in real PyTorch."""
+
+import numpy as np
+import pytest
+import torch
+
+import jtorch
+
+
+def _np(t):
+    return np.asarray(t.detach().tolist())
+
+
+def test_nn_init_private_no_grad_helpers():
+    # mup.init does `from torch.nn.init import _no_grad_fill_, _no_grad_normal_,
+    # _no_grad_uniform_` (ImportError at import mup)
+    for name in ("_no_grad_fill_", "_no_grad_zero_", "_no_grad_uniform_", "_no_grad_normal_",
+                 "_no_grad_trunc_normal_", "_calculate_correct_fan",
+                 "_calculate_fan_in_and_fan_out"):
+        assert callable(getattr(jtorch.nn.init, name)), name
+    for T in (jtorch, torch):
+        w = T.ones(2, 3, requires_grad=True)
+        out = T.nn.init._no_grad_fill_(w, 0.5)
+        assert out is w and w.requires_grad and w.grad_fn is None
+        assert _np(w).tolist() == [[0.5] * 3] * 2
+        assert T.nn.init._no_grad_zero_(w) is w and _np(w).sum() == 0
+        u = T.nn.init._no_grad_uniform_(w, -0.25, 0.25)
+        assert u is w and float(w.abs().max()) <= 0.25 and w.grad_fn is None
+        assert T.nn.init._no_grad_normal_(w, 0.0, 1e-3) is w
+        assert T.nn.init._no_grad_trunc_normal_(w, 0.0, 1.0, -0.1, 0.1) is w
+        assert float(w.abs().max()) <= 0.1
+
+
+def test_vmap_internals_legacy_vmap_of_autograd_grad():
+    # torchmin builds Hessians with torch._vmap_internals._vmap over autograd.grad with the rows
+    # of an identity (ModuleNotFoundError: torch._vmap_internals)
+    from torch._vmap_internals import _vmap as pt_vmap
+
+    from jtorch._vmap_internals import _vmap as jt_vmap
+
+    got = []
+    for T, vm in ((jtorch, jt_vmap), (torch, pt_vmap)):
+        x = T.tensor([1.0, -2.0, 0.5], dtype=T.float64, requires_grad=True)
+        y = T.tensor([3.0], dtype=T.float64, requires_grad=True)
+        f = (x ** 3).sum() + x[0] * x[1] + (x[2] * 2).sin()
+        g, = T.autograd.grad(f, x, create_graph=True)
+        eye = T.eye(3, dtype=T.float64)
+        def vjp(v, T=T, g=g, x=x):
+            return T.autograd.grad(g, x, v, retain_graph=True)[0]
+
+        def vjps(v, T=T, g=g, x=x, y=y):
+            return T.autograd.grad(g, (x, y), v, retain_graph=True, allow_unused=True)
+
+        hess = vm(vjp)(eye)
+        both = vm(vjps, allow_none_pass_through=True)(eye)
+        assert both[1] is None
+        scaled = vm(lambda a, b: a * b, in_dims=(0, None), out_dims=1)(eye, x.detach())
+        with pytest.raises(ValueError, match="must only return Tensors"):
+            vm(vjps)(eye)
+        got.append([_np(hess), _np(both[0]), _np(scaled)])
+    for a, b in zip(*got):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=0)
+
+
+def test_autograd_functional_private_helpers():
+    # torchmin's ScipyMinimizer imports _construct_standard_basis_for, _grad_postprocess,
+    # _tuple_postprocess and _as_tuple from torch.autograd.functional (ImportError)
+    outs = []
+    for T in (jtorch, torch):
+        F = T.autograd.functional
+        a, b = T.zeros(1, dtype=T.float64), T.zeros(2, 1)
+        basis = F._construct_standard_basis_for((a, b, T.zeros(1)), (1, 2, 1))
+        assert [t.dtype for t in basis] == [T.float64, T.float32, T.float32]
+        assert F._as_tuple([a, b])[1] is b and F._as_tuple(a)[0] is a
+        assert F._as_tuple(a, "inputs", "fn") == (False, (a,))
+        w = T.ones(2, requires_grad=True) * 2
+        post = F._grad_postprocess(((w,), (w, w)), create_graph=False)
+        assert not post[0][0].requires_grad and not post[1][1].requires_grad
+        assert F._grad_postprocess((w,), create_graph=True)[0] is w
+        assert F._tuple_postprocess(((a,),), (False, False)) is a
+        assert F._tuple_postprocess((a,), False) is a
+        outs.append([_np(t) for t in basis])
+    for x, y in zip(*outs):
+        np.testing.assert_array_equal(x, y)
+
+
+def _rosen(x):
+    return (100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2).sum()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lbfgs_strong_wolfe_on_tensors(dtype):
+    # torchmin's line search calls torch.optim.lbfgs._strong_wolfe (and _cubic_interpolate) with
+    # Tensors (ValueError: __jax_array__ during abstractification)
+    from torch.optim.lbfgs import _cubic_interpolate as pt_cubic, _strong_wolfe as pt_wolfe
+
+    from jtorch.optim.lbfgs import _cubic_interpolate as jt_cubic, _strong_wolfe as jt_wolfe
+
+    got = []
+    for T, wolfe, cubic in ((jtorch, jt_wolfe, jt_cubic), (torch, pt_wolfe, pt_cubic)):
+        dt = getattr(T, dtype)
+        x = T.tensor([-1.2, 1.0, 0.5, -0.4], dtype=dt)
+
+        def obj(x, t, d, T=T):
+            z = (x + d.mul(t)).detach().requires_grad_(True)
+            with T.enable_grad():
+                f = _rosen(z)
+            return float(f), T.autograd.grad(f, z)[0]
+
+        f, g = obj(x, 0.0, T.zeros_like(x))
+        d = -g
+        gtd = g.mul(d).sum()
+        f1, g1, t1, n1 = wolfe(obj, x, 1e-3, d, f, g, gtd)
+        cub = cubic(0.0, f, gtd, 1e-3, f + 1.0, gtd * -0.5)
+        assert isinstance(g1, T.Tensor) and isinstance(cub, T.Tensor)
+        got.append([f1, _np(g1), float(t1), n1, float(cub)])
+    (f1, g1, t1, n1, c1), (f2, g2, t2, n2, c2) = got
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    assert n1 == n2
+    np.testing.assert_allclose([f1, t1, c1], [f2, t2, c2], rtol=tol)
+    np.testing.assert_allclose(g1, g2, rtol=tol, atol=tol)
