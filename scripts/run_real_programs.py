@@ -183,6 +183,15 @@ CORA_CLASSES = ("Case_Based", "Genetic_Algorithms", "Neural_Networks",
                 "Probabilistic_Methods", "Reinforcement_Learning", "Rule_Learning", "Theory")
 
 
+def _cora_content(path, ids, rng):
+    """Cora's ``cora.content`` for the papers ``ids``: about 18 of the 1433 binary word
+    features set per paper, and a class name."""
+    with open(path, "w") as f:
+        for pid in ids:
+            words = (rng.random(1433) < 18 / 1433).astype(int)
+            f.write(f"{pid}\t" + "\t".join(map(str, words)) + f"\t{rng.choice(CORA_CLASSES)}\n")
+
+
 def prepare_cora(tree, work, nodes=2708, edges=5429):
     """``cora/cora.content`` and ``cora/cora.cites`` in Cora's format (a paper id, 1433 binary
     word features and a class name per line; cited-citing id pairs), generated: ``nodes``
@@ -195,10 +204,7 @@ def prepare_cora(tree, work, nodes=2708, edges=5429):
     ids = rng.choice(np.arange(1000, 1000000), nodes, replace=False)
     folder = os.path.join(work, "cora")
     os.makedirs(folder)
-    with open(os.path.join(folder, "cora.content"), "w") as f:
-        for pid in ids:
-            words = (rng.random(1433) < 18 / 1433).astype(int)
-            f.write(f"{pid}\t" + "\t".join(map(str, words)) + f"\t{rng.choice(CORA_CLASSES)}\n")
+    _cora_content(os.path.join(folder, "cora.content"), ids, rng)
     with open(os.path.join(folder, "cora.cites"), "w") as f:
         for a, b in rng.choice(ids, (edges, 2)):
             f.write(f"{a}\t{b}\n")
@@ -207,6 +213,25 @@ def prepare_cora(tree, work, nodes=2708, edges=5429):
     _stub(work, "requests", "import contextlib\n\n\n@contextlib.contextmanager\n"
           "def get(url, stream=False):\n    class Response:\n"
           "        raw = open('cora.tgz', 'rb')\n    yield Response\n    Response.raw.close()\n")
+
+
+def prepare_pygcn(tree, work):
+    """Kipf's pygcn reads ``../data/cora/`` from the directory it runs in: the repository's
+    ``cora.cites`` (its ``cora.content`` is not in the snapshot) with a generated
+    ``cora.content`` for the same paper ids, in ``WORK/data/cora``, and a launcher that runs
+    ``pygcn/train.py`` unchanged from ``WORK/pygcn``."""
+    folder = os.path.join(work, "data", "cora")
+    os.makedirs(folder)
+    cites = os.path.join(tree, "data", "cora", "cora.cites")
+    shutil.copy(cites, folder)
+    ids = np.unique(np.loadtxt(cites, dtype=np.int64))
+    _cora_content(os.path.join(folder, "cora.content"), ids, np.random.default_rng(12))
+    os.makedirs(os.path.join(work, "pygcn"))
+    with open(os.path.join(work, "run_pygcn.py"), "w") as f:
+        f.write("import os\nimport runpy\nimport sys\n\n"
+                "os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'pygcn'))\n"
+                f"sys.argv[0] = {os.path.join(tree, 'pygcn', 'train.py')!r}\n"
+                "runpy.run_path(sys.argv[0], run_name='__main__')\n")
 
 
 NAME_SYLLABLES = "ka li mo ra ne so ta vi el an ja de ro mi lu be ca ny zo ha".split()
@@ -752,6 +777,12 @@ PROGRAMS = [
     Program("gat", "examples", "pytorch/examples",
             [["gat/main.py", "--epochs", "10", "--val-every", "5", "--no-accel"]],
             prepare=prepare_cora, path=("{work}/stubs",)),
+    # tkipf/pygcn: Kipf and Welling's GCN on Cora, its adjacency matrix a legacy
+    # torch.sparse.FloatTensor multiplied with torch.spmm; 200 epochs of Adam with dropout
+    Program("pygcn", "pygcn", "tkipf/pygcn", [["{work}/run_pygcn.py"]],
+            prepare=prepare_pygcn, path=(".",), env={"PYTHONHASHSEED": "0"},
+            results=r"^(?!Total time elapsed)",
+            note="encode_onehot numbers the classes in set() order: PYTHONHASHSEED=0 in both"),
     Program("llms-from-scratch-gpt_train", "LLMs-from-scratch", "rasbt/LLMs-from-scratch",
             [["ch05/01_main-chapter-code/gpt_train.py"]], prepare=prepare_verdict,
             path=("{work}/stubs",), checkpoints=("model.pth",)),

@@ -177,11 +177,11 @@ def on_default_dtype_change(fn):
     _ON_CHANGE.append(fn)
 
 
-def legacy_type_name(d: dtype, device) -> str:
+def legacy_type_name(d: dtype, device, sparse=False) -> str:
     """PyTorch's legacy type string of a tensor: ``'torch.FloatTensor'``,
-    ``'torch.cuda.LongTensor'``."""
+    ``'torch.cuda.LongTensor'``, ``'torch.sparse.DoubleTensor'`` (a sparse COO one)."""
     prefix = "torch.cuda." if device.type == "cuda" else "torch."
-    return f"{prefix}{d.scalar_name}Tensor"
+    return f"{prefix}{'sparse.' if sparse else ''}{d.scalar_name}Tensor"
 
 
 def from_np(np_dtype) -> dtype:

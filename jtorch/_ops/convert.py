@@ -205,9 +205,11 @@ _LEGACY = {dtypes.ALL[i].scalar_name + "Tensor": dtypes.ALL[i] for i in range(le
 
 def type_(t, dtype=None, non_blocking=False):
     """Tensor.type(): without an argument PyTorch's type string ('torch.FloatTensor'); with
-    a dtype or such a string, the cast tensor (``t`` itself when the type is unchanged)."""
+    a dtype or such a string, the cast tensor (``t`` itself when the type is unchanged). A
+    ``torch.sparse.*`` type changes only the dtype, as in PyTorch: a sparse tensor stays sparse
+    and a dense one dense."""
     if dtype is None:
-        return dtypes.legacy_type_name(t.dtype, t.device)
+        return dtypes.legacy_type_name(t.dtype, t.device, t.is_sparse)
     if isinstance(dtype, dtypes.dtype):
         return to(t, dtype, non_blocking)
     if isinstance(dtype, type):
@@ -221,6 +223,7 @@ def type_(t, dtype=None, non_blocking=False):
         return to(t, dtypes.get_default_dtype(), non_blocking)
     cuda_type = dtype.startswith("torch.cuda.")
     key = dtype[len("torch.cuda."):] if cuda_type else dtype[len("torch."):]
+    key = key.removeprefix("sparse.")
     if not dtype.startswith("torch.") or key not in _LEGACY:
         raise ValueError(f"invalid type: '{dtype}'")
     out = to(t, _LEGACY[key], non_blocking)

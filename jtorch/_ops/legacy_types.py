@@ -11,6 +11,12 @@ converted to the type's dtype), ``FloatTensor(t)`` (an alias of a tensor of the 
 ``FloatTensor(storage)`` (a 1-d tensor sharing a storage of the type's dtype).
 ``Tensor.type()`` gives these names; ``Tensor.type(torch.LongTensor)`` casts (convert.py).
 
+``torch.sparse.FloatTensor`` and the other sparse types are the same for sparse COO tensors:
+``isinstance`` also checks the layout, and calling one is PyTorch's deprecated sparse
+constructor, ``(indices, values[, size])`` (the values' dtype, as PyTorch's, whatever the
+type's) or ``(*sizes)`` / ``(Size)`` (no entries), with PyTorch's once-per-process
+deprecation warnings (Kipf's pygcn builds its adjacency matrix this way).
+
 Differences from PyTorch:
     - Sized constructors return zeros (PyTorch's memory is uninitialised).
     - ``ComplexFloatTensor``/``ComplexDoubleTensor`` exist here as types; PyTorch 2.13 only
@@ -24,10 +30,12 @@ import warnings
 
 from .._core import dtypes
 from .._core.device import device as Device, jax_devices
-from .._core.layout import strided
+from .._core.layout import sparse_coo, strided
 from .._core.tensor_base import Size, TensorBase
+from .._core.warn_once import warn_once
 from ._registry import export
-from .creation import empty, tensor
+from .creation import empty, tensor, zeros
+from .sparse import sparse_coo_tensor
 from .typed_storage import is_storage, storage_tensor
 
 _BY_NAME = {d.scalar_name: d for d in dtypes.ALL}
@@ -37,6 +45,11 @@ _SIGNATURES = (" * (*, torch.device device = None)\n"
                " * (Tensor other)\n"
                " * (tuple of ints size, *, torch.device device = None)\n"
                " * (object data, *, torch.device device = None)\n")
+_SPARSE_SIGNATURES = (
+    " * (*, torch.device device = None)\n"
+    " * (Tensor indices, Tensor values, *, torch.device device = None)\n"
+    " * (Tensor indices, Tensor values, tuple of ints size, *, torch.device device = None)\n"
+    " * (tuple of ints size, *, torch.device device = None)\n")
 
 
 class tensortype(type):  # noqa: N801 - PyTorch's name (type(torch.FloatTensor))
@@ -45,25 +58,30 @@ class tensortype(type):  # noqa: N801 - PyTorch's name (type(torch.FloatTensor))
 
     dtype: dtypes.dtype
     is_cuda: bool
+    is_sparse: bool
 
     def __instancecheck__(cls, obj):
         return (isinstance(obj, TensorBase) and obj.dtype is cls.dtype
-                and (obj.device.type == "cuda") == cls.is_cuda)
+                and (obj.device.type == "cuda") == cls.is_cuda
+                and obj.is_sparse == cls.is_sparse)
 
     def __call__(cls, *args, **kwargs):
-        return construct(cls, args, kwargs)
+        return (construct_sparse if cls.is_sparse else construct)(cls, args, kwargs)
 
 
 tensortype.__module__ = "torch"
 
 
-def _legacy_type(scalar_name, cuda):
+def _legacy_type(scalar_name, cuda, sparse=False):
     dt = _BY_NAME[scalar_name]
+    kind = "sparse COO " if sparse else ""
     return tensortype(scalar_name + "Tensor", (), {
-        "dtype": dt, "is_cuda": cuda, "is_sparse": False, "layout": strided,
-        "__module__": "torch.cuda" if cuda else "torch",
-        "__doc__": f"The legacy type of {dt} tensors on {'a CUDA device' if cuda else 'the CPU'}"
-                   "; calling it is the legacy constructor."})
+        "dtype": dt, "is_cuda": cuda, "is_sparse": sparse,
+        "layout": sparse_coo if sparse else strided,
+        "__module__": "torch" + (".cuda" if cuda else "") + (".sparse" if sparse else ""),
+        "__doc__": f"The legacy type of {dt} {kind}tensors on "
+                   f"{'a CUDA device' if cuda else 'the CPU'}; calling it is the legacy "
+                   "constructor."})
 
 
 def _type_name(cls):
@@ -90,14 +108,24 @@ def _arg_type(x):
     return "Tensor" if isinstance(x, TensorBase) else type(x).__name__
 
 
-def _bad_arguments(args, kwargs):
+def _bad_arguments(args, kwargs, signatures=_SIGNATURES):
     got = [_arg_type(a) for a in args] + [f"{k}={_arg_type(v)}" for k, v in kwargs.items()]
     return TypeError(f"new() received an invalid combination of arguments - got "
-                     f"({', '.join(got)}), but expected one of:\n{_SIGNATURES}")
+                     f"({', '.join(got)}), but expected one of:\n{signatures}")
 
 
 def _is_int(x):
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def _device(cls, device):
+    """The ``device=`` of a legacy constructor call, which must be of the type's kind."""
+    kind = "cuda" if cls.is_cuda else "cpu"
+    device = Device(kind) if device is None else Device(device)
+    if device.type != kind:
+        raise RuntimeError(f"legacy constructor expects device type: {kind} but device type: "
+                           f"{device.type} was passed")
+    return device
 
 
 def construct(cls, args, kwargs):
@@ -108,11 +136,7 @@ def construct(cls, args, kwargs):
     if unknown or ("size" in kwargs and args):
         raise _bad_arguments(args, kwargs)
     kind = "cuda" if cls.is_cuda else "cpu"
-    device = kwargs.get("device")
-    device = Device(kind) if device is None else Device(device)
-    if device.type != kind:
-        raise RuntimeError(f"legacy constructor expects device type: {kind} but device type: "
-                           f"{device.type} was passed")
+    device = _device(cls, kwargs.get("device"))
     if "size" in kwargs:
         return empty(tuple(kwargs["size"]), dtype=cls.dtype, device=device)
     if not args:
@@ -141,6 +165,61 @@ def construct(cls, args, kwargs):
     if isinstance(data, numbers.Number):
         raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
     return tensor(data, dtype=cls.dtype, device=device)
+
+
+def _deprecated_sparse(call, instead):
+    warn_once("torch.sparse.SparseTensor" + call,
+              f"torch.sparse.SparseTensor{call} is deprecated.  Please use "
+              f"torch.sparse_coo_tensor{instead}.", stacklevel=4)
+
+
+def construct_sparse(cls, args, kwargs):
+    """PyTorch's legacy_sparse_tensor_new: ``()`` or ``(*sizes)`` / ``(Size)`` (a sparse
+    tensor without entries of the type's dtype), ``(indices, values[, size])`` (the values'
+    dtype, whatever the type's, as PyTorch's; no bounds check); keyword ``device`` and
+    ``size``."""
+    _check_available(cls)
+    for name in kwargs:
+        if name not in ("device", "size"):
+            raise TypeError(f"new() got an unexpected keyword argument '{name}'")
+    device = _device(cls, kwargs.get("device"))
+    if len(args) >= 2 and all(isinstance(a, TensorBase) for a in args[:2]):
+        indices, values, *rest = args
+        if len(rest) > 1:
+            raise TypeError(f"new() takes 3 positional arguments but {len(args)} were given")
+        if rest and "size" in kwargs:
+            raise TypeError("new() got multiple values for argument 'size'")
+        size = rest[0] if rest else kwargs.get("size")
+        if indices.dtype is not dtypes.int64:
+            raise RuntimeError("indices must be an int64 tensor")
+        if size is None:
+            _deprecated_sparse("(indices, values, *, device=)",
+                               "(indices, values, dtype=, device=)")
+        else:
+            _deprecated_sparse("(indices, values, shape, *, device=)",
+                               "(indices, values, shape, dtype=, device=)")
+        return sparse_coo_tensor(indices, values, size, device=device)
+    if "size" in kwargs:
+        if args:
+            raise TypeError("new() got multiple values for argument 'size'")
+        args = (Size(kwargs["size"]),)
+    if not args:
+        _deprecated_sparse("()", "((0,), dtype=)")
+        size = (0,)
+    elif all(_is_int(a) for a in args):
+        size = args
+    elif len(args) == 1 and isinstance(args[0], Size):
+        size = tuple(args[0])
+    elif len(args) == 1 and isinstance(args[0], tuple):
+        raise TypeError("torch.sparse.SparseTensor(sequence) only accepts sizes.  Please use "
+                        "torch.sparse_coo_tensor() or construct a strided tensor and convert "
+                        "it to sparse via to_sparse.")
+    else:
+        raise _bad_arguments(args, kwargs, _SPARSE_SIGNATURES)
+    if args:
+        _deprecated_sparse("(shape, *, device=)", "(shape, dtype=, device=)")
+    return sparse_coo_tensor(zeros((len(size), 0), dtype=dtypes.int64, device=device),
+                             zeros(0, dtype=cls.dtype, device=device), size)
 
 
 # ------------------------------------------------------------------ the types
@@ -173,6 +252,23 @@ CudaHalfTensor = _legacy_type("Half", True)
 CudaIntTensor = _legacy_type("Int", True)
 CudaLongTensor = _legacy_type("Long", True)
 CudaShortTensor = _legacy_type("Short", True)
+
+# torch.sparse's (published there under their own names: torch.sparse.FloatTensor)
+SparseBFloat16Tensor = _legacy_type("BFloat16", False, sparse=True)
+SparseByteTensor = _legacy_type("Byte", False, sparse=True)
+SparseCharTensor = _legacy_type("Char", False, sparse=True)
+SparseDoubleTensor = _legacy_type("Double", False, sparse=True)
+SparseFloatTensor = _legacy_type("Float", False, sparse=True)
+SparseHalfTensor = _legacy_type("Half", False, sparse=True)
+SparseIntTensor = _legacy_type("Int", False, sparse=True)
+SparseLongTensor = _legacy_type("Long", False, sparse=True)
+SparseShortTensor = _legacy_type("Short", False, sparse=True)
+SPARSE_TYPES = (SparseBFloat16Tensor, SparseByteTensor, SparseCharTensor, SparseDoubleTensor,
+                SparseFloatTensor, SparseHalfTensor, SparseIntTensor, SparseLongTensor,
+                SparseShortTensor)
+for _t in SPARSE_TYPES:
+    export(_t.__name__, namespace="sparse")(_t)
+
 CUDA_TYPES = (CudaBFloat16Tensor, CudaBoolTensor, CudaByteTensor, CudaCharTensor,
               CudaDoubleTensor, CudaFloatTensor, CudaHalfTensor, CudaIntTensor, CudaLongTensor,
               CudaShortTensor)

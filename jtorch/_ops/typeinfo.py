@@ -208,7 +208,7 @@ def typename(obj):
     """``torch.typename``: the type's qualified name, jtorch's classes under their PyTorch
     names (``torch.nn.modules.linear.Linear``); a tensor's legacy type (``torch.FloatTensor``)."""
     if isinstance(obj, TensorBase):
-        return dtypes.legacy_type_name(obj.dtype, obj.device)
+        return dtypes.legacy_type_name(obj.dtype, obj.device, obj.is_sparse)
     module = getattr(obj, "__module__", "") or ""
     if hasattr(obj, "__qualname__"):
         qualname = obj.__qualname__
