@@ -215,17 +215,23 @@ def prepare_cora(tree, work, nodes=2708, edges=5429):
           "        raw = open('cora.tgz', 'rb')\n    yield Response\n    Response.raw.close()\n")
 
 
-def prepare_pygcn(tree, work):
-    """Kipf's pygcn reads ``../data/cora/`` from the directory it runs in: the repository's
-    ``cora.cites`` (its ``cora.content`` is not in the snapshot) with a generated
-    ``cora.content`` for the same paper ids, in ``WORK/data/cora``, and a launcher that runs
-    ``pygcn/train.py`` unchanged from ``WORK/pygcn``."""
+def prepare_cora_of_tree(tree, work):
+    """``WORK/data/cora``: the repository's ``data/cora/cora.cites`` (its ``cora.content`` is
+    not in the snapshot) with a generated ``cora.content`` for the same paper ids (pyGAT
+    reads ``./data/cora/``)."""
     folder = os.path.join(work, "data", "cora")
     os.makedirs(folder)
     cites = os.path.join(tree, "data", "cora", "cora.cites")
     shutil.copy(cites, folder)
     ids = np.unique(np.loadtxt(cites, dtype=np.int64))
     _cora_content(os.path.join(folder, "cora.content"), ids, np.random.default_rng(12))
+
+
+def prepare_pygcn(tree, work):
+    """Kipf's pygcn reads ``../data/cora/`` from the directory it runs in: the data of
+    :func:`prepare_cora_of_tree` and a launcher that runs ``pygcn/train.py`` unchanged from
+    ``WORK/pygcn``."""
+    prepare_cora_of_tree(tree, work)
     os.makedirs(os.path.join(work, "pygcn"))
     with open(os.path.join(work, "run_pygcn.py"), "w") as f:
         f.write("import os\nimport runpy\nimport sys\n\n"
@@ -411,6 +417,14 @@ def prepare_lightning(tree, work):
     for name, _ in MNIST_FILES:
         os.symlink(os.path.join(MNIST_SOURCE[0], name + ".gz"),
                    os.path.join(work, "mnist", name + ".gz"))
+
+
+def prepare_d2l(tree, work):
+    """The driver of d2l (``scripts/real_drivers/d2l_book.py``) copied in as ``drive_d2l.py``,
+    and the first 512 training and 256 test MNIST digits as a stand-in FashionMNIST in
+    ``../data/FashionMNIST/raw`` (d2l's default root, ``../data``)."""
+    copy_driver("d2l_book.py", "drive_d2l.py")(tree, work)
+    prepare_mnist(tree, work, up=1, train=512, dataset="FashionMNIST", test=256)
 
 
 def prepare_llama2c(tree, work):
@@ -783,6 +797,12 @@ PROGRAMS = [
             prepare=prepare_pygcn, path=(".",), env={"PYTHONHASHSEED": "0"},
             results=r"^(?!Total time elapsed)",
             note="encode_onehot numbers the classes in set() order: PYTHONHASHSEED=0 in both"),
+    # Diego999/pyGAT: graph attention networks on Cora, the dense layer and the sparse one (a
+    # custom autograd.Function saving a sparse COO tensor for its backward), Adam with
+    # dropout, a checkpoint per epoch and the best one reloaded for the test
+    Program("pygat", "pyGAT", "Diego999/pyGAT",
+            [["train.py", "--epochs", "8"], ["train.py", "--epochs", "6", "--sparse"]],
+            prepare=prepare_cora_of_tree, path=(".",), results=r"^(?!Total time elapsed)"),
     Program("llms-from-scratch-gpt_train", "LLMs-from-scratch", "rasbt/LLMs-from-scratch",
             [["ch05/01_main-chapter-code/gpt_train.py"]], prepare=prepare_verdict,
             path=("{work}/stubs",), checkpoints=("model.pth",)),
