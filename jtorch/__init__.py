@@ -949,6 +949,15 @@ from ._ops.statistics import (
     quantile as quantile,
 )
 from ._ops.symbolic import (
+    _check as _check,
+    _check_index as _check_index,
+    _check_is_size as _check_is_size,
+    _check_not_implemented as _check_not_implemented,
+    _check_tensor_all as _check_tensor_all,
+    _check_tensor_all_with as _check_tensor_all_with,
+    _check_type as _check_type,
+    _check_value as _check_value,
+    _check_with as _check_with,
     sym_float as sym_float,
     sym_int as sym_int,
     sym_ite as sym_ite,

@@ -1530,6 +1530,22 @@ PROGRAMS = [
                  "to 1e-6 relative, then line searches stop at other evaluations near the "
                  "optimum (nfev/nit differ); TorchJD's autogram Engine fails under jtorch "
                  "(requires_grad inside torch.func.vjp; tensors kept from a vmapped backward)"),
+    # kymatio 0.3.0, ptwt 1.0.1, torch-dct 0.1.6 and torch-harmonics 0.9.3 (pip install
+    # kymatio==0.3.0 ptwt==1.0.1 torch-dct==0.1.6 torch-harmonics==0.9.3; the driver puts in
+    # scipy.special.sph_harm for kymatio and stand-ins for torch-harmonics' compiled helper
+    # modules): a driver of kymatio's Scattering1D/2D and HarmonicScattering3D, ptwt's
+    # wavedec/waverec 1-D/2-D/3-D, fswavedec2, swt/iswt, cwt (complex and differentiable
+    # wavelets), the sparse-matrix MatrixWavedec/Waverec 1-D/2-D/3-D and wavelet packets,
+    # torch-dct's DCTs and LinearDCT, torch-harmonics' real (vector) SHTs on three grids,
+    # SpectralConvS2, DISCO convolutions, ResampleS2 and QuadratureS2, in float32 and float64,
+    # with reconstruction errors and gradients, and a linear classifier on scattering
+    # coefficients trained six Adam steps; the tree is an empty directory "signal_transforms"
+    Program("signal-transforms", "signal_transforms", "kymatio/kymatio",
+            [["{work}/drive_signal.py"]],
+            prepare=copy_driver("signal_transforms.py", "drive_signal.py"),
+            note="expected: float32 rounding (every number within 9.2e-7 relative of its "
+                 "line's largest; float64 to 1e-13); s2_layers fails under jtorch (an "
+                 "in-place version check in SpectralConvS2's backward, not yet fixed)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

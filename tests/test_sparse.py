@@ -187,11 +187,10 @@ def test_errors_as_torch(fn):
 @pytest.mark.parametrize("fn", [
     lambda: _coo(jtorch).requires_grad_(),
     lambda: jtorch.save(_coo(jtorch), "unused.pt"),
-    lambda: _coo(jtorch) @ _coo(jtorch),
     lambda: jtorch.sparse_coo_tensor(jtorch.tensor(IDX), jtorch.tensor(VALS), (3, 3),
                                      requires_grad=True),
     lambda: jtorch.tensor(DENSE).to_sparse(layout=jtorch.sparse_csr),
-], ids=["leaf_requires_grad", "save", "sparse_at_sparse", "requires_grad", "csr"])
+], ids=["leaf_requires_grad", "save", "requires_grad", "csr"])
 def test_not_implemented_is_named(fn, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(NotImplementedError, match="jtorch does not implement"):

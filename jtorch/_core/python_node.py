@@ -9,6 +9,7 @@ import jax.numpy as jnp
 from . import anomaly, saved_hooks
 from .device import of_array, to_jax
 from .graph import Node, _node_class, edge_of
+from .kernel import conj_complex
 from .state import ANOMALY, STATE
 from .tensor_base import TensorBase
 
@@ -127,21 +128,24 @@ def record_python_node(outputs, inputs, backward_fn, ctx=None, name="PyBackward"
 def record_pullback(outs, pullback, inputs, name):
     """Wrap ``outs`` (arrays from a ``jax.vjp``) as TensorBases joined to the tape by one node
     ``name`` whose backward is ``pullback``; its gradients (flattened, in order) go to
-    ``inputs``. Float outputs carry grad. Used where a whole region was differentiated by JAX
-    at once (compiled modules, checkpointed segments inside a compiled step). The outputs
-    live where the region ran: on its arrays' device, or (traced arrays have none) on its
-    inputs' device; each gradient on its input's device."""
+    ``inputs``. Floating and complex outputs carry grad. Used where a whole region was
+    differentiated by JAX at once (compiled modules, checkpointed segments inside a compiled
+    step). The outputs live where the region ran: on its arrays' device, or (traced arrays
+    have none) on its inputs' device; each gradient on its input's device."""
     if STATE.saved_hooks and STATE.grad_enabled and any(x._requires_grad for x in inputs):
         saved_hooks.refuse_opaque(name)   # its saved values are inside pullback
     device = of_array(outs[0], inputs[0]._device if inputs else None) if outs else None
     wrapped = [TensorBase._make(o, device) for o in outs]
 
     def backward(*grads):
-        cts = [g._value if g is not None else jnp.zeros(o.shape, o.dtype)
+        # PyTorch's gradient of a complex tensor is the conjugate of JAX's cotangent
+        # (kernel.conj_complex): conjugated on the way in and out
+        cts = [conj_complex(g._value) if g is not None else jnp.zeros(o.shape, o.dtype)
                for g, o in zip(grads, outs)]
         flat = jax.tree_util.tree_leaves(pullback(cts))
-        return tuple(TensorBase._make(g, x._device) for g, x in zip(flat, inputs))
+        return tuple(TensorBase._make(conj_complex(g), x._device) for g, x in zip(flat, inputs))
 
     record_python_node(wrapped, list(inputs), backward, name=name,
-                   attach={i for i, o in enumerate(wrapped) if o.dtype.is_floating_point})
+                   attach={i for i, o in enumerate(wrapped)
+                           if o.dtype.is_floating_point or o.dtype.is_complex})
     return wrapped

@@ -319,6 +319,8 @@ def assign(t, res, *, resize=False):
     if base is None:
         t._array = res._value
         t._version_counter += 1
+        if t._sparse is not None:   # a sparse tensor (s += s2): its indices and values too
+            t._sparse, t._requires_grad = res._sparse, res._requires_grad
     else:
         if not t._chain:
             base._array = res._value

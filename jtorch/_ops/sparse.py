@@ -274,8 +274,7 @@ def _mm(a, b, masked=False):
         return a.mm(b)
     _check_mm(a, b)
     if a._sparse is not None and b._sparse is not None:
-        raise NotImplementedError("jtorch does not implement the product of two sparse tensors "
-                                  "yet; convert one with .to_dense()")
+        return _sparse_sparse_mm(a, b)
     if not masked and (_dense_source(a) is not None or _dense_source(b) is not None):
         return _as_source(a).mm(_as_source(b))
     if a._sparse is not None:
@@ -289,6 +288,26 @@ def _mm(a, b, masked=False):
     return out.index_add(1, idx[1], terms)
 
 
+def _sparse_sparse_mm(a, b):
+    """``a @ b`` of two sparse matrices: a coalesced sparse matrix with an entry wherever a
+    stored ``a[i, k]`` meets a stored ``b[k, j]`` (a product that is 0 stays stored, as in
+    PyTorch). The pairs are found on the host; the values are products of gathered ``values``,
+    so the gradient reaches both operands' values."""
+    (ia, va), (ib, vb) = a._sparse[:2], b._sparse[:2]
+    ha, hb = to_numpy(ia._value), to_numpy(ib._value)
+    order = np.argsort(hb[0], kind="stable")
+    lo = np.searchsorted(hb[0], ha[1], side="left", sorter=order)
+    counts = np.searchsorted(hb[0], ha[1], side="right", sorter=order) - lo
+    pa = np.repeat(np.arange(len(counts)), counts)
+    within = np.arange(len(pa)) - np.repeat(np.cumsum(counts) - counts, counts)
+    pb = order[np.repeat(lo, counts) + within]
+    pick_a, pick_b = (_tensor(p.astype(np.int64), device=va.device) for p in (pa, pb))
+    idx = _tensor(np.stack((ha[0][pa], hb[1][pb])).astype(np.int64).reshape(2, -1),
+                  device=ia.device)
+    vals = va.index_select(0, pick_a) * vb.index_select(0, pick_b)
+    return coalesce(make(idx, vals, (a.shape[0], b.shape[1]), False))
+
+
 @export()
 def spmm(input, mat2):
     """``torch.spmm``: ``input @ mat2`` with a sparse ``input`` (or a dense one)."""
@@ -297,7 +316,8 @@ def spmm(input, mat2):
 
 @export("mm", namespace="sparse")
 def sparse_mm(sparse, dense, reduce=None):
-    """``torch.sparse.mm``: the product of a sparse matrix with a dense (or sparse) one."""
+    """``torch.sparse.mm``: the product of a sparse matrix with a dense one (dense), or with a
+    sparse one (sparse, coalesced)."""
     if reduce is not None:
         raise NotImplementedError("jtorch does not implement torch.sparse.mm(reduce=...) yet")
     return _mm(sparse, dense, masked=True)
@@ -395,7 +415,90 @@ def _index_select(input, dim, index):
     return make(new_idx, vals[ent], shape, False)
 
 
+def _cat(tensors, dim=0):
+    """``torch.cat`` of sparse tensors along a sparse dimension: the entries side by side, the
+    later ones' indices shifted (not coalesced, as in PyTorch)."""
+    tensors = list(tensors)
+    for k, t in enumerate(tensors):
+        if not isinstance(t, TensorBase) or t._sparse is None:
+            raise RuntimeError(f"Concatenating sparse tensors, but a dense tensor was found at "
+                               f"position {k}.")
+    first = tensors[0]
+    d = dim % first.dim()
+    n = first._sparse.indices.shape[0]
+    if d >= n or any(t._sparse.indices.shape[0] != n for t in tensors):
+        raise NotImplementedError("jtorch does not implement torch.cat of sparse tensors along "
+                                  "a dense dimension or with different sparse dimensions yet")
+    shape, idx = list(first.shape), []
+    for k, t in enumerate(tensors):
+        if t.dim() != first.dim() or any(a != b for i, (a, b) in
+                                         enumerate(zip(t.shape, first.shape)) if i != d):
+            raise RuntimeError(f"All tensors must have the same shape: {list(first.shape)} "
+                               f"(except in the concatenating dimension), but found shape: "
+                               f"{list(t.shape)} at position {k}.")
+        i = t._sparse.indices
+        idx.append(cat((i[:d], i[d:d + 1] + (sum(u.shape[d] for u in tensors[:k])), i[d + 1:])))
+    shape[d] = sum(t.shape[d] for t in tensors)
+    return make(cat(idx, 1), cat([t._sparse.values for t in tensors]), shape,
+                len(tensors) == 1 and first._sparse.coalesced)
+
+
+def _sparse_dim_arg(input, dim, what):
+    d = dim % input.dim()
+    if d >= input._sparse.indices.shape[0]:
+        raise NotImplementedError(f"jtorch does not implement {what} over a sparse tensor's "
+                                  f"dense dimensions yet")
+    return d
+
+
+def _select(input, dim, index):
+    """The entries at ``index`` along sparse dimension ``dim``, that dimension dropped (not
+    coalesced unless at most one, as in PyTorch)."""
+    idx, vals, _, _ = input._sparse
+    d = _sparse_dim_arg(input, dim, "select")
+    size = input.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {dim}")
+    ent = np.nonzero(to_numpy(idx._value)[d] == index % size)[0]
+    ent = _tensor(ent.astype(np.int64), device=idx.device)
+    rows = [i for i in range(idx.shape[0]) if i != d]
+    shape = input.shape[:d] + input.shape[d + 1:]
+    return make(idx[rows][:, ent], vals.index_select(0, ent), shape, ent.shape[0] < 2)
+
+
+def _unsqueeze(input, dim):
+    """A new sparse dimension of size 1 (its index row all zeros) at ``dim``."""
+    idx, vals, done, src = input._sparse
+    d = dim % (input.dim() + 1)
+    if d > idx.shape[0]:
+        raise NotImplementedError("jtorch does not implement unsqueeze of a sparse tensor at a "
+                                  "dense dimension yet")
+    new_idx = cat((idx[:d], zeros((1, idx.shape[1]), dtype=idx.dtype, device=idx.device),
+                   idx[d:]))
+    return make(new_idx, vals, input.shape[:d] + (1,) + input.shape[d:], done,
+                None if src is None else src.unsqueeze(d))
+
+
+_ALL = slice(None)
+
+
+def _getitem(input, spec, values):
+    """``s[i]``, ``s[:, i]`` (and ``select``): :func:`_select`; other indexing is not
+    implemented."""
+    if spec[-1:] != ("i",) or any(s != _ALL for s in spec[:-1]):
+        raise NotImplementedError("jtorch does not implement indexing a sparse tensor other "
+                                  "than s[i], s[:, i] yet; use index_select or .to_dense()")
+    return _select(input, len(spec) - 1, values[0])
+
+
 _HANDLERS = {
+    "getitem": _getitem,
+    "select": _select,
+    "unbind": lambda input, dim=0: tuple(_select(input, dim, i)
+                                         for i in range(input.shape[dim])),
+    "unsqueeze": _unsqueeze,
+    "cat": _cat,
     "mm": _mm,
     "matmul": _mm,
     "add": _add,
@@ -419,9 +522,8 @@ def _run(opdef, args, kwargs):
         raise NotImplementedError(
             f"Could not run 'aten::{opdef.name}' with arguments from the 'SparseCPU' backend. "
             f"jtorch's sparse COO tensors support to_dense, coalesce, mm/spmm/matmul with a "
-            f"dense matrix, add, sub, mul, div by a scalar, neg, t/transpose, sum and "
-            f"index_select; convert "
-            f"with .to_dense() first")
+            f"dense or sparse matrix, add, sub, cat, mul, div by a scalar, neg, t/transpose, "
+            f"s[i], select/unbind, unsqueeze, sum and index_select; convert with .to_dense() first")
     return fn(*args, **kwargs)
 
 
