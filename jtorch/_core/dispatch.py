@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 
+import jax
 from jax.errors import ConcretizationTypeError, TracerIntegerConversionError
 
 from . import torch_function
@@ -152,15 +153,39 @@ def dispatch(opdef, args, kwargs):
         if device is None or device.type == "meta" or not _follow_device(vals, tens, device):
             raise
         out = forward(*vals)
-    if STATE.grad_enabled and opdef.differentiable:
-        nd = kernel.nondiff
-        diff = tuple([i for i, t in enumerate(tens)
-                      if t is not None and t._requires_grad and i not in nd])
-        if diff:
-            return wrap(out, Node.create(kernel, vals, tens, diff, out), device, kernel, tens)
+    if STATE.grad_enabled:
+        if opdef.differentiable:
+            nd = kernel.nondiff
+            diff = tuple([i for i, t in enumerate(tens)
+                          if t is not None and t._requires_grad and i not in nd])
+            if diff:
+                return wrap(out, Node.create(kernel, vals, tens, diff, out), device, kernel,
+                            tens)
+    elif STATE.grad_traces:   # torch.no_grad() inside torch.func.grad: constants to it
+        out = jax.tree_util.tree_map(_constant_to_grad_traces, out)
     if not opdef.is_view and type(out) is not tuple and type(out) is not list:
         return TensorBase._make(out, device)
     return wrap(out, None, device, kernel, tens)
+
+
+def _constant_to_grad_traces(x):
+    """``x`` without a derivative to the reverse-mode ``torch.func`` transforms running
+    (``STATE.grad_traces``), as PyTorch's ``torch.no_grad()`` inside them gives: where one of
+    them traces ``x`` outermost, its value one level out (still traced by a forward-mode
+    transform around, which PyTorch's no_grad does not stop); where one traces it deeper (a
+    ``vmap`` inside ``grad``), ``stop_gradient``, which stops every level."""
+    traces = STATE.grad_traces
+    trace = getattr(x, "_trace", None)
+    while trace is not None and any(trace is t for t in traces):
+        x = x.primal
+        trace = getattr(x, "_trace", None)
+    inner = x
+    while trace is not None:
+        inner = getattr(inner, "primal", getattr(inner, "val", None))
+        trace = getattr(inner, "_trace", None)
+        if any(trace is t for t in traces):
+            return jax.lax.stop_gradient(x)
+    return x
 
 
 def _as_index(a, tensor_param):

@@ -14,6 +14,11 @@ Per thread (as in PyTorch, a grad mode or a trace in one thread does not affect 
   Node creation reads ``STATE.saved_hooks`` once (jtorch/_core/saved_hooks.py).
 - ``STATE.saving``: the pickler of the ``torch.save`` running in this thread, or None; a
   tensor's ``__reduce_ex__`` (which a subclass's own calls) returns PyTorch's records there.
+- ``STATE.grad_traces``: the JAX traces of the reverse-mode ``torch.func`` transforms (``grad``,
+  ``vjp``, ``jacrev``...) whose function is running, innermost last (jtorch/func/_core.py sets
+  them). While there are any, an op run with grad mode off gives constants to them (as
+  ``torch.no_grad()`` inside ``torch.func.grad`` does in PyTorch), and ``Tensor.requires_grad``
+  is True for a tensor whose array is traced by one of them.
 - ``STATE.trace``: ``None``, or the :class:`TraceHooks` of the ``jtorch.compile`` trace running in
   this thread. The compiler installs it for the duration of a trace; the core calls it only
   while it is set, so outside a trace each hook costs one attribute read.
@@ -44,6 +49,7 @@ class _ThreadState(threading.local):
     saved_hooks = ()
     saved_hooks_disabled = None
     saving = None
+    grad_traces = ()
 
 
 STATE = _ThreadState()
@@ -70,6 +76,23 @@ class swapped:  # noqa: N801 - used like a context-manager function
 def grad_mode(enabled):
     """``with grad_mode(False): ...`` runs the block with grad mode set, then restores it."""
     return swapped(STATE, "grad_enabled", enabled)
+
+
+class tape_off:  # noqa: N801 - used like a context-manager function
+    """``with tape_off(): ...``: grad mode off for jtorch's tape only, for code whose derivative
+    JAX takes itself (an old-style Function's forward under ``torch.func``, a checkpointed
+    segment, ``cond``'s and ``while_loop``'s branches): its ops record no node and are not made
+    constants to a running ``torch.func`` transform (``STATE.grad_traces``)."""
+
+    __slots__ = ("_prev",)
+
+    def __enter__(self):
+        self._prev = STATE.grad_enabled, STATE.grad_traces
+        STATE.grad_enabled, STATE.grad_traces = False, ()
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled, STATE.grad_traces = self._prev
+        return False
 
 
 class TraceHooks:

@@ -233,7 +233,10 @@ class TensorBase:
     # ---------------------------------------------------------------- autograd fields
     @property
     def requires_grad(self):
-        return self._requires_grad
+        # inside torch.func.grad/vjp/jacrev, what depends on the differentiated inputs
+        # requires grad, as PyTorch's wrapped tensors report
+        return self._requires_grad or (bool(STATE.grad_traces) and getattr(
+            self._array, "_trace", None) in STATE.grad_traces)
 
     @requires_grad.setter
     def requires_grad(self, flag):

@@ -33,7 +33,7 @@ import jax
 import jax.numpy as jnp
 
 from .._core.python_node import record_pullback
-from .._core.state import STATE
+from .._core.state import STATE, tape_off
 from .._core.tensor_base import storage_root
 from .._dynamo.exc import TorchRuntimeError
 from .._tensor import Tensor
@@ -170,7 +170,7 @@ class _Traced:
                                 for a, t in zip(op_arrs, self.leaves)]
                     versions = [w._version for w in wrappers]
                     STATE.trace = _Recorder(prev, self.read)
-                    with no_grad():
+                    with tape_off():
                         out = fn(*pt.tree_unflatten(wrappers, self.spec))
                     STATE.trace = prev
                     return self._finish(k, out, wrappers, versions, start)

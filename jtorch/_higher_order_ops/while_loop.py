@@ -32,11 +32,10 @@ import jax.numpy as jnp
 
 from .._core.dtypes import bool_, get_default_dtype
 from .._core.python_node import record_pullback
-from .._core.state import STATE
+from .._core.state import STATE, tape_off
 from .._core.tensor_base import storage_root
 from .._dynamo.exc import TorchRuntimeError, UncapturedHigherOrderOpError
 from .._tensor import Tensor
-from ..autograd import no_grad
 from ..utils import _pytree as pt
 from ._common import (
     Recorder,
@@ -276,7 +275,7 @@ class _Traced:
             with installed(self.lifted, self.state, self.closure, st_arrs, cl_arrs) as start:
                 wrappers = [Tensor._make(a, self.device) for a in arrs]
                 STATE.trace = Recorder(prev, self.read, _OP)
-                with no_grad():
+                with tape_off():
                     out = _checked_call(fn, pt.tree_unflatten(wrappers, self.spec), wrappers, what)
                 STATE.trace = prev
                 for t in self.lifted:

@@ -11,7 +11,7 @@ from .._core import dtypes, saved_hooks
 from .._core.graph import FREED, _modified_error
 from .._core.hooks import increment_version
 from .._core.python_node import record_python_node
-from .._core.state import STATE, grad_mode
+from .._core.state import STATE, grad_mode, tape_off
 from .._core.tensor_base import TensorBase
 from .._core.views import storage_alias
 from . import forward_ad as _fwad
@@ -152,7 +152,7 @@ class Function(metaclass=_FunctionMeta):
         # tangents are the user's jvp(ctx, *input tangents) (None for inputs without one)
         tangents = _input_tangents(args)
         no_tangents = _fwad._outside_forward_ad() if tangents else contextlib.nullcontext()
-        with grad_mode(False), no_tangents:
+        with tape_off(), no_tangents:   # (under torch.func: JAX differentiates the forward)
             if uses_setup:
                 out = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, out)

@@ -3,6 +3,7 @@ hessian, linearize. See _core.py for how a transform call becomes one pure funct
 
 from __future__ import annotations
 
+import contextlib
 from types import SimpleNamespace
 
 import jax
@@ -19,6 +20,7 @@ from ._core import (
     check_tensor_outputs,
     collecting,
     diff_positions,
+    differentiating,
     error_if_complex,
     is_float,
     normalize_argnums,
@@ -78,7 +80,8 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
     def compute(*arrays):
         def pure(*diff):
             a, kw = inp.rebuild(_replace(arrays, dpos, diff))
-            out = func(*a, **kw)
+            with differentiating(diff):
+                out = func(*a, **kw)
             aux = None
             if has_aux:
                 out, aux = split_aux(out, api)
@@ -137,7 +140,8 @@ def vjp(func, *primals, has_aux=False):
     side = SimpleNamespace(aux_spec=None)
 
     def pure(*arrays):
-        leaves, aux_arrays = _call_rebuilt(func, inp, arrays, has_aux, _VJP, side)
+        with differentiating(arrays):
+            leaves, aux_arrays = _call_rebuilt(func, inp, arrays, has_aux, _VJP, side)
         return [o._value for o in leaves], aux_arrays
 
     tensors = inp.tensors
@@ -255,8 +259,10 @@ def _diff_outputs(func, inp, dpos, arrays, has_aux, api, jac_name, side):
     """The pure function of the differentiated arrays used by jacrev/jacfwd."""
 
     def pure(*diff):
-        leaves, aux_arrays = _call_rebuilt(func, inp, _replace(arrays, dpos, diff), has_aux, api,
-                                           side)
+        # (jacrev's is a reverse-mode transform, jacfwd's a forward one)
+        with differentiating(diff) if api == _VJP else contextlib.nullcontext():
+            leaves, aux_arrays = _call_rebuilt(func, inp, _replace(arrays, dpos, diff), has_aux,
+                                               api, side)
         error_if_complex(jac_name, leaves, is_input=False)
         return [o._value for o in leaves], aux_arrays
 

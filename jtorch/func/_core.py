@@ -24,7 +24,7 @@ import numpy as np
 from .._core import dtypes
 from .._core.graph import AccumulateGrad
 from .._core.python_node import record_python_node
-from .._core.state import STATE
+from .._core.state import STATE, grad_mode, swapped
 from .._tensor import Tensor
 from ..utils import _pytree as pt
 
@@ -90,6 +90,22 @@ def _wrap_tensor_for_grad(maybe_tensor, level):
 
 def is_float(x):
     return jnp.issubdtype(x.dtype, jnp.inexact)
+
+
+@contextlib.contextmanager
+def differentiating(arrays):
+    """The block where a reverse-mode transform (grad, vjp, jacrev) runs the user's function on
+    the traced ``arrays`` it differentiates, as PyTorch's transforms run it: grad mode on (an
+    outer ``torch.no_grad()`` does not reach inside), and the arrays' JAX traces recorded in
+    ``STATE.grad_traces``, so that ops run under a ``torch.no_grad()`` inside are constants to
+    the transform and ``requires_grad`` is True for what depends on the inputs."""
+    traces = []
+    for a in arrays:
+        trace = getattr(a, "_trace", None)
+        if trace is not None and not any(trace is t for t in traces):
+            traces.append(trace)
+    with swapped(STATE, "grad_traces", STATE.grad_traces + tuple(traces)), grad_mode(True):
+        yield
 
 
 def run(compute, tensors, name):

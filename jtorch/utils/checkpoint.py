@@ -26,7 +26,7 @@ from .._core.errors import torch_name_fallback
 from .._core.generator import default_generator
 from .._core.graph import AccumulateGrad, edge_of
 from .._core.python_node import record_pullback, record_python_node
-from .._core.state import STATE
+from .._core.state import STATE, tape_off
 from .._tensor import Tensor
 from ..nn.modules.container import Sequential
 from ._pytree import tree_leaves, tree_map as tree_map  # tree_map: PyTorch's re-export
@@ -206,7 +206,7 @@ def _remat(function, args, kwargs, wrt, kind):
         for i, a in zip(pos, in_arrs):
             new_args[i] = Tensor._make(a, args[i]._device)
         try:
-            with autograd.no_grad():
+            with tape_off():
                 out = _flat(function(*new_args, **kwargs))
             new_state = [t._value for t in state]
         finally:
