@@ -1546,6 +1546,20 @@ PROGRAMS = [
             note="expected: float32 rounding (every number within 9.2e-7 relative of its "
                  "line's largest; float64 to 1e-13); s2_layers fails under jtorch (an "
                  "in-place version check in SpectralConvS2's backward, not yet fixed)"),
+    # deepinv 0.5.0 (pip install deepinv==0.5.0, with natsort; torchvision's pure-Python parts
+    # in the PyTorch run): a driver of its physics (Blur in five paddings, BlurFFT,
+    # Downsampling, Inpainting, CompressedSensing, SinglePixelCamera, MRI, MultiCoilMRI,
+    # Tomography, composed/stacked/closure physics) forward, adjoint, A_dagger, prox_l2 and
+    # gradients, noise models, random-weight denoisers (DnCNN, DRUNet, UNet, Restormer, SwinIR,
+    # SCUNet, GSDRUNet), optim_builder's PGD/HQS/ADMM/DRS/GD and PDCP, plug-and-play, an
+    # unfolded PGD trained by Trainer and by Adam, DEQ, its losses and metrics, on 16x16
+    # synthetic images in float64; the tree is an empty directory "deepinv"
+    Program("deepinv", "deepinv", "deepinv/deepinv", [["{work}/drive_deepinv.py"]],
+            prepare=copy_driver("deepinv_recon.py", "drive_deepinv.py"),
+            note="expected: the gradients through A_dagger of Blur/Downsampling/composed and "
+                 "closure physics (deepinv's CG least squares, relative tolerance 1e-4, and "
+                 "its implicit backward) differ by up to 8.6e-8 relative; with tol=1e-10 they "
+                 "agree to 7.5e-12. Every other float64 number within 1e-10"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

@@ -2,6 +2,7 @@
 DatasetFolder, FakeData and the ``VisionDataset`` base (see docs/vision.md)."""
 
 from ..._core.errors import missing_names
+from . import utils as utils  # torchvision.datasets.utils, also read as an attribute
 from .cifar import CIFAR10 as CIFAR10, CIFAR100 as CIFAR100
 from .fakedata import FakeData as FakeData
 from .folder import DatasetFolder as DatasetFolder, ImageFolder as ImageFolder
