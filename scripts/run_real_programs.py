@@ -1560,6 +1560,20 @@ PROGRAMS = [
                  "closure physics (deepinv's CG least squares, relative tolerance 1e-4, and "
                  "its implicit backward) differ by up to 8.6e-8 relative; with tol=1e-10 they "
                  "agree to 7.5e-12. Every other float64 number within 1e-10"),
+    # d2l 1.0.3 (pip install --no-deps "d2l==1.0.3"; its pins of numpy/matplotlib/pandas are
+    # old, the venv's are used): a driver of "Dive into Deep Learning"'s PyTorch package with
+    # the book's notebook code (d2l.Module/Trainer/DataModule, linear and softmax regression
+    # from scratch and concise, weight decay, dropout MLPs, LeNet, batch norm from scratch,
+    # ResNet/ResNeXt/DenseNet, RNN/GRU/LSTM language models, seq2seq with Bahdanau attention,
+    # the attention layers and TransformerEncoder, BERT, anchor boxes, the chapter 12
+    # optimizers, the plotting helpers on Agg) on MNIST digits standing in for FashionMNIST
+    # and generated text; the tree is an empty directory "d2l"
+    Program("d2l", "d2l", "d2l-ai/d2l-en", [["{work}/drive_d2l.py"]],
+            prepare=prepare_d2l,
+            note="expected: float32 rounding amplified by training (the DenseNet's train "
+                 "loss 4.3e-4 relative after 8 SGD steps, its parameters up to 0.63 "
+                 "relative; float64 runs of it agree to 8.9e-14); every other line within "
+                 "1.6e-4 relative, or a checksum's cancelling weighted sum"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

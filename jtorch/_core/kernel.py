@@ -323,6 +323,16 @@ def promote_values(vals, promotable, scalar_slots, mode):
     return out
 
 
+def promote_to(v, dtype):
+    """``v`` converted to ``dtype`` for an op's body. A bool array becoming floating passes
+    through an optimization barrier: XLA rewrites ``x * convert(mask)`` as ``select(mask, x,
+    0)``, which gives 0 where PyTorch's product gives NaN (``nan * False``, ``inf * False``)
+    or -0.0 (``-3.0 * False``)."""
+    if getattr(v, "dtype", None) == jnp.bool_ and jnp.issubdtype(dtype, jnp.inexact):
+        return jax.lax.optimization_barrier(jnp.asarray(v, dtype))
+    return jnp.asarray(v, dtype)
+
+
 # ------------------------------------------------------------------ kernels
 class Kernel:
     """One op with one CallSpec: a jitted forward and cached jitted vjps."""
@@ -347,7 +357,7 @@ class Kernel:
                 if dt is not None:
                     vals = list(vals)
                     for i in promotable:
-                        vals[i] = jnp.asarray(vals[i], dt.np)
+                        vals[i] = promote_to(vals[i], dt.np)
             return vals
 
         def body(*vals):
