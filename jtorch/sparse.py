@@ -19,6 +19,7 @@ from ._ops.legacy_types import (
     SparseShortTensor as ShortTensor,
 )
 from ._ops.sparse import (
+    check_sparse_tensor_invariants as check_sparse_tensor_invariants,
     sparse_mm as mm,
 )
 from ._tensor import (
@@ -35,6 +36,7 @@ __all__ = [
     "IntTensor",
     "LongTensor",
     "ShortTensor",
+    "check_sparse_tensor_invariants",
     "mm",
 ]
 # --- end of generated code ---

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from helpers import raises_like
 
 import jtorch
 
@@ -163,3 +164,105 @@ def test_compiled_function_of_complex_tensors_has_grad(dtype):
     for other in got[1:]:
         for a, b in zip(got[0], other):
             np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def test_compiled_method_leaves_unwritten_parameters_unmodified():
+    """torch-harmonics' SpectralConvS2: an op saves a view of the spectral bias, then a
+    compiled method of the same module runs; the backward must not report the bias as
+    modified in place (jtorch.compile bumped the version of every state tensor it lifted)."""
+    def run(T):
+        class Layer(T.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bias = T.nn.Parameter(T.tensor([[0.5, -1.0], [2.0, 0.25]]))
+                self.weight = T.nn.Parameter(T.tensor([[1.5, 0.5], [-0.5, 1.0]]))
+
+            @T.compile
+            def contract(self, a, w):
+                return T.einsum("bi,io->bo", a, w)
+
+            def forward(self, x):
+                x = x + x.sum() * T.view_as_real(T.view_as_complex(self.bias))[..., 0]
+                return self.contract(x, self.weight)
+
+        layer = Layer()
+        x = T.tensor([[1.0, 2.0], [3.0, -4.0]])
+        out = layer(x)
+        versions = (layer.bias._version, layer.weight._version)
+        (out ** 2).sum().backward()
+        return out.detach(), versions, layer.bias.grad, layer.weight.grad
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # torch.compile's own notes on this CPU
+        t, j = run(torch), run(jtorch)
+    assert j[1] == t[1] == (0, 0)
+    for a, b in zip((t[0], t[2], t[3]), (j[0], j[2], j[3])):
+        np.testing.assert_allclose(_np(b), _np(a), rtol=1e-6)
+
+
+def test_sparse_bmm_and_invariant_checks():
+    """torch-harmonics' DISCO convolution: a 3-d sparse psi times a dense batch by torch.bmm,
+    made under torch.sparse.check_sparse_tensor_invariants."""
+    idx = [[0, 0, 1, 1, 1], [0, 2, 1, 0, 2], [3, 1, 0, 2, 2]]
+    vals = [0.5, -1.0, 2.0, 1.5, 0.25]
+    dense = np.arange(24, dtype=np.float64).reshape(2, 4, 3) / 7
+    res = []
+    for T in (torch, jtorch):
+        with T.sparse.check_sparse_tensor_invariants():
+            assert T.sparse.check_sparse_tensor_invariants.is_enabled()
+            psi, v = _coo(T, idx, vals, (2, 3, 4), requires_grad=True)
+        assert not T.sparse.check_sparse_tensor_invariants.is_enabled()
+        d = T.tensor(dense, requires_grad=True)
+        out = T.bmm(psi, d)
+        (out ** 2).sum().backward()
+        res.append((out, v.grad, d.grad))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(_np(b), _np(a), rtol=1e-12)
+
+
+@pytest.mark.parametrize("idx, size", [([[0, 1], [1, 2]], (2, 2)), ([[0, -1], [1, 0]], (2, 2))],
+                         ids=["too_large", "negative"])
+def test_invariant_check_errors_as_torch(idx, size):
+    def make(T):
+        with T.sparse.check_sparse_tensor_invariants():
+            return _coo(T, idx, [1.0, 2.0], size)
+
+    raises_like(lambda: make(torch), lambda: make(jtorch))
+    for T in (torch, jtorch):   # checks off (the default) and explicitly off: no error
+        _coo(T, idx, [1.0, 2.0], size)
+        with T.sparse.check_sparse_tensor_invariants():
+            T.sparse_coo_tensor(T.tensor(idx), T.tensor([1.0, 2.0]), size, check_invariants=False)
+    c = jtorch.sparse.check_sparse_tensor_invariants()
+    with c, pytest.raises(RuntimeError, match="already activated"):
+        with c:
+            pass
+
+
+@pytest.mark.parametrize("make", [
+    lambda T, s: T.zeros_like(s),
+    lambda T, s: T.empty_like(s, dtype=T.float32),
+    lambda T, s: T.zeros_like(s.to_dense(), layout=T.sparse_coo),
+    lambda T, s: T.zeros_like(s) + s,
+], ids=["zeros_like", "empty_like_dtype", "dense_to_sparse_layout", "plus_sparse"])
+def test_zeros_like_of_sparse_is_sparse(make):
+    """ptwt's Gram-Schmidt orthogonalisation starts from torch.zeros_like(sparse matrix)."""
+    res = []
+    for T in (torch, jtorch):
+        s, _ = _coo(T, [[0, 1, 1], [2, 0, 1]], [1.0, -2.0, 3.0], (2, 3))
+        r = make(T, s)
+        res.append((r.layout.__repr__(), r.dtype.__repr__(), tuple(r.shape), r._nnz(),
+                    r.sparse_dim(), _np(r.to_dense())))
+    t, j = res
+    assert j[:5] == t[:5]
+    np.testing.assert_array_equal(j[5], t[5])
+
+
+def test_full_like_of_sparse_raises_as_torch():
+    def call(T):
+        s, _ = _coo(T, [[0, 1], [2, 0]], [1.0, -2.0], (2, 3))
+        return T.ones_like(s)
+    with pytest.raises(NotImplementedError) as t:
+        call(torch)
+    with pytest.raises(NotImplementedError) as j:
+        call(jtorch)
+    assert str(j.value).split(".")[0] == str(t.value).split(".")[0]

@@ -17,6 +17,7 @@ import jax
 from .._core import xla_options
 from .._core.python_node import record_pullback
 from .._core.state import grad_mode
+from .._core.views import swap_array
 from .._tensor import Tensor
 from .context import TraceContext, Unsupported, tracing
 from .trees import rebuild, split_outputs
@@ -66,11 +67,9 @@ def trace_diff(fn, st, leaves, treedef, tape=False):
         with tracing(TraceContext(st.tensors)), grad_mode(tape):
             try:
                 for t, a in zip(diff, d_arrs):
-                    t._array = a
-                    t._version_counter += 1
+                    swap_array(t, a)
                 for t, a in zip(rest, r_arrs):
-                    t._array = a
-                    t._version_counter += 1
+                    swap_array(t, a)
                 di, oi = iter(din_arrs), iter(other_arrs)
                 new_leaves, stand_ins = [], []
                 for x in leaves:
@@ -94,8 +93,7 @@ def trace_diff(fn, st, leaves, treedef, tape=False):
                 return outs, new_rest
             finally:
                 for t, v in orig:  # the trace is over: the Python objects hold values again
-                    t._array = v
-                    t._version_counter += 1
+                    swap_array(t, v)
 
     def fwd(d_arrs, r_arrs, din_arrs, other_arrs):
         return jax.vjp(lambda d, i: pure(d, r_arrs, i, other_arrs), d_arrs, din_arrs,

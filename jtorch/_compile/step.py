@@ -26,7 +26,7 @@ import jax
 from .._core import errors as _compile_errors
 from .._core.device import commit_to, committed_device, of_array, placed_on
 from .._core.state import STATE, grad_mode, structure_epoch
-from .._core.views import assign
+from .._core.views import assign, swap_array
 from .._tensor import Tensor
 from ..distributed._spmd import program as spmd_program
 from . import first_call, stats
@@ -104,7 +104,7 @@ class _Snapshot:
     """Everything a failed trace could have changed, to put back before running eagerly."""
 
     def __init__(self, st):
-        self.values = [(t, t._array, t._version_counter) for t in st.tensors]
+        self.values = [(t, t._array, t._version_counter, t._data_writes) for t in st.tensors]
         self.grads = [(p, p._grad) for p in st.grad_params]
         self.opt = [(o, {p: dict(s) for p, s in o.state.items()},
                      [dict(g) for g in o.param_groups]) for o in st.optimizers]
@@ -119,8 +119,8 @@ class _Snapshot:
                                 if isinstance(v, (dict, list))]
 
     def restore(self):
-        for t, v, vc in self.values:
-            t._array, t._version_counter = v, vc + 2  # views re-derive from the restored value
+        for t, v, vc, dw in self.values:   # views re-derive; autograd's version stays
+            t._array, t._version_counter, t._data_writes = v, vc + 2, dw + 2
         for p, g in self.grads:
             p._grad = g
         for o, state, groups in self.opt:
@@ -144,9 +144,10 @@ class _Entry:
     """One compiled program: its slots in, its slots out, and how to rebuild outputs."""
 
     def __init__(self, st, grads_in, post, jitted, out_tree, out_static, replays, device,
-                 out_device, mutated):
+                 out_device, mutated, unwritten):
         self.st, self.grads_in, self.post = st, grads_in, post
         self.mutated = mutated   # the positions of the tensor arguments it writes in place
+        self.unwritten = unwritten   # the ids of the state tensors it does not write
         self.jitted, self.out_tree, self.out_static = jitted, out_tree, out_static
         self.replays = replays
         self.device = device   # the program's committed jax.Device, or None (uncommitted)
@@ -163,7 +164,7 @@ class _Entry:
             if state is args[0]:
                 raise
             outs, new_state, new_grads, inputs_after = self.jitted(state, *args[1:])
-        _write_back(self.post, new_state, new_grads)
+        _write_back(self.post, new_state, new_grads, self.unwritten)
         _write_inputs(leaves, self.mutated, inputs_after)
         for fn, obj, a, k in self.replays:
             fn(obj, *a, **k)
@@ -187,10 +188,15 @@ def _place_neutral(tensors, arrays, device):
     return arrays if all(m is a for m, a in zip(moved, arrays)) else moved
 
 
-def _write_back(post, new_state, new_grads):
+def _write_back(post, new_state, new_grads, unwritten):
+    """The program's state and gradients after a run into the Python objects; the state it
+    did not write (``unwritten``: ids) keeps its autograd version."""
     for t, a in zip(post.tensors, new_state):
-        t._array = a
-        t._version_counter += 1
+        if id(t) in unwritten:
+            swap_array(t, a)
+        else:
+            t._array = a
+            t._version_counter += 1
     for p, g in zip(post.grad_params, new_grads):
         _set_grad(p, g)
 
@@ -470,12 +476,13 @@ class CompiledFunction:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
             outs, new_state, new_grads, inputs_after = jitted(*arguments)
-        _write_back(rec["post"], new_state, new_grads)
+        _write_back(rec["post"], new_state, new_grads, rec["unwritten"])
         _write_inputs(leaves, rec["mutated"], inputs_after)
         # (every output of a program is on its device: read once, from the first)
         out_device = of_array(outs[0]) if outs else None
         entry = _Entry(st, rec["grads_in"], rec["post"], jitted, rec["out_tree"],
-                       rec["static"], rec["replays"], device, out_device, rec["mutated"])
+                       rec["static"], rec["replays"], device, out_device, rec["mutated"],
+                       rec["unwritten"])
         return entry, _outputs(rec["out_tree"], rec["static"], outs, out_device)
 
     def _pure(self, st, leaves, treedef, guessed=None):
@@ -497,8 +504,7 @@ class CompiledFunction:
                     j += 1
             with tracing(TraceContext(st.tensors, hypers)) as ctx:
                 for t, a in zip(st.tensors, state_arrs):
-                    t._array = a
-                    t._version_counter += 1
+                    swap_array(t, a)
                 for p in st.grad_params:
                     p._grad = None
                 for p, g in zip(grads_in, grad_arrs):
@@ -527,6 +533,8 @@ class CompiledFunction:
                              if isinstance(x, Tensor)]
                 out = fn(*a2, **k2)
                 rec["mutated"] = _written_arguments(stand_ins)
+                rec["unwritten"] = {id(t) for t, a in zip(st.tensors, state_arrs)
+                                    if t._array is a}
                 if any(isinstance(x, Tensor) and x._node is not None and y._grad is not None
                        for x, y in zip(leaves, new_leaves)):
                     raise Unsupported("a backward inside it reached a tensor argument that is "

@@ -153,6 +153,17 @@ def refresh(v):
 register_view_refresh(refresh)
 
 
+def swap_array(t, array):
+    """Give base tensor ``t`` the array ``array`` that stands for the same values (a compiled
+    trace's stand-in, the value put back after it, a compiled program's pass-through output):
+    its views re-derive, but its autograd version stays, so a node that saved ``t`` does not
+    see it as modified in place (PyTorch's torch.compile leaves the parameters it does not
+    write untouched)."""
+    t._array = array
+    t._version_counter += 1
+    t._data_writes += 1
+
+
 def storage_alias(t, value=None):
     """A new tensor viewing t's storage with t's shape and strides (``data_ptr()`` equal), no
     autograd history: what a custom Function returns for an input or a view of one."""

@@ -521,8 +521,27 @@ def _like(input, dtype, device):
             device if device is not None else input.device)
 
 
+# the sparse family's maker of a sparse COO tensor without entries, (shape, sparse_dim,
+# dtype, device) -> tensor; registered by jtorch/_ops/sparse.py (which builds on this module)
+_EMPTY_SPARSE = []
+
+
+def register_empty_sparse(fn):
+    _EMPTY_SPARSE[:] = [fn]
+
+
 def _like_filled(input, value, dtype, layout, device, requires_grad):
     dt, dev = _like(input, dtype, device)
+    target = input.layout if layout is None else layout
+    if getattr(target, "name", None) == "sparse_coo":   # zeros_like/empty_like of a sparse one
+        if value != 0:
+            raise NotImplementedError("Could not run 'aten::fill_.Scalar' with arguments from "
+                                      "the 'SparseCPU' backend.")
+        if requires_grad:
+            raise NotImplementedError("jtorch does not implement a sparse tensor that requires "
+                                      "grad yet (its gradient is sparse)")
+        sparse_dim = input.sparse_dim() if input.is_sparse else input.dim()
+        return _EMPTY_SPARSE[0](tuple(input.shape), sparse_dim, dt, dev)
     return finish(_fill_array(tuple(input.shape), value, dt, dev), dev, requires_grad, None,
                   layout)
 

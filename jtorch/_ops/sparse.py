@@ -20,6 +20,7 @@ data (``to_sparse``, ``coalesce``), so those two need concrete tensors (not insi
 
 from __future__ import annotations
 
+import functools
 import numbers
 from typing import NamedTuple
 
@@ -31,7 +32,7 @@ from .._core.layout import sparse_coo
 from .._core.tensor_base import SparseStorage, TensorBase, to_numpy
 from ._registry import export
 from .convert import _parse
-from .creation import tensor as _tensor, zeros
+from .creation import register_empty_sparse, tensor as _tensor, zeros
 from .shape_copy import cat
 
 __all__ = ["sparse_coo_tensor", "spmm", "sparse_mm", "to_sparse", "to_dense", "coalesce",
@@ -106,8 +107,78 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     if len(size) != sparse_dims + values.dim() - 1:
         raise RuntimeError(f"number of dimensions must be sparse_dim ({sparse_dims}) + "
                            f"dense_dim ({values.dim() - 1}), but got {len(size)}")
+    if check_invariants if check_invariants is not None else _CHECK_INVARIANTS[0]:
+        _check_indices(indices, size)
     # (PyTorch: a tensor of at most one entry is coalesced)
     return make(indices, values, size, bool(is_coalesced) or values.shape[0] < 2)
+
+
+def _empty(shape, sparse_dim, dtype, device):
+    """A sparse COO tensor without entries (``zeros_like``/``empty_like`` of a sparse one,
+    PyTorch's coalesced ``nnz == 0`` tensor)."""
+    idx = zeros((sparse_dim, 0), dtype=dtypes.int64, device=device)
+    vals = zeros((0, *shape[sparse_dim:]), dtype=dtype, device=device)
+    return make(idx, vals, shape, True)
+
+
+register_empty_sparse(_empty)
+
+_CHECK_INVARIANTS = [False]   # check_sparse_tensor_invariants' process-wide flag
+
+
+def _check_indices(indices, size):
+    """PyTorch's invariant checks of a COO tensor's indices (read on the host)."""
+    idx = to_numpy(indices._value)
+    if idx.shape[1] == 0:
+        return
+    for d, (lo, hi) in enumerate(zip(idx.min(axis=1), idx.max(axis=1))):
+        if lo < 0:
+            raise RuntimeError(f"found negative index {lo} for dim {d}")
+        if hi >= size[d]:
+            raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is "
+                               f"{size[d]} but found index {hi}")
+
+
+@export(namespace="sparse")
+class check_sparse_tensor_invariants:  # noqa: N801 - PyTorch's name
+    """``torch.sparse.check_sparse_tensor_invariants``: a context manager (and decorator) that
+    turns on the invariant checks of ``torch.sparse_coo_tensor`` (indices within the size, none
+    negative) where its ``check_invariants`` is not given; ``enable()``/``disable()`` set them
+    for the process."""
+
+    @staticmethod
+    def is_enabled():
+        return _CHECK_INVARIANTS[0]
+
+    @staticmethod
+    def enable():
+        _CHECK_INVARIANTS[0] = True
+
+    @staticmethod
+    def disable():
+        _CHECK_INVARIANTS[0] = False
+
+    def __init__(self, enable=True):
+        self.state = enable
+        self.saved_state = None
+
+    def __enter__(self):
+        if self.saved_state is not None:
+            raise RuntimeError("This context manager instance is already activated. Use a "
+                               "different context manager instance for context nesting.")
+        self.saved_state = _CHECK_INVARIANTS[0]
+        _CHECK_INVARIANTS[0] = self.state
+
+    def __exit__(self, *exc):
+        _CHECK_INVARIANTS[0] = self.saved_state
+        self.saved_state = None
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            with self:
+                return fn(*args, **kwargs)
+        return checked
 
 
 @export(method=("to_sparse", "to_sparse_coo"), namespace=None)
@@ -286,6 +357,32 @@ def _mm(a, b, masked=False):
     terms = a.index_select(1, idx[0]) * vals
     out = zeros((a.shape[0], b.shape[1]), dtype=terms.dtype, device=terms.device)
     return out.index_add(1, idx[1], terms)
+
+
+def _bmm(input, mat2):
+    """``torch.bmm`` of a sparse ``input`` (batch, rows, columns all sparse) and a dense
+    ``mat2``: each stored entry scales a row of its batch's ``mat2`` into a row of the result
+    (dense), as :func:`_mm` does per matrix (torch-harmonics' DISCO convolution)."""
+    if input._sparse is None:
+        raise NotImplementedError("jtorch does not implement torch.bmm with a sparse mat2 and a "
+                                  "dense self yet; convert with .to_dense() first")
+    if mat2._sparse is not None:
+        raise RuntimeError("bmm_sparse: Tensor 'mat2' must be dense")
+    idx, vals = input._sparse[:2]
+    if vals.dim() != 1:
+        raise RuntimeError(f"bmm_sparse: Tensor 'self' must have 0 dense dims, but has "
+                           f"{vals.dim() - 1}")
+    if mat2.dim() != 3:
+        raise RuntimeError(f"bmm_sparse: Tensor 'mat2' must have 3 dims, but has {mat2.dim()}")
+    for i, j in ((0, 0), (2, 1)):
+        if input.shape[i] != mat2.shape[j]:
+            raise RuntimeError(f"bmm_sparse: 'self.size({i})' and 'mat2.size({j})' must match")
+    rows = mat2.reshape(-1, mat2.shape[2]).index_select(0, idx[0] * mat2.shape[1] + idx[2])
+    terms = vals.unsqueeze(1) * rows
+    out = zeros((input.shape[0] * input.shape[1], mat2.shape[2]), dtype=terms.dtype,
+                device=terms.device)
+    return out.index_add(0, idx[0] * input.shape[1] + idx[1], terms).reshape(
+        input.shape[0], input.shape[1], mat2.shape[2])
 
 
 def _sparse_sparse_mm(a, b):
@@ -500,6 +597,7 @@ _HANDLERS = {
     "unsqueeze": _unsqueeze,
     "cat": _cat,
     "mm": _mm,
+    "bmm": _bmm,
     "matmul": _mm,
     "add": _add,
     "sub": lambda input, other, alpha=1: _add(input, other, -alpha),
