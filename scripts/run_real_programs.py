@@ -1574,6 +1574,20 @@ PROGRAMS = [
                  "loss 4.3e-4 relative after 8 SGD steps, its parameters up to 0.63 "
                  "relative; float64 runs of it agree to 8.9e-14); every other line within "
                  "1.6e-4 relative, or a checksum's cancelling weighted sum"),
+    # segment-anything 1.0 (pip install segment-anything==1.0, pure Python; no checkpoint): a
+    # driver of a seeded random-weight SAM shrunk for speed (ViT encoder of depth 2 with
+    # windowed and global attention and relative positions, PromptEncoder, MaskDecoder with
+    # its TwoWayTransformer), Sam.forward, SamPredictor, SamAutomaticMaskGenerator (one crop
+    # layer, batched_nms, binary-mask and RLE output), SamOnnxModel, ResizeLongestSide, the
+    # amg helpers, Adam steps of the mask decoder and the registry's vit_b, in float32 and
+    # float64; the tree is an empty directory "segment-anything"
+    Program("segment-anything", "segment-anything", "facebookresearch/segment-anything",
+            [["{work}/drive_sam.py"]], prepare=copy_driver("sam_models.py", "drive_sam.py"),
+            note="expected: float32 rounding; the text is identical (every thresholded mask, "
+                 "count, box, RLE and mask-generator annotation) and the float32 numbers agree "
+                 "within 1.7e-5 relative; float64 within 7e-7, as SAM computes its random "
+                 "Fourier positional encoding in float32 whatever the model's dtype (with it "
+                 "patched to float64 both agree to 8e-13)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

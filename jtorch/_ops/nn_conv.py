@@ -45,14 +45,17 @@ def batchify(name, x, n):
     return (x, True) if x.ndim == n + 2 else (x[None], False)
 
 
-def _check_dtypes(x, w, b):
-    if x.dtype != w.dtype:
+def _check_dtypes(x, w, b, transposed):
+    """PyTorch's dtype checks: a convolution checks its bias's dtype before its weight's, a
+    transposed convolution its weight's first."""
+    bias_ok = b is None or b.dtype == x.dtype
+    if x.dtype != w.dtype and (transposed or bias_ok):
         if x.dtype != jnp.float32:
             raise RuntimeError(f"expected scalar type {type_name(x)} but found {type_name(w)}")
         raise RuntimeError(f"Input type (torch.{type_name(x)}Tensor) and weight type "
                            f"(torch.{type_name(w)}Tensor) should be the same or input should "
                            "be a MKLDNN tensor and weight is a dense tensor")
-    if b is not None and b.dtype != x.dtype:
+    if not bias_ok:
         raise RuntimeError(f"Input type ({type_name(x).lower()}) and bias type "
                            f"({type_name(b).lower()}) should be the same")
 
@@ -163,7 +166,7 @@ def _conv(name, n, input, weight, bias, stride, padding, dilation, groups):
         dilation = expand_param("dilation", dilation, n, k)
         pads = [(p, p) for p in padding]
     _check_shapes(x, weight, bias, stride, pads, dilation, groups, False, ())
-    _check_dtypes(x, weight, bias)
+    _check_dtypes(x, weight, bias, False)
     out = _conv_with_bias(x, weight, bias, stride, pads, rhs_dilation=dilation,
                           feature_group_count=groups, dimension_numbers=_dims(k))
     return out if batched else out[0]
@@ -179,7 +182,7 @@ def _conv_transpose(name, n, input, weight, bias, stride, padding, output_paddin
     dilation = expand_param("dilation", dilation, n, k)
     _check_shapes(x, weight, bias, stride, [(p, p) for p in padding], dilation, groups, True,
                   output_padding)
-    _check_dtypes(x, weight, bias)
+    _check_dtypes(x, weight, bias, True)
     cin, cout_g, ks = weight.shape[0], weight.shape[1], weight.shape[2:]
     # (Cin, Cout/g, *k) -> (Cout, Cin/g, *k), spatially flipped
     w = weight.reshape((groups, cin // groups, cout_g) + ks)

@@ -23,6 +23,10 @@ from ..._ops.compare import maximum, minimum, where
 from ..._ops.creation import zeros, zeros_like
 from ..._ops.shape_copy import stack
 
+# torchvision defines nms and batched_nms in torchvision/ops/boxes.py, and programs import them
+# from there (segment-anything: ``from torchvision.ops.boxes import batched_nms, box_area``)
+from .nms import batched_nms as batched_nms, nms as nms
+
 _AXIS_ALIGNED = ("xyxy", "xywh", "cxcywh")
 _ROTATED = ("xywhr", "cxcywhr", "xyxyxyxy")
 
