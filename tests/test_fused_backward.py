@@ -315,3 +315,28 @@ def test_autograd_grad_unused_input_raises_as_pytorch():
     assert fused_backward._PROGRAMS
     assert actual[1] is None and expected[1] is None
     assert_close(actual[0], expected[0])
+
+
+def test_autograd_grad_to_gradient_edges_made_by_hand():
+    """TorchJD's autogram Engine asks autograd.grad, step after step (so fused from the third),
+    for the gradients at GradientEdges it makes itself from the parameters' nodes: jtorch
+    raised AttributeError ('GradientEdge' object has no attribute '_device')."""
+    def run(T):
+        params = _mlp_params(T)
+        x = T.tensor(rand(5, 8, seed=10))
+        out = []
+        for _ in range(STEPS):
+            w1, b1, w2, b2 = params
+            losses = ((x @ w1.t() + b1).tanh() @ w2.t() + b2).pow(2).sum(1)
+            # edges made by hand from the leaves' nodes, as TorchJD's get_leaf_edges does
+            edges = [T.autograd.graph.GradientEdge(T.autograd.graph.get_gradient_edge(p).node,
+                                                   0) for p in params]
+            out.append(T.autograd.grad(losses, edges, grad_outputs=T.ones_like(losses),
+                                       retain_graph=True))
+        return out
+
+    t, j = run(torch), run(jtorch)
+    assert fused_backward._PROGRAMS
+    for ts, js in zip(t, j):
+        for a, b in zip(ts, js):
+            np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-4)

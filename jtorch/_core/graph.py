@@ -233,7 +233,10 @@ class GradientEdge(namedtuple("GradientEdge", ("node", "output_nr", "ownership_t
                               defaults=(None,))):
     """torch.autograd.graph.GradientEdge: the edge gradients for a tensor flow into, as it was
     when the edge was taken (autograd.grad and backward accept it in ``inputs``). ``_device``:
-    that tensor's device, the device of the gradient autograd.grad returns for it."""
+    that tensor's device, the device of the gradient autograd.grad returns for it (None for an
+    edge made by hand, ``GradientEdge(node, 0)``, as TorchJD makes them: the outputs')."""
+
+    _device = None
 
 
 def input_edge(t):
@@ -439,7 +442,8 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, capture=
                 f"The differentiated Tensor at index {j} appears to not have been used in the "
                 "graph. Set allow_unused=True if this is the desired behavior.")
         if r is not None and not isinstance(r, TensorBase):
-            results[j] = TensorBase._make(r, t._device)
+            device = t._device if t._device is not None else roots[0]._device
+            results[j] = TensorBase._make(r, device)
     return results
 
 
