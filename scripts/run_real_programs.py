@@ -1528,8 +1528,8 @@ PROGRAMS = [
             note="expected: float64 agrees to 1e-12 except torchmin's cg on Rosenbrock (a 1-ulp "
                  "difference at iterate 1 grows to 1e-2 by iterate 60); float32 iterates agree "
                  "to 1e-6 relative, then line searches stop at other evaluations near the "
-                 "optimum (nfev/nit differ); TorchJD's autogram Engine fails under jtorch "
-                 "(requires_grad inside torch.func.vjp; tensors kept from a vmapped backward)"),
+                 "optimum (nfev/nit differ); TorchJD's autogram Engine with batch_dim=None "
+                 "fails under jtorch (values kept from a vmapped backward)"),
     # kymatio 0.3.0, ptwt 1.0.1, torch-dct 0.1.6 and torch-harmonics 0.9.3 (pip install
     # kymatio==0.3.0 ptwt==1.0.1 torch-dct==0.1.6 torch-harmonics==0.9.3; the driver puts in
     # scipy.special.sph_harm for kymatio and stand-ins for torch-harmonics' compiled helper
