@@ -1588,6 +1588,15 @@ PROGRAMS = [
                  "within 1.7e-5 relative; float64 within 7e-7, as SAM computes its random "
                  "Fourier positional encoding in float32 whatever the model's dtype (with it "
                  "patched to float64 both agree to 8e-13)"),
+    # karpathy/pytorch-normalizing-flows: its notebook nflib1.ipynb as a script
+    # (scripts/real_drivers/karpathy_flows.py), the repository's nflib unchanged: each of the
+    # nine flows its model cell offers (RealNVP, NICE, SlowMAF, MAF, IAF, ActNorm + MAF, Glow,
+    # neural spline coupling and autoregressive) trained 100 steps on two moons, then forward,
+    # backward over the notebook's grid, and sampled from
+    Program("karpathy-flows", "nflows_karpathy", "karpathy/pytorch-normalizing-flows",
+            [["{work}/drive_flows.py", "100"]],
+            prepare=copy_driver("karpathy_flows.py", "drive_flows.py"), path=(".",),
+            note="expected: float32 rounding (at most 5.6e-6 relative, the spline flows)"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
