@@ -1597,6 +1597,20 @@ PROGRAMS = [
             [["{work}/drive_flows.py", "100"]],
             prepare=copy_driver("karpathy_flows.py", "drive_flows.py"), path=(".",),
             note="expected: float32 rounding (at most 5.6e-6 relative, the spline flows)"),
+    # neuralforecast 3.3 with utilsforecast 0.2 and coreforecast 0.0.20 (pip install --no-deps
+    # neuralforecast==3.3.0 utilsforecast coreforecast; Lightning 2.6 already installed, Ray
+    # not needed: the driver stands in a `ray` module): a driver of NeuralForecast's fit,
+    # predict and cross_validation with MLP, NBEATS, NHITS, RNN/LSTM/GRU, TCN, DeepAR,
+    # PatchTST, TFT, TimesNet and iTransformer on a seeded three-series daily panel; the
+    # tree is an empty directory "neuralforecast"
+    Program("neuralforecast", "neuralforecast", "Nixtla/neuralforecast",
+            [["{work}/drive_neuralforecast.py"]],
+            prepare=copy_driver("neuralforecast_models.py", "drive_neuralforecast.py"),
+            note="expected: float32 rounding; four checksums of attention key biases (PatchTST's "
+                 "W_K.bias, iTransformer's key_projection.bias) differ by up to 5.7e-2 "
+                 "relative: their true gradient is zero (a bias added to every key leaves the "
+                 "softmax unchanged), so Adam moves them by float32 noise; every other number "
+                 "within 2e-4 relative, every forecast within 3.1e-7"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
