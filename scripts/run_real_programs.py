@@ -1611,6 +1611,31 @@ PROGRAMS = [
                  "relative: their true gradient is zero (a bias added to every key leaves the "
                  "softmax unchanged), so Adam moves them by float32 noise; every other number "
                  "within 2e-4 relative, every forecast within 3.1e-7"),
+    # DeepCTR-Torch 0.3.0 (pip install deepctr-torch==0.3.0): a driver of its CTR models (WDL,
+    # DeepFM, xDeepFM, DCN/DCN-Mix, AutoInt, FiBiNET, NFM, AFM, PNN, ONN, CCPM, IFM, DIFM, AFN,
+    # MLR), DIN and DIEN over id sequences and the MMOE/PLE/SharedBottom/ESMM multi-task models,
+    # each through its BaseModel.fit (callbacks), predict, evaluate and a state_dict save/load,
+    # on seeded synthetic click data; the tree is an empty directory "deepctr"
+    Program("deepctr", "deepctr", "shenweichen/DeepCTR-Torch", [["{work}/drive_deepctr.py"]],
+            prepare=copy_driver("deepctr_models.py", "drive_deepctr.py"),
+            note="expected: float32 rounding grown by Adagrad's and Adam's sign-like first "
+                 "steps on parameters whose true gradient is zero (the Linear biases before "
+                 "BatchNorm in DeepFM, DIN's softmax-normalised attention net, AFN, CCPM's "
+                 "1e-4 embeddings): trained parameters differ by up to 0.85 relative, "
+                 "predictions by 1e-3, losses by 5e-5; each framework's float32 run departs "
+                 "from a float64 run of the same steps as far (CCPM: PyTorch's by 0.30, "
+                 "jtorch's by 9e-7), and PyTorch with 1 thread instead of 2 differs from "
+                 "itself as much in DeepFM and AFN; AUCs of near-tied predictions differ by "
+                 "up to 7.6e-3 where the logloss agrees to 2e-9"),
+    # pytorch-widedeep 1.7.0 (pip install --no-deps pytorch-widedeep==1.7.0: it pins
+    # numpy<2; its other dependencies installed as usual): a driver of WidePreprocessor/
+    # TabPreprocessor, Wide + TabMlp, TabResnet, TabNet, TabTransformer, FTTransformer, SAINT,
+    # TabFastFormer, TabPerceiver and ContextAttentionMLP through its Trainer (per-component
+    # optimizers, LR schedulers, callbacks, metrics, fine-tuning, 2 DataLoader workers),
+    # predict/predict_proba, Trainer.save and Tab2Vec; the tree is an empty directory "widedeep"
+    Program("widedeep", "widedeep", "jrzaurin/pytorch-widedeep", [["{work}/drive_widedeep.py"]],
+            prepare=copy_driver("widedeep_models.py", "drive_widedeep.py"),
+            checkpoints=("wide_tabmlp.pt", "fttransformer.pt", "saint.pt", "callbacks.pt")),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved
