@@ -164,8 +164,11 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, Tensor):
             if not getattr(type(obj).__reduce_ex__, "__module__", "").startswith("jtorch."):
                 # a subclass's own __reduce_ex__ (geoopt's ManifoldTensor), as PyTorch calls
-                # it; the tensor's __reduce_ex__ it calls in turn comes back to reduce_tensor
-                return NotImplemented
+                # it; the tensor's __reduce_ex__ it calls in turn comes back to reduce_tensor.
+                # Only there: a plain pickle.dumps run inside torch.save (e3nn's
+                # CodeGenMixin.__getstate__) pickles its tensors as plain pickle does.
+                with swapped(STATE, "saving", self):
+                    return obj.__reduce_ex__(self.proto)
             return self.reduce_tensor(obj)
         if isinstance(obj, Size):
             return _Global("torch", "Size"), (tuple(obj),)
@@ -273,8 +276,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=DEFAULT_PROTOCOL,
     buf = io.BytesIO()
     p = (_ModulePickler(buf, pickle_protocol, pickle_module) if custom
          else _Pickler(buf, pickle_protocol))
-    with swapped(STATE, "saving", p):
-        p.dump(obj)
+    p.dump(obj)
     pkl = buf.getvalue()
     storages = list(p.storages.values())
     if isinstance(f, (str, os.PathLike)):

@@ -1636,6 +1636,21 @@ PROGRAMS = [
     Program("widedeep", "widedeep", "jrzaurin/pytorch-widedeep", [["{work}/drive_widedeep.py"]],
             prepare=copy_driver("widedeep_models.py", "drive_widedeep.py"),
             checkpoints=("wide_tabmlp.pt", "fttransformer.pt", "saint.pt", "callbacks.pt")),
+    # MACE (mace-torch 0.3.16; installed: pip install --no-deps "mace-torch==0.3.16" with
+    # prettytable, matscipy, configargparse, python-hostlist, GitPython and lmdb; it pins e3nn
+    # 0.4.4 and runs here on the installed e3nn 0.6.0): a driver of what someone training
+    # their own potential builds (no foundation models, no downloads): ase molecules and a
+    # periodic Cu/Ni cell labelled by ase's EMT, config_from_atoms, AtomicData.from_config and
+    # MACE's DataLoader, MACE (three interaction blocks, correlation 2 and 3) and
+    # ScaleShiftMACE in float64 with energies, forces, virials and stress (rotation
+    # equivariance, a finite-difference stress), training with tools.train.take_step
+    # (weighted energy+forces(+stress) losses, AMSGrad Adam, clipping, torch-ema's EMA) and
+    # tools.train.evaluate, Hessians, the ASE MACECalculator, save/load and torch.compile;
+    # the tree is an empty directory "mace"
+    Program("mace", "mace", "ACEsuit/mace", [["{work}/drive_mace.py"]],
+            prepare=copy_driver("mace_potentials.py", "drive_mace.py"),
+            note="float64: 537 numbers within 9.8e-15 relative (1.5e-12 absolute); "
+                 "rounding-level differences are printed as within-1e-12 checks"),
     # huggingface/pytorch-image-models (timm): its own training script on the image folder
     # (no augmentation: the random crops of its DataLoader workers draw from each framework's
     # own generator), then its validation script on the best checkpoint it saved

@@ -30,12 +30,19 @@ class Unsupported(Exception):
     """Something a trace can run but a compiled program cannot reproduce (falls back)."""
 
 
+class NeedsTape(Exception):
+    """Raised inside a trace that does not record the tape when the function differentiates
+    inside itself (MACE's forces, ``autograd.grad`` of the energy in ``forward``): the trace
+    starts again recording it."""
+
+
 class TraceContext(TraceHooks):
     """The state of one trace: which tensors are lifted, the traced hyperparameters of each
     optimizer group, and the host-side calls to replay after each run."""
 
-    def __init__(self, tensors, hypers=None):
+    def __init__(self, tensors, hypers=None, tape=True):
         self.tensors = tensors                 # the lifted tensors
+        self.tape = tape                       # whether the tape records inside the trace
         self.lifted = {id(t) for t in tensors}
         self.hypers = hypers or {}             # {(id(optimizer), group index): traced values}
         self.replays = []                      # [(method, obj, args, kwargs)]
@@ -76,6 +83,10 @@ class TraceContext(TraceHooks):
 
     def lifted_tensors(self):
         return self.tensors
+
+    def untaped_grad(self):
+        if not self.tape:
+            raise NeedsTape
 
 
 @contextlib.contextmanager

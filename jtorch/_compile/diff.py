@@ -64,7 +64,7 @@ def trace_diff(fn, st, leaves, treedef, tape=False):
     orig = [(t, t._array) for t in diff + rest]
 
     def pure(d_arrs, r_arrs, din_arrs, other_arrs):
-        with tracing(TraceContext(st.tensors)), grad_mode(tape):
+        with tracing(TraceContext(st.tensors, tape=tape)), grad_mode(tape):
             try:
                 for t, a in zip(diff, d_arrs):
                     swap_array(t, a)

@@ -13,6 +13,7 @@ from .._core.state import STATE, structure_epoch
 from .._tensor import Tensor
 from ..nn.modules.module import Module
 from . import stats
+from .context import NeedsTape
 from .diff import trace_diff
 from .state import State
 from .step import _UNTRACEABLE, CompiledFunction
@@ -23,8 +24,13 @@ class _DiffCompiled(CompiledFunction):
     """A compiled function whose outputs are differentiated by one compiled vjp."""
 
     def _build_diff(self, leaves, treedef, args, kwargs):
-        return self._trace_finding_state(
-            args, kwargs, leaves, lambda st: trace_diff(self._fn, st, leaves, treedef))
+        try:
+            return self._trace_finding_state(
+                args, kwargs, leaves, lambda st: trace_diff(self._fn, st, leaves, treedef))
+        except NeedsTape:   # the forward differentiates inside itself: record the tape
+            return self._trace_finding_state(
+                args, kwargs, leaves,
+                lambda st: trace_diff(self._fn, st, leaves, treedef, tape=True))
 
 
 class OptimizedModule(Module):

@@ -133,11 +133,22 @@ class _Snapshot:
             s.__dict__.clear()
             s.__dict__.update(d)
         for c, saved in self.containers:
+            if _same_items(c, saved):
+                continue   # unchanged (and an FX immutable_dict/immutable_list refuses writes)
             if isinstance(c, dict):
                 c.clear()
                 c.update(saved)
             else:
                 c[:] = saved
+
+
+def _same_items(c, saved):
+    """Whether the dict or list ``c`` still holds ``saved``'s items, by identity."""
+    if len(c) != len(saved):
+        return False
+    if isinstance(c, dict):
+        return all(k is j and v is w for (k, v), (j, w) in zip(c.items(), saved.items()))
+    return all(a is b for a, b in zip(c, saved))
 
 
 class _Entry:

@@ -12,8 +12,9 @@ Per thread (as in PyTorch, a grad mode or a trace in one thread does not affect 
   ``torch.autograd.graph.saved_tensors_hooks`` blocks running, innermost last (only the last
   applies); ``STATE.saved_hooks_disabled``: ``disable_saved_tensors_hooks``'s message, or None.
   Node creation reads ``STATE.saved_hooks`` once (jtorch/_core/saved_hooks.py).
-- ``STATE.saving``: the pickler of the ``torch.save`` running in this thread, or None; a
-  tensor's ``__reduce_ex__`` (which a subclass's own calls) returns PyTorch's records there.
+- ``STATE.saving``: the pickler of the ``torch.save`` running in this thread while it calls a
+  tensor subclass's own ``__reduce_ex__``, or None; a tensor's ``__reduce_ex__`` (which the
+  subclass's calls) returns PyTorch's records there.
 - ``STATE.grad_traces``: the JAX traces of the reverse-mode ``torch.func`` transforms (``grad``,
   ``vjp``, ``jacrev``...) whose function is running, innermost last (jtorch/func/_core.py sets
   them). While there are any, an op run with grad mode off gives constants to them (as
@@ -122,6 +123,12 @@ class TraceHooks:
     def lifted_tensors(self):
         """The tensors lifted into the trace (``utils.checkpoint`` threads them through)."""
         raise NotImplementedError
+
+    def untaped_grad(self):
+        """A ``backward`` or ``autograd.grad`` inside the trace met an output that does not
+        require grad. A trace that runs without recording the tape (the vjp form of a compiled
+        module, which ``jax.vjp`` differentiates) raises to start again recording it; the
+        others return, and the call raises PyTorch's error."""
 
 
 def host_side(method):

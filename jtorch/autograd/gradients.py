@@ -7,6 +7,7 @@ import warnings
 
 from .._core import dtypes
 from .._core.graph import GradientEdge, run_backward
+from .._core.state import STATE
 from .._core.tensor_base import TensorBase
 from .._ops.creation import ones_like, zeros_like
 from .._ops.shape import stack
@@ -74,6 +75,8 @@ def _seed(o):
 def _check_roots(outputs):
     for i, o in enumerate(outputs):
         if not o._requires_grad:
+            if STATE.trace is not None:
+                STATE.trace.untaped_grad()
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
 
