@@ -34,8 +34,8 @@ from .._core.layout import sparse_coo, strided
 from .._core.tensor_base import Size, TensorBase
 from .._core.warn_once import warn_once
 from ._registry import export
-from .creation import empty, tensor, zeros
-from .sparse import sparse_coo_tensor
+from .creation import empty, tensor
+from .sparse import empty_sparse, sparse_coo_tensor
 from .typed_storage import is_storage, storage_tensor
 
 _BY_NAME = {d.scalar_name: d for d in dtypes.ALL}
@@ -218,8 +218,7 @@ def construct_sparse(cls, args, kwargs):
         raise _bad_arguments(args, kwargs, _SPARSE_SIGNATURES)
     if args:
         _deprecated_sparse("(shape, *, device=)", "(shape, dtype=, device=)")
-    return sparse_coo_tensor(zeros((len(size), 0), dtype=dtypes.int64, device=device),
-                             zeros(0, dtype=cls.dtype, device=device), size)
+    return empty_sparse(tuple(size), len(size), cls.dtype, device)
 
 
 # ------------------------------------------------------------------ the types

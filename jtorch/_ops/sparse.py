@@ -113,7 +113,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     return make(indices, values, size, bool(is_coalesced) or values.shape[0] < 2)
 
 
-def _empty(shape, sparse_dim, dtype, device):
+def empty_sparse(shape, sparse_dim, dtype, device):
     """A sparse COO tensor without entries (``zeros_like``/``empty_like`` of a sparse one,
     PyTorch's coalesced ``nnz == 0`` tensor)."""
     idx = zeros((sparse_dim, 0), dtype=dtypes.int64, device=device)
@@ -121,7 +121,7 @@ def _empty(shape, sparse_dim, dtype, device):
     return make(idx, vals, shape, True)
 
 
-register_empty_sparse(_empty)
+register_empty_sparse(empty_sparse)
 
 _CHECK_INVARIANTS = [False]   # check_sparse_tensor_invariants' process-wide flag
 
