@@ -129,7 +129,7 @@ def test_missing_files_offline_and_download(tmp_path, monkeypatch):
 
     def offline(url, timeout=30):
         raise urllib.error.URLError("no network")
-    monkeypatch.setattr(datasets.mnist, "_urlopen", offline)
+    monkeypatch.setattr(datasets.utils, "_urlopen", offline)
     with pytest.raises(RuntimeError, match="Error downloading train-images-idx3-ubyte.gz"):
         datasets.MNIST(tmp_path / "none", download=True)
 
@@ -140,7 +140,7 @@ def test_missing_files_offline_and_download(tmp_path, monkeypatch):
     def fake(url, timeout=30):
         served.append(url)
         return io.BytesIO((src / url.rsplit("/", 1)[1]).read_bytes())
-    monkeypatch.setattr(datasets.mnist, "_urlopen", fake)
+    monkeypatch.setattr(datasets.utils, "_urlopen", fake)
     ds = datasets.MNIST(tmp_path / "dl", train=True, download=True)
     assert len(served) == 4 and served[0].startswith(datasets.MNIST.mirrors[0])
     assert sorted(os.listdir(tmp_path / "dl" / "MNIST" / "raw")) == sorted(f + ".gz" for f in FILES)

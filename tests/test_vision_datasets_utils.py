@@ -1,6 +1,7 @@
 """jtorch.vision.datasets (CIFAR, ImageFolder/DatasetFolder, FakeData) and jtorch.vision.utils
 against torchvision 0.28 on the same files and tensors."""
 
+import io
 import os
 import pickle
 import urllib.error
@@ -15,7 +16,7 @@ from vision_helpers import to_jtorch, torchvision
 import jtorch
 from jtorch.utils.data import DataLoader
 from jtorch.vision import datasets, transforms, utils
-from jtorch.vision.datasets import cifar
+from jtorch.vision.datasets import utils as dsutils
 
 tv = torchvision()
 RNG = np.random.default_rng(0)
@@ -89,7 +90,7 @@ def test_cifar_transforms_loader_and_offline(tmp_path, tv_cifar_no_md5, monkeypa
     assert tuple(xs.shape) == (8, 3, 32, 32) and xs.dtype == jtorch.float32
     with pytest.raises(RuntimeError, match="Dataset not found or corrupted"):
         datasets.CIFAR10(tmp_path / "none")
-    monkeypatch.setattr(cifar, "_urlopen", lambda *a, **k: (_ for _ in ()).throw(
+    monkeypatch.setattr(dsutils, "_urlopen", lambda *a, **k: (_ for _ in ()).throw(
         urllib.error.URLError("no network")))
     with pytest.raises(RuntimeError) as e:
         datasets.CIFAR100(tmp_path / "none", download=True)
@@ -196,3 +197,17 @@ def test_draw_bounding_boxes():
     # draw_segmentation_masks: tests/test_vision_segmentation.py
     with pytest.raises(NotImplementedError, match="draw_keypoints"):
         utils.draw_keypoints(to_jtorch(img), None)
+
+
+def test_failed_download_leaves_no_file(tmp_path, monkeypatch):
+    """A download that breaks off midway leaves neither the file nor its ``.part``."""
+    class Broken(io.BytesIO):
+        def read(self, n=-1):
+            if self.tell():
+                raise OSError("connection reset")
+            return super().read(4)
+
+    monkeypatch.setattr(dsutils, "_urlopen", lambda url, timeout=30: Broken(b"12345678"))
+    with pytest.raises(OSError, match="connection reset"):
+        dsutils._urlretrieve("http://example.invalid/f.bin", tmp_path / "f.bin")
+    assert os.listdir(tmp_path) == []

@@ -12,18 +12,14 @@ import os
 import pickle
 import tarfile
 import urllib.error
-import urllib.request
 
 import numpy as np
 
 from ...utils.data import _worker as worker
+from .utils import _urlretrieve
 from .vision import VisionDataset
 
 __all__ = ["CIFAR10", "CIFAR100"]
-
-
-def _urlopen(url, timeout=30):  # one seam, so tests can simulate the network
-    return urllib.request.urlopen(url, timeout=timeout)  # noqa: S310 - fixed https URL
 
 
 class CIFAR10(VisionDataset):
@@ -118,11 +114,9 @@ class CIFAR10(VisionDataset):
         os.makedirs(self.root, exist_ok=True)
         archive = os.path.join(self.root, self.filename)
         try:
-            with _urlopen(self.url) as r, open(archive + ".part", "wb") as f:
-                f.write(r.read())
+            _urlretrieve(self.url, archive)
         except (urllib.error.URLError, OSError) as e:
             raise RuntimeError(f"Error downloading {self.url} ({e}). {self._where()}.") from e
-        os.replace(archive + ".part", archive)
         with tarfile.open(archive, "r:gz") as tar:
             tar.extractall(self.root, filter="data")
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 import gzip
 import os
 import urllib.error
-import urllib.request
 import warnings
 
 import numpy as np
 
 from ...utils.data import _worker as worker
+from .utils import _urlretrieve
 from .vision import StandardTransform, VisionDataset
 
 __all__ = ["MNIST", "FashionMNIST", "KMNIST"]
@@ -27,10 +27,6 @@ _FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
           "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
 _IDX_DTYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4",
                0x0E: ">f8"}
-
-
-def _urlopen(url, timeout=30):  # one seam, so tests can simulate the network
-    return urllib.request.urlopen(url, timeout=timeout)  # noqa: S310 - fixed https mirrors
 
 
 def read_idx(path):
@@ -152,16 +148,12 @@ class MNIST(VisionDataset):
             errors = []
             for mirror in self.mirrors:
                 url = f"{mirror}{name}.gz"
+                dest = os.path.join(self.raw_folder, name + ".gz")
                 try:
-                    with _urlopen(url) as r:
-                        payload = r.read()
+                    _urlretrieve(url, dest)
                 except (urllib.error.URLError, OSError) as e:
                     errors.append(f"{url}: {e}")
                     continue
-                dest = os.path.join(self.raw_folder, name + ".gz")
-                with open(dest + ".part", "wb") as f:
-                    f.write(payload)
-                os.replace(dest + ".part", dest)
                 read_idx(dest)  # validates the download
                 break
             else:

@@ -28,11 +28,26 @@ __all__ = ["calculate_md5", "check_integrity", "check_md5", "download_and_extrac
 USER_AGENT = "pytorch/vision"
 
 
-def _urlretrieve(url, filename, chunk_size=1024 * 32):
+def _urlopen(url, timeout=30):
+    """The response of a GET of ``url`` (torchvision's User-Agent): the one network seam of
+    the data sets, so tests can simulate the network."""
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
-    with urllib.request.urlopen(request) as response, open(filename, "wb") as fh:  # noqa: S310
-        while chunk := response.read(chunk_size):
-            fh.write(chunk)
+    return urllib.request.urlopen(request, timeout=timeout)  # noqa: S310 - data-set URLs
+
+
+def _urlretrieve(url, filename, chunk_size=1024 * 32):
+    """Download ``url`` to ``filename`` through a ``.part`` file renamed when complete, so a
+    failed download leaves no half-written file under the name."""
+    part = f"{filename}.part"
+    try:
+        with _urlopen(url) as response, open(part, "wb") as fh:
+            while chunk := response.read(chunk_size):
+                fh.write(chunk)
+    except BaseException:
+        if os.path.exists(part):
+            os.remove(part)
+        raise
+    os.replace(part, filename)
 
 
 def calculate_md5(fpath, chunk_size=1024 * 1024):
