@@ -489,3 +489,41 @@ def test_replace_all_batch_norm_modules_then_vmap():
     _same_weights(outs[0][0], outs[1][0])
     outs = [lib.func.vmap(m)(lib.tensor(x)) for lib, (m, _) in zip(LIBS, outs)]
     assert_close(outs[1], outs[0], atol=1e-5)
+
+
+@pytest.mark.parametrize("out_dim", [0, 1])
+def test_function_own_vmap_staticmethod(out_dim):
+    # a Function overriding ``vmap`` gets the batched tensors with in_dims (None for the
+    # unbatched one), and its out_dims say where the batch dimension of the output is
+    def make(T, seen):
+        class Scale(T.autograd.Function):
+            @staticmethod
+            def forward(x, w):
+                return x * w
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                pass
+
+            @staticmethod
+            def vmap(info, in_dims, x, w):
+                seen.append((info.batch_size, info.randomness, in_dims, tuple(x.shape)))
+                out = (x.movedim(in_dims[0], 0) * w + 1).movedim(0, out_dim)
+                return out, out_dim
+
+        return Scale
+
+    x = np.arange(12.0).reshape(3, 4)
+    w = np.array([1.0, -2.0, 0.5, 3.0])
+    results = []
+    for T in (jtorch, torch):
+        seen = []
+        Scale = make(T, seen)
+        out = T.vmap(Scale.apply, in_dims=(1, None),
+                     randomness="same")(T.tensor(x.T.copy()), T.tensor(w))
+        plain = Scale.apply(T.tensor(x), T.tensor(w))   # unbatched: the forward
+        results.append((np.asarray(out.tolist()), np.asarray(plain.tolist()), seen))
+    (jo, jp, jseen), (to, tp, tseen) = results
+    assert jseen == tseen == [(3, "same", (1, None), (4, 3))]   # (x given transposed)
+    np.testing.assert_array_equal(jo, to)
+    np.testing.assert_array_equal(jp, tp)

@@ -121,3 +121,70 @@ def test_lbfgs_strong_wolfe_on_tensors(dtype):
     assert n1 == n2
     np.testing.assert_allclose([f1, t1, c1], [f2, t2, c2], rtol=tol)
     np.testing.assert_allclose(g1, g2, rtol=tol, atol=tol)
+
+
+def _function_with_vmap_rule(T, calls):
+    """A Function whose own vmap staticmethod (as TorchJD's ComputeModuleJacobians) maps its
+    batched input with an inner vmap and returns a Jacobian that leaves the vmap unbatched."""
+    class Rows(T.autograd.Function):
+        @staticmethod
+        def forward(fn, ys, gs):
+            return fn(ys, gs).unsqueeze(0)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def vmap(info, in_dims, fn, ys, gs):
+            calls.append((info.batch_size, info.randomness, in_dims))
+            jac = T.vmap(fn, in_dims=in_dims[1:])(ys, gs)
+            return jac.reshape(info.batch_size, -1), None
+
+    return Rows
+
+
+@pytest.mark.parametrize("T", [jtorch, torch], ids=["jtorch", "torch"])
+def test_function_vmap_staticmethod_and_autograd_grad_of_unmapped_input(T):
+    # TorchJD's autogram Engine(batch_dim=None) maps autograd.grad over the rows of an identity;
+    # a backward hook applies a Function with its own vmap staticmethod, which maps
+    # autograd.grad of the module's output (passed unmapped) and keeps the unbatched Jacobian
+    # (jtorch batched the forward instead: UnexpectedTracerError when the kept value was used,
+    # and autograd.grad of an unmapped input raised "does not require grad")
+    lin = T.nn.Linear(3, 2).double()
+    with T.no_grad():
+        lin.weight.copy_(T.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]))
+        lin.bias.copy_(T.tensor([0.1, -0.2]))
+    x = T.arange(12.0, dtype=T.float64).reshape(4, 3) / 7
+    y = lin(x)
+    params = list(lin.parameters())
+    calls, kept = [], []
+
+    def jac_fn(ys, gs):
+        grads = T.autograd.grad(ys, params, gs, retain_graph=True)
+        return T.cat([g.reshape(-1) for g in grads])
+
+    Rows = _function_with_vmap_rule(T, calls)
+
+    def hook(g):
+        kept.append(Rows.apply(jac_fn, (y,), (g,)))
+        return g
+
+    z = y.clone()
+    z.register_hook(hook)
+    out = (z ** 2).sum(1)
+    eye = T.eye(4, dtype=T.float64)
+    T.vmap(lambda g: T.autograd.grad(out, params, g, retain_graph=True))(eye)
+    assert calls == [(4, "error", (None, (None,), (0,)))]
+    jac = kept[0]
+    assert tuple(jac.shape) == (4, 8)
+    # row n: the layer's parameter gradients for the cotangent 2 y[n] on output row n, by hand
+    gy, xs = 2 * _np(y), _np(x)
+    expect = np.concatenate([gy[:, :, None] * xs[:, None, :], gy[:, :, None]], 2)
+    expect = np.concatenate([expect[:, :, :3].reshape(4, 6), expect[:, :, 3]], 1)
+    np.testing.assert_allclose(_np(jac), expect, rtol=1e-12)
+    # with no transform around the vmap, an unmapped input keeps its autograd history
+    with T.no_grad():
+        rows = T.vmap(jac_fn, in_dims=(None, 0))((y,), (T.eye(2, dtype=T.float64).expand(4, 2, 2)
+                                                         .permute(1, 0, 2),))
+    assert tuple(rows.shape) == (2, 8)

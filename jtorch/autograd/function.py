@@ -17,6 +17,15 @@ from .._core.views import storage_alias
 from . import forward_ad as _fwad
 from .function_transform import apply_under_transform, traced
 
+# jtorch/func/_function_vmap.py registers ``rule(cls, args, kwargs)``: a Function's own vmap
+# staticmethod when an input is batched at the innermost torch.func.vmap level (else it
+# returns NotImplemented and the forward runs batched)
+_VMAP_RULE = [None]
+
+
+def register_vmap_rule(rule):
+    _VMAP_RULE[0] = rule
+
 
 class FunctionCtx:
     """The ``ctx`` passed to forward/backward (also reachable from the output's grad_fn)."""
@@ -121,6 +130,12 @@ class Function(metaclass=_FunctionMeta):
                                   "mode AD.")
 
     @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError("To use autograd.Function with vmap, you must either "
+                                  "override the vmap staticmethod or set "
+                                  "generate_vmap_rule=True.")
+
+    @staticmethod
     def jvp(ctx, *grad_inputs):
         raise NotImplementedError("You must implement the jvp function for custom "
                                   "autograd.Function to use it with forward mode AD.")
@@ -142,6 +157,10 @@ class Function(metaclass=_FunctionMeta):
             args, kwargs = bound.args, bound.kwargs
         record = STATE.grad_enabled and any(isinstance(a, TensorBase) and a._requires_grad
                                             for a in args)
+        if not record and cls.vmap is not Function.vmap and _VMAP_RULE[0] is not None:
+            out = _VMAP_RULE[0](cls, args, kwargs)   # its own vmap, inside torch.func.vmap
+            if out is not NotImplemented:
+                return out
         if uses_setup and not record and STATE.trace is None and traced(args):
             # under a torch.func (JAX) transform: its gradient is this Function's backward
             return apply_under_transform(cls, args, kwargs, FunctionCtx)

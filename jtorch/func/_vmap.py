@@ -18,6 +18,7 @@ from types import SimpleNamespace
 
 import jax
 import jax.numpy as jnp
+from jax._src import core as jax_core
 
 from .._core import generator as _random
 from .._core.errors import not_implemented
@@ -26,6 +27,7 @@ from ..autograd.grad_mode import no_grad
 from ..utils import _pytree as pt
 from ..utils._pytree import _broadcast_to_and_flatten, tree_flatten, tree_unflatten
 from ._core import note, run, transform_wraps, wrap
+from ._function_vmap import ACTIVE_LEVELS
 
 # this module is also ``torch._functorch.vmap`` (jtorch/_functorch/__init__.py): a library may
 # replace its hooks ``_process_batched_inputs`` and ``_create_batched_inputs`` there (tensordict
@@ -219,6 +221,14 @@ class _Level:
             held._array = value._value
         return held
 
+    def unmapped(self, tensor):
+        """What the function gets for ``tensor``, passed unmapped: ``tensor`` itself when
+        its array comes through unchanged (no transform around this vmap traces it), so its
+        autograd history stays usable inside (``autograd.grad`` of it, as PyTorch allows),
+        else a Tensor of the traced array (a gradient through the vmap reaches ``tensor``)."""
+        value = self.values[self.index[(id(tensor), None)]]
+        return tensor if value._array is tensor._value else value
+
     def begin(self, arrays, tensors):
         """A call of the function: the inputs' per-example Tensors (mapped ones re-pointed)."""
         self.values = [wrap(a, t) for a, t in zip(arrays, tensors)]
@@ -302,11 +312,11 @@ def _vmap_impl(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
 
     def pure(keys, *arrays):
         level.begin(arrays, tensors)
-        leaves = [level.values[level.index[(id(a), None)]] if d is None and
-                  isinstance(a, Tensor) else a for a, d in zip(flat_args, flat_dims)]
+        leaves = [level.unmapped(a) if d is None and isinstance(a, Tensor) else a
+                  for a, d in zip(flat_args, flat_dims)]
         for i, (sub, sub_spec) in unmapped.items():   # Tensors as inputs, for their grads
-            leaves[i] = pt.tree_unflatten([level.values[level.index[x]] if type(x) is tuple
-                                           else x for x in sub], sub_spec)
+            leaves[i] = pt.tree_unflatten([level.unmapped(level.inputs[level.index[x]][0])
+                                           if type(x) is tuple else x for x in sub], sub_spec)
         kws = list(kw_leaves)
         for p, v in zip(k_pos, level.values[n_in:]):
             kws[p] = v
@@ -316,8 +326,12 @@ def _vmap_impl(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
         finally:
             _LEVELS.pop()
             level.values = None
-        with rng_mode(randomness, keys):
-            out = func(*inputs, **pt.tree_unflatten(kws, kw_spec))
+        ACTIVE_LEVELS.append((jax_core.trace_ctx.trace, randomness))
+        try:
+            with rng_mode(randomness, keys):
+                out = func(*inputs, **pt.tree_unflatten(kws, kw_spec))
+        finally:
+            ACTIVE_LEVELS.pop()
         outs, side.out_spec = pt.tree_flatten(out)
         note(outs)
         dims = _flat_out_dims(out, side.out_spec, out_dims, func)
