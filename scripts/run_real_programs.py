@@ -1528,8 +1528,8 @@ PROGRAMS = [
             note="expected: float64 agrees to 1e-12 except torchmin's cg on Rosenbrock (a 1-ulp "
                  "difference at iterate 1 grows to 1e-2 by iterate 60); float32 iterates agree "
                  "to 1e-6 relative, then line searches stop at other evaluations near the "
-                 "optimum (nfev/nit differ); TorchJD's autogram Engine with batch_dim=None "
-                 "fails under jtorch (values kept from a vmapped backward)"),
+                 "optimum (nfev/nit differ); TorchJD's autogram Engine agrees to float32 "
+                 "rounding with batch_dim=0 and None"),
     # kymatio 0.3.0, ptwt 1.0.1, torch-dct 0.1.6 and torch-harmonics 0.9.3 (pip install
     # kymatio==0.3.0 ptwt==1.0.1 torch-dct==0.1.6 torch-harmonics==0.9.3; the driver puts in
     # scipy.special.sph_harm for kymatio and stand-ins for torch-harmonics' compiled helper
@@ -1636,6 +1636,41 @@ PROGRAMS = [
     Program("widedeep", "widedeep", "jrzaurin/pytorch-widedeep", [["{work}/drive_widedeep.py"]],
             prepare=copy_driver("widedeep_models.py", "drive_widedeep.py"),
             checkpoints=("wide_tabmlp.pt", "fttransformer.pt", "saint.pt", "callbacks.pt")),
+    # e2cnn (0.2.3; installed: pip install -c /tmp/constraints.txt e2cnn==0.2.3): a driver of
+    # rotation/reflection-equivariant CNNs: gspaces (C4, C8, D4, SO(2)), FieldType and
+    # GeometricTensor, R2Conv's basis expansion and filters, R2ConvTransposed, the equivariant
+    # nonlinearities, pooling, batch norms, upsampling and dropout, check_equivariance, a C8
+    # classifier trained with Adam, export() and save/load, in float32 and float64 (the
+    # driver sets e2cnn 0.2.3's two NumPy-2 fixes on the library's classes, in both
+    # frameworks); the tree is an empty directory "e2cnn"
+    Program("e2cnn", "e2cnn", "QUVA-Lab/e2cnn", [["{work}/drive_e2cnn.py"]],
+            prepare=copy_driver("e2cnn_equivariant.py", "drive_e2cnn.py"),
+            note="expected: match (float64 variants agree to rounding)"),
+    # snntorch 1.0.0 (pip install snntorch==1.0.0, and pandas for its spikeplot): a driver of
+    # its spiking neurons (Leaky, Synaptic, Alpha, Lapicque, RLeaky, RSynaptic, SLSTM,
+    # SConv2dLSTM, LeakyParallel), surrogate gradients, spikegen encoders, a convolutional SNN
+    # trained by BPTT with each snntorch.functional loss, snntorch.backprop, learnable
+    # beta/threshold, init_hidden, reset mechanisms, probes, state_dict save/load and spikeplot
+    # (Agg); the tree is an empty directory "snntorch"
+    Program("snntorch", "snntorch", "jeshraghian/snntorch", [["{work}/drive_snntorch.py"]],
+            prepare=copy_driver("snntorch_snns.py", "drive_snntorch.py"),
+            checkpoints=("snn_csnn.pt", "snn_adam.pt"),
+            images=("raster.png", "spike_count.png", "traces.png")),
+    # k-diffusion 0.1.1.post1 (pip install --no-deps k-diffusion==0.1.1.post1 clean-fid
+    # clip-anytorch dctorch, then einops torchdiffeq torchsde jsonmerge scikit-image ftfy:
+    # dctorch pins numpy<2): a driver of its noise schedules, every sampler of
+    # k_diffusion.sampling (torchsde Brownian trees, DPM-Solver fast/adaptive), Denoiser,
+    # VDenoiser and the discrete DDPM wrappers, ImageDenoiserModelV1 and
+    # ImageTransformerDenoiserModelV1 from its config functions trained as its train.py does
+    # (Karras augmentation, sigma densities, AdamW, InverseLR/ExponentialLR, EMA warmup,
+    # checkpointing), the loss variants, log_likelihood, the gradient noise scale, torch.save
+    # and safetensors round trips, in float32 and float64; the tree is an empty directory
+    # "kdiffusion"
+    Program("kdiffusion", "kdiffusion", "crowsonkb/k-diffusion",
+            [["{work}/drive_kdiffusion.py"]],
+            prepare=copy_driver("kdiffusion_samplers.py", "drive_kdiffusion.py"),
+            checkpoints=("kdiff_unet.pt", "kdiff_unet_f64.pt"),
+            note="expected: match (float32 within 6e-6 relative, float64 within 4e-14)"),
     # MACE (mace-torch 0.3.16; installed: pip install --no-deps "mace-torch==0.3.16" with
     # prettytable, matscipy, configargparse, python-hostlist, GitPython and lmdb; it pins e3nn
     # 0.4.4 and runs here on the installed e3nn 0.6.0): a driver of what someone training
