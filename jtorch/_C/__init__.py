@@ -24,7 +24,7 @@ __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "Generator", 
            "_current_graph_task_id", "_get_privateuse1_backend_name", "_get_tracing_state",
            "_distributed_rpc", "_fft", "_functorch", "_linalg", "_log_api_usage_once", "_nn",
            "_special",
-           "_will_engine_execute_node"]
+           "_will_engine_execute_node", "Value"]
 
 # the metaclass of torch.Tensor (``type(torch.Tensor)``), as annotations and checks name it
 _TensorMeta = type(Tensor)
@@ -44,3 +44,12 @@ def _get_tracing_state() -> None:
 def _get_privateuse1_backend_name() -> str:
     """The name of PyTorch's out-of-tree device backend slot (unrenamed: ``privateuseone``)."""
     return "privateuseone"
+
+
+class Value:
+    """``torch._C.Value``: a value of a TorchScript IR graph. jtorch builds no TorchScript
+    graphs, so nothing returns one; the class exists for imports and ``isinstance`` checks
+    (snntorch's ``functional.loss`` imports it), and, as in PyTorch, it has no constructor."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("torch._C.Value: No constructor defined!")

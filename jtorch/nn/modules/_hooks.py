@@ -17,6 +17,7 @@ from collections import OrderedDict
 
 from ..._core.hooks import RemovableHandle as CoreRemovableHandle
 from ..._core.state import STATE
+from ..._ops.creation import _caller_level
 from ..._tensor import Tensor
 from ...autograd.function import Function
 
@@ -267,7 +268,7 @@ class BackwardHook:
                         "respect to module outputs since no inputs require gradients. See "
                         "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
                         "#torch.nn.Module.register_full_backward_hook for more details.",
-                        stacklevel=5)
+                        stacklevel=_caller_level())  # the user's backward(), as in PyTorch
                     grad_inputs = _pack_with_none([], [], self.n_inputs)
                     for user_hook in self.user_hooks:
                         r = user_hook(self.module, grad_inputs, self.grad_outputs)
