@@ -34,7 +34,7 @@ from .._core.views import assign_out
 from ._index_util import concrete, first_oob, need_concrete
 from ._registry import export, op
 from ._util import check_broadcast
-from .creation import place
+from .creation import _caller_level, place
 
 _BAD_TYPE = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
              "are valid indices (got {})")
@@ -54,7 +54,7 @@ def _as_tuple(index):
     if isinstance(index, list) and len(index) < 32 and any(
             e is None or e is Ellipsis
             or isinstance(e, (slice, list, tuple, TensorBase, np.ndarray)) for e in index):
-        warnings.warn(_SEQ_WARNING, UserWarning, stacklevel=4)
+        warnings.warn(_SEQ_WARNING, UserWarning, stacklevel=_caller_level())
         return tuple(index)
     return (index,)
 
@@ -85,7 +85,7 @@ def _array_item(v, dtype_name, dyn_ints):
     as ints (``dyn_ints``: kept as arrays, never read)."""
     if dtype_name == "uint8":
         warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
-                      "torch.bool instead.", UserWarning, stacklevel=4)
+                      "torch.bool instead.", UserWarning, stacklevel=_caller_level())
         dtype_name = "bool"
     if dtype_name == "bool":
         if v.ndim == 0:
