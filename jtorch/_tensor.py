@@ -214,6 +214,15 @@ class Tensor(TensorBase, TensorOps, metaclass=TensorMeta):
     def data(self, other):
         if not isinstance(other, TensorBase):
             raise TypeError(f"data must be a Tensor, got {type(other).__name__}")
+        if other._base is not None and not self._has_views and \
+                self._sparse is None and other._sparse is None:
+            # ``a.data = b.data`` (or a view of b): a shares b's storage, as PyTorch's
+            # set_data, keeping its own autograd state and version (a .data alias of it)
+            alias = detached_alias(other)
+            for field in ("_array", "_device", "_base", "_chain", "_layout", "_base_version",
+                          "_overlap", "_detached", "_detach_alias", "_data_alias"):
+                setattr(self, field, getattr(alias, field))
+            return
         self._array = other._value
         self._device = other._device
         if self._base is not None:  # becomes its own storage, as PyTorch's set_data
