@@ -1645,7 +1645,8 @@ PROGRAMS = [
     # frameworks); the tree is an empty directory "e2cnn"
     Program("e2cnn", "e2cnn", "QUVA-Lab/e2cnn", [["{work}/drive_e2cnn.py"]],
             prepare=copy_driver("e2cnn_equivariant.py", "drive_e2cnn.py"),
-            note="expected: match (float64 variants agree to rounding)"),
+            note="4695 numbers: float64 within 2.3e-13 relative, float32 within 4.5e-5 "
+                 "(cancelling weighted sums of BatchNorm input gradients)"),
     # snntorch 1.0.0 (pip install snntorch==1.0.0, and pandas for its spikeplot): a driver of
     # its spiking neurons (Leaky, Synaptic, Alpha, Lapicque, RLeaky, RSynaptic, SLSTM,
     # SConv2dLSTM, LeakyParallel), surrogate gradients, spikegen encoders, a convolutional SNN
@@ -1671,6 +1672,23 @@ PROGRAMS = [
             prepare=copy_driver("kdiffusion_samplers.py", "drive_kdiffusion.py"),
             checkpoints=("kdiff_unet.pt", "kdiff_unet_f64.pt"),
             note="expected: match (float32 within 6e-6 relative, float64 within 4e-14)"),
+    # torchattacks 3.5.1 (pip install -c constraints torchattacks==3.5.1; it pins
+    # requests~=2.25.1, which it never imports: the venv's idna 3.20 was put back and a
+    # current requests installed): a driver of its attacks (the FGSM/PGD family, LGV,
+    # APGD/APGDT, FAB, Square, AutoAttack, CW, DeepFool, SparseFool, JSMA, SPSA, OnePixel,
+    # Pixle, MultiAttack; EAD only with "all"), the targeted modes,
+    # set_normalization_used and Attack.save/load on a small CNN trained on coloured MNIST
+    # digits, in float32 and float64; the tree is an empty directory "torchattacks"
+    Program("torchattacks", "torchattacks", "Harry24k/adversarial-attacks-pytorch",
+            [["{work}/drive_torchattacks.py"]],
+            prepare=copy_driver("torchattacks_attacks.py", "drive_torchattacks.py"),
+            env={"TQDM_DISABLE": "1"},  # LGV's tqdm bar (PyTorch imports tqdm first)
+            note="expected: float32 rounding at the sign thresholds of the attacks (an FGSM "
+                 "step is eps * sign(grad), PIFGSM takes the sign of a convolution that "
+                 "cancels exactly): every prediction and robust accuracy is the same, the "
+                 "float64 runs agree to 1e-13 where torchattacks computes in float64 (its "
+                 "float32 pieces: PGDRSL2's delta, Square L2's windows, APGD L2's start; CW "
+                 "with set_normalization_used: 1-4 ulp of float64 tanh grown by Adam)"),
     # MACE (mace-torch 0.3.16; installed: pip install --no-deps "mace-torch==0.3.16" with
     # prettytable, matscipy, configargparse, python-hostlist, GitPython and lmdb; it pins e3nn
     # 0.4.4 and runs here on the installed e3nn 0.6.0): a driver of what someone training

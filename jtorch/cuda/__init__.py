@@ -261,7 +261,7 @@ def set_rng_state_all(new_states) -> None:
 # it exists, and making one raises NotImplementedError
 CUDAGraph = missing_class("torch.cuda.CUDAGraph", ALTERNATIVES["torch.cuda.CUDAGraph"])
 
-from . import amp, nvtx  # noqa: E402 - torch.cuda.amp (deprecated aliases), torch.cuda.nvtx
+from . import amp, nvtx, random  # noqa: E402 - torch.cuda.amp (deprecated aliases), .nvtx, .random
 
 # a name PyTorch has here and jtorch lacks raises NotImplementedError naming it
 _fallback = torch_name_fallback("torch.cuda")
