@@ -1,7 +1,9 @@
 """``torchvision.models``: classification models with torchvision's constructors, module
 structure, state_dict keys and weights enums (see docs/vision.md for the list), and the
-segmentation models (``models.segmentation``). ``detection``, ``video``, ``optical_flow`` and
-``quantization`` import, but their builders and classes raise NotImplementedError."""
+segmentation models (``models.segmentation``), the two-stage detectors (``models.detection``:
+Faster, Mask and Keypoint R-CNN) and the video models (``models.video``). The one-stage
+detectors, ``optical_flow`` and ``quantization`` import, but their builders and classes
+raise NotImplementedError."""
 
 from . import (
     _api as _api,

@@ -1,8 +1,9 @@
-"""Stand-ins for torchvision's model packages jtorch does not implement: ``detection``,
-``video``, ``optical_flow`` and ``quantization`` (and their submodules) are importable, and
-each of torchvision 0.28's public builders, classes and weights enums in them is a stand-in
-(``jtorch._core.errors.missing_function``/``missing_class``): calling a builder, making a model
-or reading a weights enum's member raises NotImplementedError naming the torchvision API.
+"""Stand-ins for the torchvision models jtorch does not implement: ``detection``'s one-stage
+detectors, ``optical_flow`` and ``quantization`` (and their submodules) are
+importable, and each of torchvision 0.28's public builders, classes and weights enums in them
+is a stand-in (``jtorch._core.errors.missing_function``/``missing_class``): calling a builder,
+making a model or reading a weights enum's member raises NotImplementedError naming the
+torchvision API.
 Subclassing, ``isinstance`` and ``from ... import`` work, as for the other stand-ins."""
 
 from __future__ import annotations
@@ -16,52 +17,17 @@ from ..._core.errors import missing_attribute, missing_class, missing_function, 
 # functions>" (torchvision 0.28). A package exports the union of its submodules' __all__, as
 # torchvision's `from .faster_rcnn import *` lines do.
 _PACKAGES = {
-    "detection": {
-        "_utils": "|BalancedPositiveNegativeSampler BoxCoder BoxLinearCoder Matcher SSDMatcher "
-                  "encode_boxes overwrite_eps retrieve_out_channels",
-        "anchor_utils": "|AnchorGenerator DefaultBoxGenerator",
-        "backbone_utils": "|BackboneWithFPN mobilenet_backbone resnet_fpn_backbone",
-        "faster_rcnn": "FasterRCNN FasterRCNN_ResNet50_FPN_Weights "
-                       "FasterRCNN_ResNet50_FPN_V2_Weights "
-                       "FasterRCNN_MobileNet_V3_Large_FPN_Weights "
-                       "FasterRCNN_MobileNet_V3_Large_320_FPN_Weights fasterrcnn_resnet50_fpn "
-                       "fasterrcnn_resnet50_fpn_v2 fasterrcnn_mobilenet_v3_large_fpn "
-                       "fasterrcnn_mobilenet_v3_large_320_fpn"
-                       "|FastRCNNConvFCHead FastRCNNPredictor TwoMLPHead",
+    "detection": {  # the one-stage detectors (the two-stage ones are implemented)
         "fcos": "FCOS FCOS_ResNet50_FPN_Weights fcos_resnet50_fpn"
                 "|FCOSClassificationHead FCOSHead FCOSRegressionHead",
-        "generalized_rcnn": "|GeneralizedRCNN",
-        "image_list": "|ImageList",
-        "keypoint_rcnn": "KeypointRCNN KeypointRCNN_ResNet50_FPN_Weights "
-                         "keypointrcnn_resnet50_fpn|KeypointRCNNHeads KeypointRCNNPredictor",
-        "mask_rcnn": "MaskRCNN MaskRCNN_ResNet50_FPN_Weights MaskRCNN_ResNet50_FPN_V2_Weights "
-                     "maskrcnn_resnet50_fpn maskrcnn_resnet50_fpn_v2"
-                     "|MaskRCNNHeads MaskRCNNPredictor",
         "retinanet": "RetinaNet RetinaNet_ResNet50_FPN_Weights RetinaNet_ResNet50_FPN_V2_Weights "
                      "retinanet_resnet50_fpn retinanet_resnet50_fpn_v2"
                      "|RetinaNetClassificationHead RetinaNetHead RetinaNetRegressionHead",
-        "roi_heads": "|RoIHeads expand_boxes expand_masks expand_masks_tracing_scale "
-                     "fastrcnn_loss heatmaps_to_keypoints keypointrcnn_inference "
-                     "keypointrcnn_loss keypoints_to_heatmap maskrcnn_inference maskrcnn_loss "
-                     "paste_mask_in_image paste_masks_in_image project_masks_on_boxes",
-        "rpn": "|RPNHead RegionProposalNetwork concat_box_prediction_layers permute_and_flatten",
         "ssd": "SSD300_VGG16_Weights ssd300_vgg16|SSD SSDClassificationHead "
                "SSDFeatureExtractorVGG SSDHead SSDRegressionHead SSDScoringHead",
         "ssdlite": "SSDLite320_MobileNet_V3_Large_Weights ssdlite320_mobilenet_v3_large"
                    "|SSDLiteClassificationHead SSDLiteFeatureExtractorMobileNet SSDLiteHead "
                    "SSDLiteRegressionHead",
-        "transform": "|GeneralizedRCNNTransform resize_boxes resize_keypoints",
-    },
-    "video": {
-        "mvit": "MViT MViT_V1_B_Weights mvit_v1_b MViT_V2_S_Weights mvit_v2_s|MSBlockConfig "
-                "MultiscaleAttention MultiscaleBlock Pool PositionalEncoding",
-        "resnet": "VideoResNet R3D_18_Weights MC3_18_Weights R2Plus1D_18_Weights r3d_18 mc3_18 "
-                  "r2plus1d_18|BasicBlock BasicStem Bottleneck Conv2Plus1D Conv3DNoTemporal "
-                  "Conv3DSimple R2Plus1dStem",
-        "s3d": "S3D S3D_Weights s3d|SepInceptionBlock3D TemporalSeparableConv",
-        "swin_transformer": "SwinTransformer3d Swin3D_T_Weights Swin3D_S_Weights "
-                            "Swin3D_B_Weights swin3d_t swin3d_s swin3d_b|PatchEmbed3d "
-                            "ShiftedWindowAttention3d shifted_window_attention_3d",
     },
     "optical_flow": {
         "_utils": "|grid_sample make_coords_grid upsample_flow",

@@ -17,10 +17,22 @@ from typing import Any
 
 from jtorch import nn
 
-from ..transforms._presets import ImageClassification, SemanticSegmentation
+from ..transforms._presets import (
+    ImageClassification,
+    ObjectDetection,
+    SemanticSegmentation,
+    VideoClassification,
+)
 from ..transforms.functional import InterpolationMode
 from ._api import Weights, WeightsEnum, register_model
-from ._meta import _IMAGENET_CATEGORIES, _VOC_CATEGORIES
+from ._meta import (
+    _COCO_CATEGORIES,
+    _COCO_PERSON_CATEGORIES,
+    _COCO_PERSON_KEYPOINT_NAMES,
+    _IMAGENET_CATEGORIES,
+    _KINETICS400_CATEGORIES,
+    _VOC_CATEGORIES,
+)
 
 
 class IntermediateLayerGetter(nn.ModuleDict):
@@ -246,20 +258,30 @@ def _model_builder(module, name, weights_enum, model_cls, build, summary, kwargs
 
 
 _PRESETS = {"ImageClassification": ImageClassification,
-            "SemanticSegmentation": SemanticSegmentation}
-_CATEGORIES = {"ImageNet-1K": _IMAGENET_CATEGORIES, "VOC": _VOC_CATEGORIES}
+            "ObjectDetection": ObjectDetection,
+            "SemanticSegmentation": SemanticSegmentation,
+            "VideoClassification": VideoClassification}
+# the names lists of the meta's "categories" and "keypoint_names" (shortened in _weights.json)
+_CATEGORIES = {"ImageNet-1K": _IMAGENET_CATEGORIES, "VOC": _VOC_CATEGORIES,
+               "Kinetics-400": _KINETICS400_CATEGORIES, "COCO": _COCO_CATEGORIES,
+               "COCO-person": _COCO_PERSON_CATEGORIES,
+               "COCO-person-keypoints": _COCO_PERSON_KEYPOINT_NAMES}
 
 
 def _weights_value(entry):
     """A ``Weights`` from its ``_weights.json`` entry: its preset (``ImageClassification``
-    unless the entry names another) with the entry's keywords, and the ImageNet-1K or VOC
-    categories where the entry names them."""
+    unless the entry names another) with the entry's keywords, and the ImageNet-1K, VOC,
+    Kinetics-400 or COCO categories (and COCO keypoint names) where the entry names them."""
+    keywords = entry["transforms"]  # None: the preset class itself (the detection weights)
     preset = {k: InterpolationMode(v) if k == "interpolation" else
-              tuple(v) if isinstance(v, list) else v for k, v in entry["transforms"].items()}
+              tuple(v) if isinstance(v, list) else v for k, v in (keywords or {}).items()}
     meta = {k: tuple(v) if isinstance(v, list) else v for k, v in entry["meta"].items()}
     meta["categories"] = _CATEGORIES.get(meta["categories"])
+    if "keypoint_names" in meta:
+        meta["keypoint_names"] = _CATEGORIES[meta["keypoint_names"]]
     preset_cls = _PRESETS[entry.get("preset", "ImageClassification")]
-    return Weights(url=entry["url"], transforms=partial(preset_cls, **preset), meta=meta)
+    transforms = preset_cls if keywords is None else partial(preset_cls, **preset)
+    return Weights(url=entry["url"], transforms=transforms, meta=meta)
 
 
 _WEIGHTS = json.loads(Path(__file__).with_name("_weights.json").read_text(encoding="utf-8"))

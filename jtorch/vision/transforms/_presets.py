@@ -9,7 +9,8 @@ from ..._core.dtypes import float32
 from . import functional as F
 from .functional import InterpolationMode
 
-__all__ = ["ImageClassification", "SemanticSegmentation"]
+__all__ = ["ImageClassification", "ObjectDetection", "SemanticSegmentation",
+           "VideoClassification"]
 
 
 class _Preset(nn.Module):
@@ -49,6 +50,23 @@ class _Preset(nn.Module):
                 f"``interpolation={self.interpolation}``{self._describe_crop()}. Finally the "
                 "values are first rescaled to ``[0.0, 1.0]`` and then normalized using "
                 f"``mean={self.mean}`` and ``std={self.std}``.")
+
+
+class ObjectDetection(nn.Module):
+    """Scales images to float in [0, 1] (PIL images through ``pil_to_tensor``): the
+    detection models' preprocessing, which normalize and resize themselves."""
+
+    def forward(self, img):
+        if not isinstance(img, Tensor):
+            img = F.pil_to_tensor(img)
+        return F.convert_image_dtype(img, float32)
+
+    def __repr__(self) -> str:
+        return self.__class__.__name__ + "()"
+
+    def describe(self) -> str:
+        return ("Accepts ``PIL.Image``, batched ``(B, C, H, W)`` and single ``(C, H, W)`` image "
+                "``torch.Tensor`` objects. The images are rescaled to ``[0.0, 1.0]``.")
 
 
 class ImageClassification(_Preset):
@@ -107,3 +125,50 @@ class SemanticSegmentation(_Preset):
         if isinstance(self.resize_size, list):
             img = self._resize(img, self.resize_size)
         return self._normalize(img)
+
+
+class VideoClassification(_Preset):
+    """Per frame: resize to ``resize_size`` (bilinear, ``antialias=False`` as torchvision's,
+    which its video weights were trained with), center crop ``crop_size``, scale to [0, 1] and
+    normalize; then ``(N, T, C, H, W)`` becomes ``(N, C, T, H, W)`` (an unbatched
+    ``(T, C, H, W)`` clip becomes ``(C, T, H, W)``): torchvision's video evaluation preset.
+
+    Args:
+        crop_size (tuple[int, int]): the output frame size (keyword only).
+        resize_size (tuple[int] or tuple[int, int]): the shorter edge, or the frame size.
+        mean, std (tuple): normalization. Default Kinetics-400's
+        interpolation (InterpolationMode): Default BILINEAR
+    """
+
+    _REPR_FIELDS = ("crop_size", "resize_size", "mean", "std", "interpolation")
+
+    def __init__(self, *, crop_size: tuple[int, int], resize_size: tuple[int, ...],
+                 mean: tuple[float, ...] = (0.43216, 0.394666, 0.37645),
+                 std: tuple[float, ...] = (0.22803, 0.22145, 0.216989),
+                 interpolation: InterpolationMode = InterpolationMode.BILINEAR) -> None:
+        super().__init__(mean, std, interpolation, False)
+        self.crop_size = list(crop_size)
+        self.resize_size = list(resize_size)
+        del self.antialias  # (torchvision's preset has no such attribute)
+
+    def forward(self, vid):
+        squeeze = vid.ndim < 5
+        if squeeze:
+            vid = vid.unsqueeze(dim=0)
+        n, t, c = vid.shape[:3]
+        vid = vid.reshape(-1, *vid.shape[2:])
+        vid = F.resize(vid, self.resize_size, interpolation=self.interpolation, antialias=False)
+        vid = F.normalize(F.convert_image_dtype(F.center_crop(vid, self.crop_size), float32),
+                          mean=self.mean, std=self.std)
+        vid = vid.reshape(n, t, c, *self.crop_size).permute(0, 2, 1, 3, 4)
+        return vid.squeeze(dim=0) if squeeze else vid
+
+    def describe(self) -> str:
+        return ("Accepts batched ``(B, T, C, H, W)`` and single ``(T, C, H, W)`` video frame "
+                "``torch.Tensor`` objects. The frames are resized to "
+                f"``resize_size={self.resize_size}`` using "
+                f"``interpolation={self.interpolation}``, followed by a central crop of "
+                f"``crop_size={self.crop_size}``. Finally the values are first rescaled to "
+                "``[0.0, 1.0]`` and then normalized using "
+                f"``mean={self.mean}`` and ``std={self.std}``. Finally the output dimensions "
+                "are permuted to ``(..., C, T, H, W)`` tensors.")
