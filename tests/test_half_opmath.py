@@ -89,6 +89,14 @@ def _run(T, dtype, f, grad=False):
 def test_half_values_equal_pytorchs(name, dtype):
     ours, _ = _run(jtorch, dtype, FORWARD[name])
     theirs, _ = _run(torch, dtype, FORWARD[name])
+    if name.startswith("addmm"):
+        # PyTorch's half addmm sums the float32 products in its CPU's BLAS order: equal bits
+        # on the Xeon of 2026-11-30, one element of 256 a half-step apart on another
+        # (2026-12-01): at most one step of the result's type
+        step = np.spacing(np.abs(theirs).astype(getattr(np, dtype, np.float32)))
+        assert np.all(np.abs(ours - theirs) <= step.astype(np.float64) * (1 + 1e-6))
+        assert np.mean(ours != theirs) <= 0.01
+        return
     np.testing.assert_array_equal(ours, theirs)
 
 
