@@ -1,10 +1,11 @@
-"""Writes jtorch/vision/models/_weights.json: every classification, segmentation, video and
-detection weights enum of the installed torchvision (0.28, pinned in the test extra), its
-members' urls, preprocessing keywords (null where the transforms are the preset class itself,
-as for detection) and the preset's name where it is not ``ImageClassification``, and meta
-(``categories`` shortened to ``"ImageNet-1K"``, ``"VOC"``, ``"Kinetics-400"``, ``"COCO"`` or
-``"COCO-person"``, keypoint names to ``"COCO-person-keypoints"``; the ``_docs`` prose left out
-of the classification enums, kept in the others), and its aliases (``DEFAULT``).
+"""Writes jtorch/vision/models/_weights.json: every classification, segmentation, video,
+detection and optical flow weights enum of the installed torchvision (0.28, pinned in the test
+extra), its members' urls, preprocessing keywords (null where the transforms are the preset
+class itself, as for detection and optical flow) and the preset's name where it is not
+``ImageClassification``, and meta (``categories`` shortened to ``"ImageNet-1K"``, ``"VOC"``,
+``"Kinetics-400"``, ``"COCO"`` or ``"COCO-person"``, keypoint names to
+``"COCO-person-keypoints"``; the ``_docs`` prose left out of the classification enums, kept in
+the others), and its aliases (``DEFAULT``).
 jtorch's builders read their enums from that file.
 
     python scripts/gen_vision_weights.py
@@ -30,7 +31,7 @@ def _plain(v):
 
 def weights_entries(tv):
     """{enum name: {member: entry or alias}} of torchvision's classification, segmentation,
-    video and detection models."""
+    video, detection and optical flow models."""
     from torchvision.models._meta import (
         _COCO_CATEGORIES,
         _COCO_PERSON_CATEGORIES,
@@ -46,7 +47,8 @@ def weights_entries(tv):
     names = [(name, True) for name in tv.models.list_models(module=tv.models)] + \
         [(name, False) for name in tv.models.list_models(module=tv.models.segmentation)] + \
         [(name, False) for name in tv.models.list_models(module=tv.models.video)] + \
-        [(name, False) for name in tv.models.list_models(module=tv.models.detection)]
+        [(name, False) for name in tv.models.list_models(module=tv.models.detection)] + \
+        [(name, False) for name in tv.models.list_models(module=tv.models.optical_flow)]
     for name, classification in names:
         weights = tv.models.get_model_weights(name)
         entry = {}

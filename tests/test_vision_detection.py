@@ -415,7 +415,7 @@ def test_builder_arguments(tv):
         assert models.get_model_builder(name) is getattr(jdet, name)
         assert models.get_model_weights(name).__name__ == \
             tv.models.get_model_weights(name).__name__
-    assert models.list_models(module=jdet) == sorted(BUILDERS)
+    assert models.list_models(module=jdet) == sorted(BUILDERS + ONE_STAGE_BUILDERS)
 
 
 def test_weights_enums(tv):
@@ -423,7 +423,7 @@ def test_weights_enums(tv):
     names) and the ObjectDetection preset (repr, describe, output)."""
     names = [n for n in dir(tv.models.detection) if n.endswith("_Weights")
              and not is_stand_in(getattr(jdet, n))]
-    assert len(names) == 7
+    assert len(names) == 10
     for name in names:
         mine, theirs = getattr(jdet, name), getattr(tv.models.detection, name)
         assert list(mine.__members__) == list(theirs.__members__)
@@ -445,7 +445,7 @@ def test_package_names(tv):
     two-stage models' parts are real (one object in the package and the submodule), the
     one-stage detectors and DefaultBoxGenerator stand-ins."""
     tvd = tv.models.detection
-    one_stage = {"fcos", "retinanet", "ssd", "ssdlite"}
+    one_stage = {"ssd", "ssdlite"}
     for sub in [m.name for m in pkgutil.iter_modules(tvd.__path__)]:
         mine = importlib.import_module(f"jtorch.vision.models.detection.{sub}")
         tsub = importlib.import_module(f"torchvision.models.detection.{sub}")
@@ -514,3 +514,171 @@ def test_fasterrcnn_resnet50_fpn_forward(tv):
         got = ours([jtorch.tensor(img)])[0]
     for k in ("boxes", "labels", "scores"):
         _close(got[k], expected[k], rtol=1e-4, atol=1e-3)
+
+
+# ------------------------------------------------------------------ one-stage detectors
+ONE_STAGE_BUILDERS = ["retinanet_resnet50_fpn", "retinanet_resnet50_fpn_v2", "fcos_resnet50_fpn"]
+
+
+@pytest.mark.parametrize("name", ONE_STAGE_BUILDERS)
+def test_one_stage_builder_structure(tv, name):
+    """weights=None, weights_backbone=None: the same state_dict keys, shapes and dtypes,
+    module tree, trainable parameters, transform, thresholds and anchors as torchvision's."""
+    kwargs = {"weights": None, "weights_backbone": None}
+    ref = getattr(tv.models.detection, name)(**kwargs)
+    ours = getattr(jdet, name)(**kwargs)
+    theirs = {k: (tuple(v.shape), str(v.dtype).split(".")[-1]) for k, v in
+              ref.state_dict().items()}
+    mine = {k: (tuple(v.shape), str(v.dtype).split(".")[-1]) for k, v in
+            ours.state_dict().items()}
+    assert list(mine) == list(theirs)
+    assert mine == theirs
+    assert _tree(ours) == _tree(ref)
+    assert ([n for n, p in ours.named_parameters() if p.requires_grad]
+            == [n for n, p in ref.named_parameters() if p.requires_grad])
+    assert repr(ours.transform) == repr(ref.transform)
+    for attr in ("score_thresh", "nms_thresh", "detections_per_img", "topk_candidates"):
+        assert getattr(ours, attr) == getattr(ref, attr)
+    assert ours.anchor_generator.sizes == ref.anchor_generator.sizes
+    if name.startswith("retinanet"):
+        assert ours.head.regression_head._loss_type == ref.head.regression_head._loss_type
+    else:
+        assert ours.center_sampling_radius == ref.center_sampling_radius
+
+
+def _tiny_retinanet(lib, tvlib, v2=False, num_classes=3, **kw):
+    """RetinaNet on the tiny two-level FPN (three levels with the max pool), two anchor
+    sizes x three ratios; v2: GroupNorm(4) heads and the GIoU box loss."""
+    nn, det, _ = _parts(lib, tvlib)
+    body = nn.Sequential(OrderedDict([
+        ("c1", nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1), nn.ReLU())),
+        ("c2", nn.Sequential(nn.Conv2d(8, 16, 3, 2, 1), nn.ReLU()))]))
+    backbone = det.backbone_utils.BackboneWithFPN(body, {"c1": "0", "c2": "1"}, [8, 16], 16)
+    anchors = det.anchor_utils.AnchorGenerator(((16, 24), (32, 40), (64, 80)),
+                                               ((0.5, 1.0, 2.0),) * 3)
+    head = det.retinanet.RetinaNetHead(16, 6, num_classes, norm_layer=(
+        (lambda c: nn.GroupNorm(4, c)) if v2 else None))
+    if v2:
+        head.regression_head._loss_type = "giou"
+    args = {"min_size": 128, "max_size": 176, "anchor_generator": anchors, "head": head,
+            "score_thresh": 0.0, "topk_candidates": 40, "detections_per_img": 15, **kw}
+    return det.RetinaNet(backbone, num_classes, **args)
+
+
+@pytest.mark.parametrize("v2", [False, True])
+def test_retinanet_parity(tv, v2):
+    """Tiny RetinaNet (v1: L1 box loss; v2: GroupNorm heads, GIoU) with torchvision's weights
+    (the biases perturbed so that the heads' outputs vary): eval detections, the focal and box
+    losses, and every parameter's gradient, in float64; (v2) an image without boxes in
+    training."""
+    torch.manual_seed(0)
+    ref = _tiny_retinanet(torch, tv, v2).double()
+    with torch.no_grad():
+        for p in ref.head.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    ours = _tiny_retinanet(jtorch, tv, v2).double()
+    copy_weights(ref, ours)
+    _check_eval(ref, ours, ["boxes", "labels", "scores"])
+    _check_train(ref, ours, "faster")
+    if not v2:
+        return
+    targets = _targets("faster")
+    targets[1] = {"boxes": np.zeros((0, 4)), "labels": np.zeros((0,), np.int64)}
+    losses_ref = ref(_to(torch, _images()), _to(torch, targets))
+    losses = ours(_to(jtorch, _images()), _to(jtorch, targets))
+    for k in losses_ref:
+        _close(losses[k], losses_ref[k])
+
+
+def test_retinanet_errors_and_legacy_keys(tv):
+    """torchvision's errors (targets missing or malformed, degenerate boxes, a bad anchor
+    generator or backbone) and the pre-0.13 head keys (``conv.{2i}``) renamed on load."""
+    torch.manual_seed(0)
+    ref = _tiny_retinanet(torch, tv).double()
+    ours = _tiny_retinanet(jtorch, tv).double()
+    copy_weights(ref, ours)
+    _raises_same(lambda: ours(_to(jtorch, _images())), lambda: ref(_to(torch, _images())))
+    bad = _targets("faster")
+    bad[1]["boxes"] = bad[1]["boxes"][:, :3]
+    _raises_same(lambda: ours(_to(jtorch, _images()), _to(jtorch, bad)),
+                 lambda: ref(_to(torch, _images()), _to(torch, bad)))
+    bad = _targets("faster")
+    bad[1]["boxes"][1, 2] = bad[1]["boxes"][1, 0]
+    _raises_same(lambda: ours(_to(jtorch, _images()), _to(jtorch, bad)),
+                 lambda: ref(_to(torch, _images()), _to(torch, bad)))
+    _raises_same(lambda: jdet.RetinaNet(ours.backbone, 3, anchor_generator=1),
+                 lambda: tv.models.detection.RetinaNet(ref.backbone, 3, anchor_generator=1))
+    _raises_same(lambda: jdet.RetinaNet(jtorch.nn.Identity(), 3),
+                 lambda: tv.models.detection.RetinaNet(torch.nn.Identity(), 3))
+    state = ref.head.state_dict()
+    old = OrderedDict()
+    for k, v in state.items():
+        parts = k.split(".")
+        if parts[1] == "conv":  # classification_head.conv.{i}.0.weight -> conv.{2i}.weight
+            k = ".".join(parts[:2] + [str(2 * int(parts[2]))] + parts[4:])
+        old[k] = to_jtorch(v)
+    head = jdet.retinanet.RetinaNetHead(16, 6, 3).double()
+    head.load_state_dict(old)  # no version metadata: an old checkpoint
+    for k, v in state.items():
+        np.testing.assert_array_equal(head.state_dict()[k].numpy(), v.numpy(), err_msg=k)
+
+
+def _tiny_fcos(lib, tvlib, num_classes=3, **kw):
+    """FCOS on the tiny two-level FPN (three levels, 32 channels for the heads' GroupNorm(32)),
+    heads of two convolutions, one point per location (sizes 4, 8, 16: the levels' strides)."""
+    nn, det, _ = _parts(lib, tvlib)
+    body = nn.Sequential(OrderedDict([
+        ("c1", nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1), nn.ReLU())),
+        ("c2", nn.Sequential(nn.Conv2d(8, 16, 3, 2, 1), nn.ReLU()))]))
+    backbone = det.backbone_utils.BackboneWithFPN(body, {"c1": "0", "c2": "1"}, [8, 16], 32)
+    anchors = det.anchor_utils.AnchorGenerator(((4,), (8,), (16,)), ((1.0,),) * 3)
+    head = det.fcos.FCOSHead(32, 1, num_classes, num_convs=2)
+    args = {"min_size": 128, "max_size": 176, "anchor_generator": anchors, "head": head,
+            "score_thresh": 0.05, "topk_candidates": 40, "detections_per_img": 15, **kw}
+    return det.FCOS(backbone, num_classes, **args)
+
+
+def _fcos_pair(tv):
+    torch.manual_seed(0)
+    ref = _tiny_fcos(torch, tv).double()
+    with torch.no_grad():
+        for p in ref.head.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    ours = _tiny_fcos(jtorch, tv).double()
+    copy_weights(ref, ours)
+    return ref, ours
+
+
+@pytest.mark.slow
+def test_fcos_parity(tv):
+    """Tiny FCOS with torchvision's weights (head biases perturbed): eval detections, the
+    focal, GIoU and center-ness losses and every gradient in float64; an image without boxes.
+    About 35 s (the GroupNorm heads' kernels compile)."""
+    ref, ours = _fcos_pair(tv)
+    _check_eval(ref, ours, ["boxes", "labels", "scores"])
+    _check_train(ref, ours, "faster")
+    targets = _targets("faster")
+    targets[1] = {"boxes": np.zeros((0, 4)), "labels": np.zeros((0,), np.int64)}
+    losses_ref = ref(_to(torch, _images()), _to(torch, targets))
+    losses = ours(_to(jtorch, _images()), _to(jtorch, targets))
+    for k in losses_ref:
+        _close(losses[k], losses_ref[k])
+
+
+def test_fcos_errors(tv):
+    """FCOS raises torchvision's errors: malformed target boxes (the shape named), a bad
+    anchor generator, more than one anchor per location."""
+    ref, ours = _fcos_pair(tv)
+    ref.train()
+    ours.train()
+    bad = _targets("faster")
+    bad[1]["boxes"] = bad[1]["boxes"][:, :3]
+    _raises_same(lambda: ours(_to(jtorch, _images()), _to(jtorch, bad)),
+                 lambda: ref(_to(torch, _images()), _to(torch, bad)))
+    _raises_same(lambda: jdet.FCOS(ours.backbone, 3, anchor_generator=1),
+                 lambda: tv.models.detection.FCOS(ref.backbone, 3, anchor_generator=1))
+    _raises_same(lambda: jdet.FCOS(ours.backbone, 3,
+                                   anchor_generator=jdet.anchor_utils.AnchorGenerator()),
+                 lambda: tv.models.detection.FCOS(
+                     ref.backbone, 3, anchor_generator=tv.models.detection.anchor_utils
+                     .AnchorGenerator()))

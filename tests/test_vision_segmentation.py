@@ -4,7 +4,7 @@ shapes and module tree, torchvision's weights loaded with strict=True giving the
 outputs (``out`` and ``aux``), train-mode outputs, parameter gradients and batch-norm
 statistics (float64, to 1e-9); the builders' errors and warnings, the weights enums, the
 registry, ``IntermediateLayerGetter``, the ``SemanticSegmentation`` preset, the stand-in
-packages (detection, video, optical_flow, quantization) and ``draw_segmentation_masks``.
+packages (detection, video, quantization) and ``draw_segmentation_masks``.
 
 Cost: every new op shape compiles once in eager jtorch. The models share shapes (both ResNet-50
 models one backbone, both MobileNetV3 models another: same input size, dtype and batch), so
@@ -378,7 +378,7 @@ def test_intermediate_layer_getter():
 # ------------------------------------------------------------------ the stand-in packages
 # (video and detection: partly implemented, checked in test_vision_video_models and
 # test_vision_detection's test_package_names)
-@pytest.mark.parametrize("package", ["optical_flow", "quantization"])
+@pytest.mark.parametrize("package", ["quantization"])
 def test_stand_in_packages(package):
     """Every public name of torchvision's package and of each of its submodules exists; calling
     a builder, making a class or reading a weights member raises NotImplementedError naming
@@ -436,19 +436,19 @@ def _check_stand_in(obj, api):
 
 
 def test_stand_ins_import_forms():
-    from jtorch.vision.models.detection.retinanet import RetinaNetHead
     from jtorch.vision.models.detection.ssd import SSDHead
+    from jtorch.vision.models.detection.ssdlite import SSDLiteHead
 
-    from jtorch.vision.models.detection import retinanet_resnet50_fpn
+    from jtorch.vision.models.detection import ssd300_vgg16
 
     with pytest.raises(NotImplementedError,
-                       match="torchvision.models.detection.retinanet_resnet50_fpn"):
-        retinanet_resnet50_fpn(weights="DEFAULT")
-    for cls in (RetinaNetHead, SSDHead):
+                       match="torchvision.models.detection.ssd300_vgg16"):
+        ssd300_vgg16(weights="DEFAULT")
+    for cls in (SSDLiteHead, SSDHead):
         with pytest.raises(NotImplementedError, match=cls.__name__):
             cls(256, 2)
-    with pytest.raises(NotImplementedError, match="Raft_Large_Weights.DEFAULT"):
-        models.get_weight("Raft_Large_Weights.DEFAULT")
+    with pytest.raises(NotImplementedError, match="ResNet50_QuantizedWeights.DEFAULT"):
+        models.get_weight("ResNet50_QuantizedWeights.DEFAULT")
     with pytest.raises(NotImplementedError, match="torchvision.models.quantization.resnet50"):
         models.quantization.resnet50(quantize=True)
     assert models.quantization.mobilenet.mobilenet_v2 is models.quantization.mobilenet_v2

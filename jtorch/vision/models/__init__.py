@@ -1,9 +1,9 @@
 """``torchvision.models``: classification models with torchvision's constructors, module
 structure, state_dict keys and weights enums (see docs/vision.md for the list), and the
 segmentation models (``models.segmentation``), the two-stage detectors (``models.detection``:
-Faster, Mask and Keypoint R-CNN) and the video models (``models.video``). The one-stage
-detectors, ``optical_flow`` and ``quantization`` import, but their builders and classes
-raise NotImplementedError."""
+Faster, Mask and Keypoint R-CNN), the video models (``models.video``) and RAFT
+(``models.optical_flow``). The one-stage detectors and ``quantization`` import, but their
+builders and classes raise NotImplementedError."""
 
 from . import (
     _api as _api,

@@ -1,5 +1,5 @@
-"""Stand-ins for the torchvision models jtorch does not implement: ``detection``'s one-stage
-detectors, ``optical_flow`` and ``quantization`` (and their submodules) are
+"""Stand-ins for the torchvision models jtorch does not implement: ``detection``'s SSD
+detectors (``ssd``, ``ssdlite``) and ``quantization`` (and their submodules) are
 importable, and each of torchvision 0.28's public builders, classes and weights enums in them
 is a stand-in (``jtorch._core.errors.missing_function``/``missing_class``): calling a builder,
 making a model or reading a weights enum's member raises NotImplementedError naming the
@@ -17,23 +17,12 @@ from ..._core.errors import missing_attribute, missing_class, missing_function, 
 # functions>" (torchvision 0.28). A package exports the union of its submodules' __all__, as
 # torchvision's `from .faster_rcnn import *` lines do.
 _PACKAGES = {
-    "detection": {  # the one-stage detectors (the two-stage ones are implemented)
-        "fcos": "FCOS FCOS_ResNet50_FPN_Weights fcos_resnet50_fpn"
-                "|FCOSClassificationHead FCOSHead FCOSRegressionHead",
-        "retinanet": "RetinaNet RetinaNet_ResNet50_FPN_Weights RetinaNet_ResNet50_FPN_V2_Weights "
-                     "retinanet_resnet50_fpn retinanet_resnet50_fpn_v2"
-                     "|RetinaNetClassificationHead RetinaNetHead RetinaNetRegressionHead",
+    "detection": {  # SSD (the R-CNNs, RetinaNet and FCOS are implemented)
         "ssd": "SSD300_VGG16_Weights ssd300_vgg16|SSD SSDClassificationHead "
                "SSDFeatureExtractorVGG SSDHead SSDRegressionHead SSDScoringHead",
         "ssdlite": "SSDLite320_MobileNet_V3_Large_Weights ssdlite320_mobilenet_v3_large"
                    "|SSDLiteClassificationHead SSDLiteFeatureExtractorMobileNet SSDLiteHead "
                    "SSDLiteRegressionHead",
-    },
-    "optical_flow": {
-        "_utils": "|grid_sample make_coords_grid upsample_flow",
-        "raft": "RAFT raft_large raft_small Raft_Large_Weights Raft_Small_Weights"
-                "|BottleneckBlock ConvGRU CorrBlock FeatureEncoder FlowHead MaskPredictor "
-                "MotionEncoder RecurrentBlock ResidualBlock UpdateBlock",
     },
     "quantization": {
         "googlenet": "QuantizableGoogLeNet GoogLeNet_QuantizedWeights googlenet"

@@ -20,6 +20,7 @@ from jtorch import nn
 from ..transforms._presets import (
     ImageClassification,
     ObjectDetection,
+    OpticalFlow,
     SemanticSegmentation,
     VideoClassification,
 )
@@ -259,6 +260,7 @@ def _model_builder(module, name, weights_enum, model_cls, build, summary, kwargs
 
 _PRESETS = {"ImageClassification": ImageClassification,
             "ObjectDetection": ObjectDetection,
+            "OpticalFlow": OpticalFlow,
             "SemanticSegmentation": SemanticSegmentation,
             "VideoClassification": VideoClassification}
 # the names lists of the meta's "categories" and "keypoint_names" (shortened in _weights.json)
@@ -276,7 +278,8 @@ def _weights_value(entry):
     preset = {k: InterpolationMode(v) if k == "interpolation" else
               tuple(v) if isinstance(v, list) else v for k, v in (keywords or {}).items()}
     meta = {k: tuple(v) if isinstance(v, list) else v for k, v in entry["meta"].items()}
-    meta["categories"] = _CATEGORIES.get(meta["categories"])
+    if "categories" in meta:  # (the optical flow weights have none)
+        meta["categories"] = _CATEGORIES.get(meta["categories"])
     if "keypoint_names" in meta:
         meta["keypoint_names"] = _CATEGORIES[meta["keypoint_names"]]
     preset_cls = _PRESETS[entry.get("preset", "ImageClassification")]

@@ -9,7 +9,7 @@ from ..._core.dtypes import float32
 from . import functional as F
 from .functional import InterpolationMode
 
-__all__ = ["ImageClassification", "ObjectDetection", "SemanticSegmentation",
+__all__ = ["ImageClassification", "ObjectDetection", "OpticalFlow", "SemanticSegmentation",
            "VideoClassification"]
 
 
@@ -67,6 +67,27 @@ class ObjectDetection(nn.Module):
     def describe(self) -> str:
         return ("Accepts ``PIL.Image``, batched ``(B, C, H, W)`` and single ``(C, H, W)`` image "
                 "``torch.Tensor`` objects. The images are rescaled to ``[0.0, 1.0]``.")
+
+
+class OpticalFlow(nn.Module):
+    """Scales both images to float in [0, 1] (PIL images through ``pil_to_tensor``), then maps
+    them to [-1, 1]: the RAFT weights' preprocessing; returns the pair."""
+
+    def forward(self, img1, img2):
+        def prepare(img):
+            if not isinstance(img, Tensor):
+                img = F.pil_to_tensor(img)
+            img = F.convert_image_dtype(img, float32)
+            return F.normalize(img, mean=[0.5, 0.5, 0.5], std=[0.5, 0.5, 0.5]).contiguous()
+
+        return prepare(img1), prepare(img2)
+
+    def __repr__(self) -> str:
+        return self.__class__.__name__ + "()"
+
+    def describe(self) -> str:
+        return ("Accepts ``PIL.Image``, batched ``(B, C, H, W)`` and single ``(C, H, W)`` image "
+                "``torch.Tensor`` objects. The images are rescaled to ``[-1.0, 1.0]``.")
 
 
 class ImageClassification(_Preset):
