@@ -28,6 +28,7 @@ from ...ops import (
     distance_box_iou_loss,
     generalized_box_iou_loss,
 )
+from .._utils import _ovewrite_value_param
 
 
 class BalancedPositiveNegativeSampler:
@@ -267,3 +268,22 @@ def _box_loss(type, box_coder, anchors_per_image, matched_gt_boxes_per_image,
     loss = {"ciou": complete_box_iou_loss, "diou": distance_box_iou_loss,
             "giou": generalized_box_iou_loss}[type]
     return loss(boxes, matched_gt_boxes_per_image, reduction="sum", eps=cnf.get("eps", 1e-7))
+
+
+# ------------------------------------------------------------------ the builders' plumbing
+def _num_classes(weights, num_classes, default=91):
+    """A builder's ``num_classes``: the weights' categories when weights are given (an
+    explicit different value is torchvision's error), else ``default``."""
+    if weights is not None:
+        return _ovewrite_value_param("num_classes", num_classes, len(weights.meta["categories"]))
+    return default if num_classes is None else num_classes
+
+
+def _load(model, weights, progress, legacy_member=None):
+    """``model`` with ``weights`` loaded (when given); the checkpoints of ``legacy_member``
+    were trained with FrozenBatchNorm2d's eps 0."""
+    if weights is not None:
+        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
+        if legacy_member is not None and weights == legacy_member:
+            overwrite_eps(model, 0.0)
+    return model

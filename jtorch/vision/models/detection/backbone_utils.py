@@ -130,3 +130,15 @@ def _mobilenet_extractor(backbone, fpn, trainable_layers, returned_layers=None,
     m = nn.Sequential(backbone, nn.Conv2d(backbone[-1].out_channels, out_channels, 1))
     m.out_channels = out_channels
     return m
+
+
+def _resnet50_fpn_backbone(weights, weights_backbone, progress, trainable_backbone_layers, v2,
+                           **fpn):
+    """The ResNet-50-FPN of the detection builders: frozen batch norm in the ResNet when
+    weights are loaded, except for the v2 models (batch norm); ``fpn`` goes to
+    :func:`_resnet_fpn_extractor` (returned layers, extra blocks, the FPN's norm layer)."""
+    is_trained = weights is not None or weights_backbone is not None
+    trainable = _validate_trainable_layers(is_trained, trainable_backbone_layers, 5, 3)
+    norm_layer = misc_nn_ops.FrozenBatchNorm2d if is_trained and not v2 else nn.BatchNorm2d
+    backbone = resnet.resnet50(weights=weights_backbone, progress=progress, norm_layer=norm_layer)
+    return _resnet_fpn_extractor(backbone, trainable, **fpn)

@@ -13,12 +13,16 @@ from jtorch.nn import functional as F
 from ...._ops.typeinfo import _assert
 from ...ops import MultiScaleRoIAlign, misc as misc_nn_ops
 from .._api import register_model
-from .._utils import _ovewrite_value_param, _weights_enum, handle_legacy_interface
+from .._utils import _weights_enum, handle_legacy_interface
 from ..mobilenetv3 import MobileNet_V3_Large_Weights, mobilenet_v3_large
-from ..resnet import ResNet50_Weights, resnet50
-from ._utils import overwrite_eps
+from ..resnet import ResNet50_Weights
+from ._utils import _load, _num_classes
 from .anchor_utils import AnchorGenerator
-from .backbone_utils import _mobilenet_extractor, _resnet_fpn_extractor, _validate_trainable_layers
+from .backbone_utils import (
+    _mobilenet_extractor,
+    _resnet50_fpn_backbone,
+    _validate_trainable_layers,
+)
 from .generalized_rcnn import GeneralizedRCNN
 from .roi_heads import RoIHeads
 from .rpn import RegionProposalNetwork, RPNHead
@@ -188,25 +192,6 @@ FasterRCNN_MobileNet_V3_Large_320_FPN_Weights = _weights_enum(
     __name__, "FasterRCNN_MobileNet_V3_Large_320_FPN_Weights")
 
 
-def _num_classes(weights, num_classes, default=91):
-    if weights is not None:
-        return _ovewrite_value_param("num_classes", num_classes, len(weights.meta["categories"]))
-    return default if num_classes is None else num_classes
-
-
-def _resnet50_fpn_backbone(weights, weights_backbone, progress, trainable_backbone_layers, v2):
-    """The ResNet-50-FPN of the R-CNN builders: frozen batch norm when weights are loaded (v1),
-    batch norm in the FPN (v2)."""
-    is_trained = weights is not None or weights_backbone is not None
-    trainable = _validate_trainable_layers(is_trained, trainable_backbone_layers, 5, 3)
-    if v2:
-        backbone = resnet50(weights=weights_backbone, progress=progress)
-        return _resnet_fpn_extractor(backbone, trainable, norm_layer=nn.BatchNorm2d)
-    norm_layer = misc_nn_ops.FrozenBatchNorm2d if is_trained else nn.BatchNorm2d
-    backbone = resnet50(weights=weights_backbone, progress=progress, norm_layer=norm_layer)
-    return _resnet_fpn_extractor(backbone, trainable)
-
-
 def _v2_heads(backbone):
     """The v2 models' RPN head (two convolutions) and box head (four conv + one FC)."""
     anchor_generator = _default_anchorgen()
@@ -215,14 +200,6 @@ def _v2_heads(backbone):
     box_head = FastRCNNConvFCHead((backbone.out_channels, 7, 7), [256, 256, 256, 256], [1024],
                                   norm_layer=nn.BatchNorm2d)
     return {"rpn_anchor_generator": anchor_generator, "rpn_head": rpn_head, "box_head": box_head}
-
-
-def _load(model, weights, progress, legacy_member=None):
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-        if legacy_member is not None and weights == legacy_member:
-            overwrite_eps(model, 0.0)
-    return model
 
 
 @register_model()
@@ -277,7 +254,8 @@ def fasterrcnn_resnet50_fpn_v2(*, weights: FasterRCNN_ResNet50_FPN_V2_Weights | 
         weights_backbone = None
     num_classes = _num_classes(weights, num_classes)
     backbone = _resnet50_fpn_backbone(weights, weights_backbone, progress,
-                                      trainable_backbone_layers, v2=True)
+                                      trainable_backbone_layers, v2=True,
+                                      norm_layer=nn.BatchNorm2d)
     model = FasterRCNN(backbone, num_classes=num_classes, **_v2_heads(backbone), **kwargs)
     return _load(model, weights, progress)
 

@@ -19,17 +19,17 @@ from ...._ops.shape_copy import cat, stack
 from ...ops import (
     boxes as box_ops,
     generalized_box_iou_loss,
-    misc as misc_nn_ops,
     sigmoid_focal_loss,
 )
 from ...ops.feature_pyramid_network import LastLevelP6P7
 from .._api import register_model
 from .._utils import _weights_enum, handle_legacy_interface
-from ..resnet import ResNet50_Weights, resnet50
+from ..resnet import ResNet50_Weights
 from . import _utils as det_utils
+from ._utils import _load, _num_classes
 from .anchor_utils import AnchorGenerator
-from .backbone_utils import _resnet_fpn_extractor, _validate_trainable_layers
-from .retinanet import _flatten_levels, _num_classes, _OneStage
+from .backbone_utils import _resnet50_fpn_backbone
+from .retinanet import _flatten_levels, _OneStage
 from .transform import GeneralizedRCNNTransform
 
 __all__ = ["FCOS", "FCOS_ResNet50_FPN_Weights", "fcos_resnet50_fpn"]
@@ -317,13 +317,9 @@ def fcos_resnet50_fpn(*, weights: FCOS_ResNet50_FPN_Weights | None = None,
     if weights is not None:
         weights_backbone = None
     num_classes = _num_classes(weights, num_classes)
-    is_trained = weights is not None or weights_backbone is not None
-    trainable = _validate_trainable_layers(is_trained, trainable_backbone_layers, 5, 3)
-    norm_layer = misc_nn_ops.FrozenBatchNorm2d if is_trained else nn.BatchNorm2d
-    backbone = resnet50(weights=weights_backbone, progress=progress, norm_layer=norm_layer)
-    backbone = _resnet_fpn_extractor(backbone, trainable, returned_layers=[2, 3, 4],
-                                     extra_blocks=LastLevelP6P7(256, 256))
+    backbone = _resnet50_fpn_backbone(weights, weights_backbone, progress,
+                                      trainable_backbone_layers, v2=False,
+                                      returned_layers=[2, 3, 4],
+                                      extra_blocks=LastLevelP6P7(256, 256))
     model = FCOS(backbone, num_classes, **kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return _load(model, weights, progress)

@@ -13,7 +13,9 @@ from ...ops import MultiScaleRoIAlign
 from .._api import register_model
 from .._utils import _ovewrite_value_param, _weights_enum, handle_legacy_interface
 from ..resnet import ResNet50_Weights
-from .faster_rcnn import FasterRCNN, _load, _num_classes, _resnet50_fpn_backbone
+from ._utils import _load, _num_classes
+from .backbone_utils import _resnet50_fpn_backbone
+from .faster_rcnn import FasterRCNN
 
 __all__ = ["KeypointRCNN", "KeypointRCNN_ResNet50_FPN_Weights", "keypointrcnn_resnet50_fpn"]
 

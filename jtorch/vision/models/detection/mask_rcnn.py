@@ -13,7 +13,9 @@ from ...ops import MultiScaleRoIAlign, misc as misc_nn_ops
 from .._api import register_model
 from .._utils import _weights_enum, handle_legacy_interface
 from ..resnet import ResNet50_Weights
-from .faster_rcnn import FasterRCNN, _load, _num_classes, _resnet50_fpn_backbone, _v2_heads
+from ._utils import _load, _num_classes
+from .backbone_utils import _resnet50_fpn_backbone
+from .faster_rcnn import FasterRCNN, _v2_heads
 
 __all__ = ["MaskRCNN", "MaskRCNN_ResNet50_FPN_Weights", "MaskRCNN_ResNet50_FPN_V2_Weights",
            "maskrcnn_resnet50_fpn", "maskrcnn_resnet50_fpn_v2"]
@@ -161,7 +163,8 @@ def maskrcnn_resnet50_fpn_v2(*, weights: MaskRCNN_ResNet50_FPN_V2_Weights | None
         weights_backbone = None
     num_classes = _num_classes(weights, num_classes)
     backbone = _resnet50_fpn_backbone(weights, weights_backbone, progress,
-                                      trainable_backbone_layers, v2=True)
+                                      trainable_backbone_layers, v2=True,
+                                      norm_layer=nn.BatchNorm2d)
     mask_head = MaskRCNNHeads(backbone.out_channels, [256, 256, 256, 256], 1,
                               norm_layer=nn.BatchNorm2d)
     model = MaskRCNN(backbone, num_classes=num_classes, mask_head=mask_head,

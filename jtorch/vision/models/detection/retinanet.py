@@ -23,12 +23,12 @@ from ...._tensor import Tensor
 from ...ops import boxes as box_ops, misc as misc_nn_ops, sigmoid_focal_loss
 from ...ops.feature_pyramid_network import LastLevelP6P7
 from .._api import register_model
-from .._utils import _ovewrite_value_param, _weights_enum, handle_legacy_interface
-from ..resnet import ResNet50_Weights, resnet50
+from .._utils import _weights_enum, handle_legacy_interface
+from ..resnet import ResNet50_Weights
 from . import _utils as det_utils
-from ._utils import _box_loss, overwrite_eps
+from ._utils import _box_loss, _load, _num_classes
 from .anchor_utils import AnchorGenerator
-from .backbone_utils import _resnet_fpn_extractor, _validate_trainable_layers
+from .backbone_utils import _resnet50_fpn_backbone
 from .transform import GeneralizedRCNNTransform
 
 __all__ = ["RetinaNet", "RetinaNet_ResNet50_FPN_Weights", "RetinaNet_ResNet50_FPN_V2_Weights",
@@ -367,12 +367,6 @@ RetinaNet_ResNet50_FPN_Weights = _weights_enum(__name__, "RetinaNet_ResNet50_FPN
 RetinaNet_ResNet50_FPN_V2_Weights = _weights_enum(__name__, "RetinaNet_ResNet50_FPN_V2_Weights")
 
 
-def _num_classes(weights, num_classes):
-    if weights is not None:
-        return _ovewrite_value_param("num_classes", num_classes, len(weights.meta["categories"]))
-    return 91 if num_classes is None else num_classes
-
-
 @register_model()
 @handle_legacy_interface(weights=("pretrained", RetinaNet_ResNet50_FPN_Weights.COCO_V1),
                          weights_backbone=("pretrained_backbone",
@@ -400,18 +394,12 @@ def retinanet_resnet50_fpn(*, weights: RetinaNet_ResNet50_FPN_Weights | None = N
     if weights is not None:
         weights_backbone = None
     num_classes = _num_classes(weights, num_classes)
-    is_trained = weights is not None or weights_backbone is not None
-    trainable = _validate_trainable_layers(is_trained, trainable_backbone_layers, 5, 3)
-    norm_layer = misc_nn_ops.FrozenBatchNorm2d if is_trained else nn.BatchNorm2d
-    backbone = resnet50(weights=weights_backbone, progress=progress, norm_layer=norm_layer)
-    backbone = _resnet_fpn_extractor(backbone, trainable, returned_layers=[2, 3, 4],
-                                     extra_blocks=LastLevelP6P7(256, 256))
+    backbone = _resnet50_fpn_backbone(weights, weights_backbone, progress,
+                                      trainable_backbone_layers, v2=False,
+                                      returned_layers=[2, 3, 4],
+                                      extra_blocks=LastLevelP6P7(256, 256))
     model = RetinaNet(backbone, num_classes, **kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-        if weights == RetinaNet_ResNet50_FPN_Weights.COCO_V1:
-            overwrite_eps(model, 0.0)
-    return model
+    return _load(model, weights, progress, RetinaNet_ResNet50_FPN_Weights.COCO_V1)
 
 
 @register_model()
@@ -432,17 +420,14 @@ def retinanet_resnet50_fpn_v2(*, weights: RetinaNet_ResNet50_FPN_V2_Weights | No
     if weights is not None:
         weights_backbone = None
     num_classes = _num_classes(weights, num_classes)
-    is_trained = weights is not None or weights_backbone is not None
-    trainable = _validate_trainable_layers(is_trained, trainable_backbone_layers, 5, 3)
-    backbone = resnet50(weights=weights_backbone, progress=progress)
-    backbone = _resnet_fpn_extractor(backbone, trainable, returned_layers=[2, 3, 4],
-                                     extra_blocks=LastLevelP6P7(2048, 256))
+    backbone = _resnet50_fpn_backbone(weights, weights_backbone, progress,
+                                      trainable_backbone_layers, v2=True,
+                                      returned_layers=[2, 3, 4],
+                                      extra_blocks=LastLevelP6P7(2048, 256))
     anchor_generator = _default_anchorgen()
     head = RetinaNetHead(backbone.out_channels, anchor_generator.num_anchors_per_location()[0],
                          num_classes, norm_layer=partial(nn.GroupNorm, 32))
     head.regression_head._loss_type = "giou"
     model = RetinaNet(backbone, num_classes, anchor_generator=anchor_generator, head=head,
                       **kwargs)
-    if weights is not None:
-        model.load_state_dict(weights.get_state_dict(progress=progress, check_hash=True))
-    return model
+    return _load(model, weights, progress)
